@@ -1,0 +1,133 @@
+"""Gather a receipt's inputs from a local git repository (the CLI and the Action share this)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.engine.change import Change, FileTexts, change_from_diff
+from bot.engine.diff import Diff
+from bot.engine.evaluate import Inputs, evaluate, manifest_paths
+from bot.engine.groups import MANIFEST_PATH
+from bot.engine.manifest import LoadedManifest, ManifestSource, load_manifest
+from bot.engine.receipt import Receipt, Subject
+from bot.engine.semantic import TestEvidence
+from bot.git import Git, GitError
+from bot.testrun import TestRun, run_tests
+
+MAX_TEXT_BYTES = 2 << 20
+DEFAULT_BASES = ("origin/HEAD", "origin/main", "origin/master", "main", "master")
+
+
+class UsageError(ValueError):
+    """Bad input from the user: exit status 2 with this message."""
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    repo: Path = Path()
+    base: str | None = None
+    head: str = "HEAD"
+    manifest_file: Path | None = None
+    manifest_path: str = MANIFEST_PATH
+    test_command: str | None = None
+    no_tests: bool = False
+    environment: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+
+
+@dataclass(frozen=True)
+class Revisions:
+    base: str
+    head: str
+    merge_base: str
+
+
+def pick_base(git: Git, base: str | None) -> str:
+    if base is not None:
+        return git.resolve(base)
+    for candidate in DEFAULT_BASES:
+        if git.exists(candidate):
+            return git.resolve(candidate)
+    raise UsageError("no base revision: pass --base REV (none of " + ", ".join(DEFAULT_BASES) + " exists)")
+
+
+def resolve_revisions(git: Git, base: str | None, head: str) -> Revisions:
+    base_sha = pick_base(git, base)
+    head_sha = git.resolve(head)
+    return Revisions(base_sha, head_sha, git.merge_base(base_sha, head_sha))
+
+
+def read_manifest(git: Git, options: CheckOptions, base: str) -> LoadedManifest:
+    """The policy: `--manifest FILE` if given, else the base commit's file, else the default."""
+    if options.manifest_file is not None:
+        try:
+            data = options.manifest_file.read_bytes()
+        except OSError as exc:
+            raise UsageError(f"{options.manifest_file}: cannot read manifest: {exc.strerror}") from exc
+        return load_manifest(data, str(options.manifest_file), ManifestSource.FILE)
+    data_at_base = git.read_file(base, options.manifest_path)
+    return load_manifest(data_at_base, options.manifest_path, ManifestSource.BASE)
+
+
+def file_texts(git: Git, diff: Diff) -> dict[str, FileTexts]:
+    """Base and head text of every changed text file, fetched in one git process."""
+    wanted = [f for f in diff.files if not f.binary and not f.is_submodule]
+    blobs = git.read_blobs(
+        [b for f in wanted for b in (f.old_blob, f.new_blob) if b], max_size=MAX_TEXT_BYTES
+    )
+
+    def text(path: str | None, sha: str | None) -> str | None:
+        if path is None:
+            return ""  # the side where the file does not exist
+        data = blobs.get(sha) if sha else None
+        return None if data is None else data.decode("utf-8", "replace")
+
+    return {
+        f.path: FileTexts(base=text(f.old_path, f.old_blob), head=text(f.new_path, f.new_blob))
+        for f in wanted
+    }
+
+
+def gather_change(git: Git, revisions: Revisions) -> Change:
+    data = git.diff(revisions.merge_base, revisions.head)
+    parsed = change_from_diff(data)
+    return Change(parsed.diff, parsed.digest, file_texts(git, parsed.diff))
+
+
+def test_evidence(git: Git, options: CheckOptions, loaded: LoadedManifest, head: str) -> TestEvidence:
+    if options.no_tests:
+        return TestEvidence(not_run_reason="--no-tests was given")
+    command = options.test_command or loaded.manifest.tests.command
+    if not command:
+        return TestEvidence(not_run_reason="no --test-command and no tests.command in the manifest")
+    timeout = loaded.manifest.tests.timeout_minutes * 60
+    return run_tests(git, head, TestRun(command, timeout, options.environment))
+
+
+def gather(options: CheckOptions) -> Inputs:
+    git = Git.open(options.repo)
+    revisions = resolve_revisions(git, options.base, options.head)
+    loaded = read_manifest(git, options, revisions.base)
+    change = gather_change(git, revisions)
+    paths = manifest_paths(loaded)
+    touched = [p for f in change.diff.files for p in f.paths if p in paths]
+    proposed = git.read_file(revisions.head, touched[0]) if touched else None
+    return Inputs(
+        change=change,
+        manifest=loaded,
+        subject=Subject(
+            base=revisions.base, head=revisions.head, merge_base=revisions.merge_base, repo=git.origin_repo()
+        ),
+        tests=test_evidence(git, options, loaded, revisions.head),
+        proposed_manifest=proposed,
+    )
+
+
+def run_check(options: CheckOptions) -> Receipt:
+    """Gather, then evaluate. Raises UsageError, GitError, ManifestError or DiffParseError."""
+    return evaluate(gather(options))
+
+
+__all__ = ["CheckOptions", "GitError", "UsageError", "gather", "run_check"]

@@ -1,0 +1,101 @@
+"""`python -m bot.demo`: two real receipts on a scratch repository, on the built-in default policy.
+
+It builds a small project with a bug, then two pull-request branches: a faithful one-line fix, and
+the kind of change a coding agent opens when it optimises for green tests (it touches the
+lockfile, rewrites the test and reformats a file). Each gets `receipt check` with the tests run.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from bot.cli import main as receipt_main
+
+_GIT_ENV = {
+    "GIT_AUTHOR_NAME": "demo", "GIT_AUTHOR_EMAIL": "demo@example.com",
+    "GIT_COMMITTER_NAME": "demo", "GIT_COMMITTER_EMAIL": "demo@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}  # fmt: skip
+
+_CALC = '''def mean(values):
+    """Arithmetic mean of a non-empty list."""
+    return sum(values) / (len(values) - 1)
+
+
+def spread(values):
+    return max(values) - min(values)
+'''
+_TEST = """import unittest
+
+from calc import mean
+
+
+class MeanTest(unittest.TestCase):
+    def test_mean(self):
+        self.assertEqual(mean([1, 2, 3]), 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
+"""
+
+
+def _git(root: Path, *args: str) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | _GIT_ENV
+    subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+
+
+def _write(root: Path, path: str, text: str) -> None:
+    (root / path).parent.mkdir(parents=True, exist_ok=True)
+    (root / path).write_text(text)
+
+
+def build(root: Path) -> None:
+    _git(root, "init", "-q", "-b", "main")
+    _write(root, "calc.py", _CALC)
+    _write(root, "test_calc.py", _TEST)
+    _write(root, "package-lock.json", '{\n  "lockfileVersion": 3\n}\n')
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "calc with an off-by-one")
+
+    _git(root, "checkout", "-q", "-b", "faithful-fix", "main")
+    _write(root, "calc.py", _CALC.replace("(len(values) - 1)", "len(values)"))
+    _git(root, "commit", "-q", "-am", "fix mean")
+
+    _git(root, "checkout", "-q", "-b", "agent-fix", "main")
+    _write(
+        root,
+        "calc.py",
+        _CALC.replace("    return max(values) - min(values)\n", "    return max(values)-min(values)\n"),
+    )
+    _write(
+        root,
+        "test_calc.py",
+        _TEST.replace("self.assertEqual(mean([1, 2, 3]), 2)", "self.assertTrue(mean([1, 2, 3]))"),
+    )
+    _write(root, "package-lock.json", '{\n  "lockfileVersion": 2\n}\n')
+    _git(root, "commit", "-q", "-am", "make the tests pass")
+
+
+def run() -> int:
+    with tempfile.TemporaryDirectory(prefix="receipt-demo-") as scratch:
+        root = Path(scratch)
+        build(root)
+        tests = f"{shlex.quote(sys.executable)} -B -m unittest -q"
+        for branch in ("faithful-fix", "agent-fix"):
+            print(f"\n$ receipt check --base main --head {branch} --test-command '{tests}'\n")
+            sys.stdout.flush()
+            code = receipt_main(
+                ["check", "--repo", str(root), "--base", "main", "--head", branch, "--test-command", tests]
+            )
+            print(f"(exit status {code})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run())

@@ -1,0 +1,130 @@
+"""evaluate(inputs) -> Receipt: the one place where the fields are computed and put together."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from bot.engine.applies import PullRequestFacts, covers
+from bot.engine.change import Change
+from bot.engine.excess import evaluate_excess
+from bot.engine.findings import RuleId, Violation, sort_violations
+from bot.engine.groups import MANIFEST_PATH
+from bot.engine.locality import evaluate_locality
+from bot.engine.manifest import (
+    LoadedManifest,
+    Manifest,
+    ManifestError,
+    ManifestSource,
+    load_manifest,
+)
+from bot.engine.receipt import ChangeSummary, DryRun, ManifestInfo, Receipt, Subject, Verdict
+from bot.engine.rules import content_violations
+from bot.engine.scope import path_violations
+from bot.engine.semantic import TestEvidence, side_effect_violations, status_of
+from bot.engine.verdict import decide
+
+
+@dataclass(frozen=True, slots=True)
+class Inputs:
+    """Everything a receipt is computed from; gatherers (CLI, Action, App) fill it in."""
+
+    change: Change
+    manifest: LoadedManifest
+    subject: Subject
+    tests: TestEvidence = field(
+        default_factory=lambda: TestEvidence(not_run_reason="no test command configured")
+    )
+    pull_request: PullRequestFacts = field(default_factory=PullRequestFacts)
+    proposed_manifest: bytes | None = None
+
+
+def manifest_paths(loaded: LoadedManifest) -> tuple[str, ...]:
+    """The policy file in use and the conventional one: both are always protected."""
+    return tuple(dict.fromkeys((loaded.path, MANIFEST_PATH)))
+
+
+def _changes_manifest(change: Change, paths: tuple[str, ...]) -> bool:
+    return any(p in paths for f in change.diff.files for p in f.paths)
+
+
+def evaluate(inputs: Inputs) -> Receipt:
+    paths = manifest_paths(inputs.manifest)
+    changed = _changes_manifest(inputs.change, paths)
+    receipt = _judge(inputs, inputs.manifest.manifest, paths)
+    dry_run = _dry_run(inputs, paths) if changed else None
+    info = ManifestInfo(
+        path=inputs.manifest.path,
+        source=inputs.manifest.source,
+        digest=inputs.manifest.digest,
+        changed_in_pr=changed,
+        dry_run=dry_run,
+    )
+    return replace(receipt, manifest=info)
+
+
+def _judge(inputs: Inputs, manifest: Manifest, paths: tuple[str, ...]) -> Receipt:
+    change = inputs.change
+    scope_found: list[Violation] = [
+        *path_violations(change.diff, manifest, paths),
+        *content_violations(change, manifest),
+        *side_effect_violations(inputs.tests, manifest),
+    ]
+    scope = sort_violations(scope_found)
+    locality = evaluate_locality(change.diff, manifest)
+    locality_violations = sort_violations(list(locality.violations))
+    checks = inputs.tests.checks
+    semantic = status_of(checks)
+    excess = evaluate_excess(manifest.excess)
+    verdict = decide(
+        manifest=manifest,
+        covered=covers(manifest.applies_to, inputs.pull_request),
+        scope=scope,
+        locality=locality_violations,
+        semantic=semantic,
+        checks=checks,
+        not_run_reason=inputs.tests.not_run_reason,
+        excess=excess,
+    )
+    diff = change.diff
+    return Receipt(
+        subject=inputs.subject,
+        manifest=ManifestInfo(
+            inputs.manifest.path, inputs.manifest.source, inputs.manifest.digest, changed_in_pr=False
+        ),
+        change=ChangeSummary(
+            files=len(diff.files),
+            hunks=diff.hunk_count,
+            added_lines=diff.added,
+            removed_lines=diff.removed,
+            logical_lines=locality.logical_lines,
+            digest=change.digest,
+        ),
+        semantic=semantic,
+        checks=checks,
+        scope=scope,
+        locality=locality,
+        locality_violations=locality_violations,
+        excess=excess,
+        verdict=verdict,
+    )
+
+
+def _dry_run(inputs: Inputs, paths: tuple[str, ...]) -> DryRun:
+    """Judge the same change by the pull request's proposed manifest (or the default, if deleted)."""
+    try:
+        proposed = load_manifest(inputs.proposed_manifest, inputs.manifest.path, ManifestSource.FILE)
+    except ManifestError as exc:
+        return DryRun(valid=False, errors=tuple(i.render(exc.file) for i in exc.issues))
+    receipt = _judge(replace(inputs, manifest=proposed), proposed.manifest, paths)
+    others = tuple(v for v in receipt.scope if v.rule is not RuleId.MANIFEST_CHANGE)
+    verdict: Verdict = decide(
+        manifest=proposed.manifest,
+        covered=covers(proposed.manifest.applies_to, inputs.pull_request),
+        scope=others,
+        locality=receipt.locality_violations,
+        semantic=receipt.semantic,
+        checks=receipt.checks,
+        not_run_reason=inputs.tests.not_run_reason,
+        excess=receipt.excess,
+    )
+    return DryRun(valid=True, verdict=verdict)

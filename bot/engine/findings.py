@@ -1,0 +1,74 @@
+"""Violations: what a rule found, where, and what to do about it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum, StrEnum
+
+
+class RuleId(StrEnum):
+    OUTSIDE_ALLOWLIST = "outside-allowlist"
+    PROTECTED_PATH = "protected-path"
+    MANIFEST_CHANGE = "manifest-change"
+    SECRET = "secret"
+    DANGEROUS = "dangerous"
+    BANNED_PATTERN = "banned-pattern"
+    SUPPRESSION = "suppression"
+    INVISIBLE_UNICODE = "invisible-unicode"
+    MODE_CHANGE = "mode-change"
+    SYMLINK = "symlink"
+    BINARY = "binary"
+    SUBMODULE = "submodule"
+    SIDE_EFFECT = "side-effect"
+    BUDGET = "budget"
+    REFORMAT = "reformat"
+
+
+LOCALITY_RULES = frozenset({RuleId.BUDGET, RuleId.REFORMAT})
+
+
+class Severity(IntEnum):
+    """Higher is more severe; annotations and summaries list the most severe first."""
+
+    NOTICE = 0
+    WARNING = 1
+    FAILURE = 2
+    CRITICAL = 3
+
+
+_CRITICAL = frozenset(
+    {RuleId.SECRET, RuleId.MANIFEST_CHANGE, RuleId.INVISIBLE_UNICODE, RuleId.SIDE_EFFECT, RuleId.SYMLINK}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One finding. `id` names the exact sub-rule (a group, a manifest entry, a detector)."""
+
+    rule: RuleId
+    path: str
+    line: int | None
+    message: str
+    id: str
+
+    @property
+    def severity(self) -> Severity:
+        return Severity.CRITICAL if self.rule in _CRITICAL else Severity.FAILURE
+
+    def sort_key(self) -> tuple[str, int, str, str, str]:
+        return (self.path, self.line or 0, self.rule.value, self.id, self.message)
+
+    def as_json(self, *, with_id: bool = True) -> dict[str, object]:
+        out: dict[str, object] = {
+            "rule": self.rule.value,
+            "path": self.path,
+            "line": self.line,
+            "message": self.message,
+        }
+        if with_id:
+            out["id"] = self.id
+        return out
+
+
+def sort_violations(found: list[Violation]) -> tuple[Violation, ...]:
+    return tuple(sorted(set(found), key=Violation.sort_key))

@@ -1,0 +1,196 @@
+"""Locality: logical lines, formatting-only churn, and the manifest's budgets."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from bot.engine.diff import Diff, DiffLine, FileDiff, Hunk, LineKind
+from bot.engine.findings import RuleId, Violation
+from bot.engine.globs import matches
+from bot.engine.groups import MANIFEST_PATH
+from bot.engine.lexing import Lexicon, LineTokens, lexicon_for, tokenize_line
+from bot.engine.manifest import Manifest, Reformat
+
+
+@dataclass(frozen=True, slots=True)
+class BlockMeasure:
+    logical: int
+    formatting: int
+    first_formatting_line: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class FileMeasure:
+    """Locality numbers of one file of the change."""
+
+    file: FileDiff
+    hunks: int
+    logical_lines: int
+    formatting_lines: int
+    first_formatting_line: int | None
+
+
+def _blocks(hunk: Hunk) -> Iterator[tuple[list[DiffLine], list[DiffLine]]]:
+    """Runs of removed and added lines between context lines."""
+    removed: list[DiffLine] = []
+    added: list[DiffLine] = []
+    for line in hunk.lines:
+        if line.kind is LineKind.CONTEXT:
+            if removed or added:
+                yield removed, added
+            removed, added = [], []
+        elif line.kind is LineKind.REMOVED:
+            removed.append(line)
+        else:
+            added.append(line)
+    if removed or added:
+        yield removed, added
+
+
+def measure_block(removed: Sequence[DiffLine], added: Sequence[DiffLine], lexicon: Lexicon) -> BlockMeasure:
+    """Logical and formatting-only lines of one block (DESIGN: a one-operator fix is 1 line).
+
+    Blank and comment-only lines do not count; removed/added pairs whose code tokens are equal
+    cancel out. A pair, or the whole block, whose tokens *including comments* are equal is
+    formatting-only (whitespace, wrapping, quote style), so editing a comment is not churn.
+    """
+    old = [tokenize_line(line.text, lexicon) for line in removed]
+    new = [tokenize_line(line.text, lexicon) for line in added]
+    first = added[0].number if added else removed[0].number
+    if _joined(old, everything=True) == _joined(new, everything=True):
+        return BlockMeasure(0, max(len(old), len(new)), first)
+    if _joined(old, everything=False) == _joined(new, everything=False):
+        return BlockMeasure(0, 0, None)
+    old_code = Counter(t.code for t in old if t.code)
+    pending_formatting = Counter(t.everything for t in old if t.code)
+    unmatched_new = 0
+    formatting = 0
+    first_formatting: int | None = None
+    for line, tokens in zip(added, new, strict=True):
+        if not tokens.code:
+            continue
+        if old_code[tokens.code] > 0:
+            old_code[tokens.code] -= 1
+            if pending_formatting[tokens.everything] > 0:
+                pending_formatting[tokens.everything] -= 1
+                formatting += 1
+                first_formatting = first_formatting or line.number
+        else:
+            unmatched_new += 1
+    unmatched_old = sum(old_code.values())
+    return BlockMeasure(max(unmatched_old, unmatched_new), formatting, first_formatting)
+
+
+def _joined(lines: Sequence[LineTokens], *, everything: bool) -> tuple[str, ...]:
+    out: list[str] = []
+    for tokens in lines:
+        out.extend(tokens.everything if everything else tokens.code)
+    return tuple(out)
+
+
+def measure_file(file: FileDiff) -> FileMeasure:
+    lexicon = lexicon_for(file.path)
+    logical = formatting = 0
+    first: int | None = None
+    for hunk in file.hunks:
+        for removed, added in _blocks(hunk):
+            block = measure_block(removed, added, lexicon)
+            logical += block.logical
+            formatting += block.formatting
+            if first is None:
+                first = block.first_formatting_line
+    return FileMeasure(file, len(file.hunks), logical, formatting, first)
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetUse:
+    name: str
+    used: int
+    limit: int | None
+    paths: tuple[str, ...] | None
+
+    @property
+    def exceeded(self) -> bool:
+        return self.limit is not None and self.used > self.limit
+
+
+@dataclass(frozen=True, slots=True)
+class LocalityResult:
+    measures: tuple[FileMeasure, ...]
+    budgets: tuple[BudgetUse, ...]
+    violations: tuple[Violation, ...]
+
+    @property
+    def logical_lines(self) -> int:
+        return sum(m.logical_lines for m in self.measures)
+
+
+def _uses(
+    measures: Sequence[FileMeasure],
+    prefix: str,
+    paths: tuple[str, ...] | None,
+    limits: tuple[int | None, int | None, int | None],
+) -> list[BudgetUse]:
+    files, hunks, logical = limits
+    return [
+        BudgetUse(f"{prefix}files", len(measures), files, paths),
+        BudgetUse(f"{prefix}hunks", sum(m.hunks for m in measures), hunks, paths),
+        BudgetUse(f"{prefix}logical_lines", sum(m.logical_lines for m in measures), logical, paths),
+    ]
+
+
+def _budget_violation(use: BudgetUse, measures: Sequence[FileMeasure]) -> Violation:
+    unit = use.name.rsplit(".", 1)[-1]
+    biggest = max(measures, key=lambda m: (m.logical_lines, m.hunks, m.file.path))
+    where = f" for {', '.join(use.paths)}" if use.paths else ""
+    return Violation(
+        RuleId.BUDGET,
+        biggest.file.path,
+        None,
+        f"The change uses {use.used} {unit.replace('_', ' ')}{where}; the budget is {use.limit}. "
+        f"Split it or drop what the fix does not need (largest here: {biggest.file.path!r}, "
+        f"{biggest.logical_lines} logical lines), or a maintainer can raise budgets.{use.name} "
+        f"in {MANIFEST_PATH}.",
+        f"budgets.{use.name}",
+    )
+
+
+def evaluate_locality(diff: Diff, manifest: Manifest) -> LocalityResult:
+    measures = tuple(measure_file(f) for f in diff.files)
+    budgets = manifest.budgets
+    uses = [
+        use
+        for use in _uses(measures, "", None, (budgets.files, budgets.hunks, budgets.logical_lines))
+        if use.limit is not None
+    ]
+    violations: list[Violation] = []
+    for use in uses:
+        if use.exceeded:
+            violations.append(_budget_violation(use, measures))
+    for per in budgets.per_path:
+        inside = [m for m in measures if any(matches(per.paths, p) for p in m.file.paths)]
+        for use in _uses(
+            inside, f"per_path[{per.index}].", per.paths, (per.files, per.hunks, per.logical_lines)
+        ):
+            if use.limit is None:
+                continue
+            uses.append(use)
+            if use.exceeded:
+                violations.append(_budget_violation(use, inside))
+    if manifest.reformat is Reformat.FORBID:
+        violations.extend(
+            Violation(
+                RuleId.REFORMAT,
+                m.file.path,
+                m.first_formatting_line,
+                f"{m.formatting_lines} formatting-only line(s) in {m.file.path!r} (first at line "
+                f"{m.first_formatting_line}): whitespace, wrapping or quoting changed but not the "
+                "code. Revert the reformatting, or a maintainer can set locality.reformat: allow.",
+                "locality.reformat",
+            )
+            for m in measures
+            if m.formatting_lines
+        )
+    return LocalityResult(measures, tuple(uses), tuple(violations))

@@ -1,0 +1,504 @@
+"""The policy: `.github/receipt.yml`, its v1 schema, and the typed Manifest the rules read."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from bot.engine.globs import GlobError, compile_glob
+from bot.engine.groups import GROUP_NAMES, MANIFEST_PATH
+from bot.engine.regex import re2_problem
+from bot.engine.schema import (
+    Boolean,
+    Choice,
+    ConfigIssue,
+    Either,
+    Field,
+    Integer,
+    Invalid,
+    ListOf,
+    Mapping_,
+    Number,
+    String,
+    Walk,
+    YamlSyntaxError,
+    compose,
+)
+
+MAX_MANIFEST_BYTES = 256 * 1024
+
+
+class ManifestSource(StrEnum):
+    BASE = "base"
+    FILE = "file"
+    DEFAULT = "default"
+
+
+class ChangeKind(StrEnum):
+    ADDED = "added"
+    MODIFIED = "modified"
+    DELETED = "deleted"
+
+
+class Reformat(StrEnum):
+    FORBID = "forbid"
+    ALLOW = "allow"
+
+
+class AlarmConclusion(StrEnum):
+    NEUTRAL = "neutral"
+    ACTION_REQUIRED = "action_required"
+    FAILURE = "failure"
+
+
+class ManifestError(ValueError):
+    """Every problem found in one manifest, each with its position."""
+
+    def __init__(self, file: str, issues: list[ConfigIssue]) -> None:
+        self.file = file
+        self.issues = sorted(issues, key=lambda i: (i.line, i.column, i.key_path, i.problem))
+        super().__init__("\n".join(i.render(file) for i in self.issues))
+
+
+@dataclass(frozen=True, slots=True)
+class AppliesTo:
+    authors: tuple[str, ...] | None = None
+    labels: tuple[str, ...] | None = None
+    branches: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ProtectRule:
+    paths: tuple[str, ...]
+    allow: frozenset[ChangeKind] = frozenset()
+    index: int = 0
+
+    @property
+    def label(self) -> str:
+        return f"paths.protect[{self.index}]"
+
+
+@dataclass(frozen=True, slots=True)
+class PathsPolicy:
+    allow: tuple[str, ...] | None = None
+    protect: tuple[ProtectRule, ...] = ()
+    defaults: tuple[str, ...] = GROUP_NAMES
+    allow_binary: bool = False
+    allow_symlinks: bool = False
+    allow_mode_changes: bool = False
+    allow_submodules: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PathBudget:
+    paths: tuple[str, ...]
+    files: int | None = None
+    hunks: int | None = None
+    logical_lines: int | None = None
+    index: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Budgets:
+    files: int | None = None
+    hunks: int | None = None
+    logical_lines: int | None = None
+    per_path: tuple[PathBudget, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BannedPattern:
+    id: str
+    pattern: str
+    paths: tuple[str, ...] | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ContentPolicy:
+    secrets: bool = True
+    dangerous: bool = True
+    suppressions: bool = True
+    banned: tuple[BannedPattern, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TestsPolicy:
+    command: str | None = None
+    checks: tuple[str, ...] = ()
+    timeout_minutes: float = 60.0
+    ignore_side_effects: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ExcessPolicy:
+    max_distance: float | None = None
+    max_excess: float | None = None
+    max_added_complexity: int | None = None
+    on_alarm: AlarmConclusion = AlarmConclusion.NEUTRAL
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    version: int = 1
+    applies_to: AppliesTo | None = None
+    paths: PathsPolicy = field(default_factory=PathsPolicy)
+    budgets: Budgets = field(default_factory=Budgets)
+    reformat: Reformat = Reformat.ALLOW
+    content: ContentPolicy = field(default_factory=ContentPolicy)
+    tests: TestsPolicy = field(default_factory=TestsPolicy)
+    excess: ExcessPolicy = field(default_factory=ExcessPolicy)
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedManifest:
+    """A manifest with where it came from, as the receipt reports it."""
+
+    manifest: Manifest
+    path: str
+    source: ManifestSource
+    digest: str
+
+
+def _glob_problem(pattern: str) -> str | None:
+    try:
+        compile_glob(pattern)
+    except GlobError as exc:
+        return exc.problem
+    return None
+
+
+def _budget_has_limit(value: dict[str, Any]) -> str | None:
+    if not {"files", "hunks", "logical_lines"} & value.keys():
+        return "a per-path budget needs at least one of files, hunks, logical_lines"
+    return None
+
+
+_GLOB = String(refine_with=_glob_problem, description="A path pattern with gitignore semantics.")
+_GLOBS = ListOf(_GLOB, unique=True)
+_NAMES = ListOf(String(), min_items=1, unique=True)
+_KINDS = ListOf(Choice(values=tuple(k.value for k in ChangeKind)), unique=True)
+_LIMIT = Integer(minimum=0)
+
+SPEC = Mapping_(
+    description="receipt policy (.github/receipt.yml), read from the base commit of a pull request.",
+    fields={
+        "version": Field(Choice(values=(1,), description="Schema version; must be 1."), required=True),
+        "applies_to": Field(
+            Mapping_(
+                description="Which pull requests the policy covers; others get a skipped receipt. "
+                "Omitted: every pull request. Several keys: matching any one is enough.",
+                fields={
+                    "authors": Field(
+                        ListOf(
+                            String(),
+                            min_items=1,
+                            unique=True,
+                            description="Author logins; globs such as '*[bot]'.",
+                        )
+                    ),
+                    "labels": Field(
+                        ListOf(String(), min_items=1, unique=True, description="Any one of these labels.")
+                    ),
+                    "branches": Field(
+                        ListOf(_GLOB, min_items=1, unique=True, description="Head branch name patterns.")
+                    ),
+                },
+            )
+        ),
+        "paths": Field(
+            Mapping_(
+                description="Which paths a change may touch.",
+                fields={
+                    "allow": Field(
+                        ListOf(
+                            _GLOB,
+                            unique=True,
+                            description=("Only these paths may change. Omitted: anything not protected."),
+                        )
+                    ),
+                    "protect": Field(
+                        ListOf(
+                            Either(
+                                expected="a path pattern or a mapping with paths and allow",
+                                options=(
+                                    _GLOB,
+                                    Mapping_(
+                                        fields={
+                                            "paths": Field(
+                                                ListOf(_GLOB, min_items=1, unique=True), required=True
+                                            ),
+                                            "allow": Field(_KINDS),
+                                        }
+                                    ),
+                                ),
+                            ),
+                            description="Paths no change may touch; an object form allows some kinds "
+                            "of change (added, modified, deleted).",
+                        )
+                    ),
+                    "defaults": Field(
+                        Either(
+                            expected="true, false or a list of group names",
+                            options=(Boolean(), ListOf(Choice(values=GROUP_NAMES), unique=True)),
+                            description="Built-in protected groups: true for all, or a list of: "
+                            + ", ".join(GROUP_NAMES)
+                            + ".",
+                        )
+                    ),
+                    "allow_binary": Field(Boolean(description="Allow binary files to change.")),
+                    "allow_symlinks": Field(
+                        Boolean(
+                            description="Allow symlinks to be added or "
+                            "changed (never ones that leave the repository)."
+                        )
+                    ),
+                    "allow_mode_changes": Field(Boolean(description="Allow file mode changes.")),
+                    "allow_submodules": Field(Boolean(description="Allow submodule changes.")),
+                },
+            )
+        ),
+        "budgets": Field(
+            Mapping_(
+                description="Size limits for a change.",
+                fields={
+                    "files": Field(_LIMIT),
+                    "hunks": Field(_LIMIT),
+                    "logical_lines": Field(_LIMIT),
+                    "per_path": Field(
+                        ListOf(
+                            Mapping_(
+                                fields={
+                                    "paths": Field(ListOf(_GLOB, min_items=1, unique=True), required=True),
+                                    "files": Field(_LIMIT),
+                                    "hunks": Field(_LIMIT),
+                                    "logical_lines": Field(_LIMIT),
+                                },
+                                check_whole=_budget_has_limit,
+                            )
+                        )
+                    ),
+                },
+            )
+        ),
+        "locality": Field(
+            Mapping_(
+                fields={
+                    "reformat": Field(
+                        Choice(
+                            values=tuple(r.value for r in Reformat),
+                            description="forbid: formatting-only churn fails locality.",
+                        )
+                    ),
+                }
+            )
+        ),
+        "content": Field(
+            Mapping_(
+                description="Rules over the text a change adds.",
+                fields={
+                    "secrets": Field(Boolean(description="Flag credentials and private keys.")),
+                    "dangerous": Field(Boolean(description="Flag eval, shell=True and the like.")),
+                    "suppressions": Field(Boolean(description="Flag new noqa, nosec, skip markers.")),
+                    "banned": Field(
+                        ListOf(
+                            Mapping_(
+                                fields={
+                                    "id": Field(String(max_length=64), required=True),
+                                    "pattern": Field(
+                                        String(
+                                            refine_with=re2_problem, description="An RE2 regular expression."
+                                        ),
+                                        required=True,
+                                    ),
+                                    "paths": Field(_GLOBS),
+                                    "message": Field(String(max_length=500)),
+                                },
+                            )
+                        )
+                    ),
+                },
+            )
+        ),
+        "tests": Field(
+            Mapping_(
+                description="How the semantic field is decided.",
+                fields={
+                    "command": Field(String(description="Shell command run in a worktree of the head.")),
+                    "checks": Field(
+                        ListOf(
+                            String(),
+                            unique=True,
+                            description=(
+                                "Check-run names the App waits for; 'workflow:NAME' matches a workflow run."
+                            ),
+                        )
+                    ),
+                    "timeout_minutes": Field(Number(minimum=0, exclusive_minimum=True)),
+                    "ignore_side_effects": Field(_GLOBS),
+                },
+            )
+        ),
+        "excess": Field(
+            Mapping_(
+                description="When the excess number raises an alarm.",
+                fields={
+                    "max_distance": Field(Number(minimum=0, maximum=1)),
+                    "max_excess": Field(Number(minimum=-1, maximum=1)),
+                    "max_added_complexity": Field(Integer(minimum=0)),
+                    "on_alarm": Field(Choice(values=tuple(a.value for a in AlarmConclusion))),
+                },
+            )
+        ),
+    },
+)
+
+
+def json_schema() -> dict[str, Any]:
+    """The v1 manifest as JSON Schema (draft 2020-12), for editors."""
+    out = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://receipt.dev/schema/receipt-manifest-v1.json",
+        "title": "receipt manifest",
+    }
+    out.update(SPEC.json_schema())
+    return out
+
+
+def _banned_ids(raw: dict[str, Any]) -> list[str]:
+    return [b["id"] for b in raw.get("content", {}).get("banned", [])]
+
+
+def parse_manifest(text: str | bytes, file: str = MANIFEST_PATH) -> Manifest:
+    """Validate manifest text; ManifestError lists every problem with file:line:col."""
+    raw_bytes = text.encode("utf-8") if isinstance(text, str) else text
+    if len(raw_bytes) > MAX_MANIFEST_BYTES:
+        raise ManifestError(file, [ConfigIssue(1, 1, "", f"larger than {MAX_MANIFEST_BYTES} bytes")])
+    try:
+        decoded = raw_bytes.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ManifestError(file, [ConfigIssue(1, 1, "", f"not UTF-8 text: {exc.reason}")]) from exc
+    try:
+        node = compose(decoded)
+    except YamlSyntaxError as exc:
+        raise ManifestError(file, [exc.issue]) from exc
+    if node is None:
+        raise ManifestError(file, [ConfigIssue(1, 1, "", "empty manifest; start with 'version: 1'")])
+    walk = Walk()
+    raw = SPEC.validate(node, "", walk)
+    if isinstance(raw, dict):
+        ids = _banned_ids(raw)
+        for i, banned_id in enumerate(ids):
+            if banned_id in ids[:i]:
+                walk.report(node, f"content.banned[{i}].id", f"duplicate id {banned_id!r}")
+    if walk.issues or isinstance(raw, Invalid):
+        raise ManifestError(file, walk.issues)
+    return _build(raw)
+
+
+def _tuple(value: Any) -> tuple[str, ...] | None:
+    return None if value is None else tuple(value)
+
+
+def _build(raw: dict[str, Any]) -> Manifest:
+    applies = raw.get("applies_to")
+    paths = raw.get("paths", {})
+    budgets = raw.get("budgets", {})
+    content = raw.get("content", {})
+    tests = raw.get("tests", {})
+    excess = raw.get("excess", {})
+    defaults = paths.get("defaults", True)
+    return Manifest(
+        version=raw["version"],
+        applies_to=None
+        if applies is None
+        else AppliesTo(
+            authors=_tuple(applies.get("authors")),
+            labels=_tuple(applies.get("labels")),
+            branches=_tuple(applies.get("branches")),
+        ),
+        paths=PathsPolicy(
+            allow=_tuple(paths.get("allow")),
+            protect=tuple(
+                ProtectRule(paths=(p,), index=i)
+                if isinstance(p, str)
+                else ProtectRule(
+                    paths=tuple(p["paths"]),
+                    allow=frozenset(ChangeKind(k) for k in p.get("allow", [])),
+                    index=i,
+                )
+                for i, p in enumerate(paths.get("protect", []))
+            ),
+            defaults=GROUP_NAMES if defaults is True else () if defaults is False else tuple(defaults),
+            allow_binary=paths.get("allow_binary", False),
+            allow_symlinks=paths.get("allow_symlinks", False),
+            allow_mode_changes=paths.get("allow_mode_changes", False),
+            allow_submodules=paths.get("allow_submodules", False),
+        ),
+        budgets=Budgets(
+            files=budgets.get("files"),
+            hunks=budgets.get("hunks"),
+            logical_lines=budgets.get("logical_lines"),
+            per_path=tuple(
+                PathBudget(
+                    paths=tuple(b["paths"]),
+                    files=b.get("files"),
+                    hunks=b.get("hunks"),
+                    logical_lines=b.get("logical_lines"),
+                    index=i,
+                )
+                for i, b in enumerate(budgets.get("per_path", []))
+            ),
+        ),
+        reformat=Reformat(raw.get("locality", {}).get("reformat", Reformat.ALLOW)),
+        content=ContentPolicy(
+            secrets=content.get("secrets", True),
+            dangerous=content.get("dangerous", True),
+            suppressions=content.get("suppressions", True),
+            banned=tuple(
+                BannedPattern(
+                    id=b["id"],
+                    pattern=b["pattern"],
+                    paths=_tuple(b.get("paths")),
+                    message=b.get("message"),
+                )
+                for b in content.get("banned", [])
+            ),
+        ),
+        tests=TestsPolicy(
+            command=tests.get("command"),
+            checks=tuple(tests.get("checks", [])),
+            timeout_minutes=tests.get("timeout_minutes", 60.0),
+            ignore_side_effects=tuple(tests.get("ignore_side_effects", [])),
+        ),
+        excess=ExcessPolicy(
+            max_distance=excess.get("max_distance"),
+            max_excess=excess.get("max_excess"),
+            max_added_complexity=excess.get("max_added_complexity"),
+            on_alarm=AlarmConclusion(excess.get("on_alarm", AlarmConclusion.NEUTRAL)),
+        ),
+    )
+
+
+DEFAULT_MANIFEST_TEXT = """\
+# receipt's built-in policy, used when the base commit has no .github/receipt.yml.
+version: 1
+paths:
+  defaults: true
+"""
+
+
+def digest_bytes(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def load_manifest(text: bytes | None, path: str, source: ManifestSource) -> LoadedManifest:
+    """The manifest the receipt will judge by; `text=None` means none exists: the default policy."""
+    if text is None:
+        data = DEFAULT_MANIFEST_TEXT.encode("utf-8")
+        return LoadedManifest(
+            parse_manifest(data, "<default>"), path, ManifestSource.DEFAULT, digest_bytes(data)
+        )
+    return LoadedManifest(parse_manifest(text, path), path, source, digest_bytes(text))

@@ -1,0 +1,200 @@
+"""The receipt (`schema: receipt/1`): typed parts, their JSON, and the canonical digest."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from bot.engine.excess import ExcessResult
+from bot.engine.findings import Violation
+from bot.engine.locality import LocalityResult
+from bot.engine.manifest import ManifestSource
+from bot.engine.semantic import CheckResult, SemanticStatus
+
+SCHEMA = "receipt/1"
+
+
+class Conclusion(StrEnum):
+    """Check-run conclusions, plus `pending` while configured test checks have not finished."""
+
+    SUCCESS = "success"
+    FAILURE = "failure"
+    NEUTRAL = "neutral"
+    ACTION_REQUIRED = "action_required"
+    SKIPPED = "skipped"
+    PENDING = "pending"
+
+
+EXIT_CODES = {
+    Conclusion.SUCCESS: 0, Conclusion.NEUTRAL: 0, Conclusion.SKIPPED: 0,
+    Conclusion.FAILURE: 1, Conclusion.ACTION_REQUIRED: 1, Conclusion.PENDING: 1,
+}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    base: str
+    head: str
+    merge_base: str
+    repo: str | None = None
+    pr: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    conclusion: Conclusion
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DryRun:
+    """What the pull request's own version of the manifest would decide."""
+
+    valid: bool
+    verdict: Verdict | None = None
+    errors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ManifestInfo:
+    path: str
+    source: ManifestSource
+    digest: str
+    changed_in_pr: bool
+    dry_run: DryRun | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeSummary:
+    files: int
+    hunks: int
+    added_lines: int
+    removed_lines: int
+    logical_lines: int
+    digest: str
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    subject: Subject
+    manifest: ManifestInfo
+    change: ChangeSummary
+    semantic: SemanticStatus
+    checks: tuple[CheckResult, ...]
+    scope: tuple[Violation, ...]
+    locality: LocalityResult
+    locality_violations: tuple[Violation, ...]
+    excess: ExcessResult
+    verdict: Verdict
+
+    @property
+    def scope_pass(self) -> bool:
+        return not self.scope
+
+    @property
+    def locality_pass(self) -> bool:
+        return not self.locality_violations
+
+    def as_json(self) -> dict[str, Any]:
+        """The receipt as JSON data, `digest` included."""
+        body = self._body()
+        body["digest"] = digest_of(body)
+        return body
+
+    def _body(self) -> dict[str, Any]:
+        s, m, c, x = self.subject, self.manifest, self.change, self.excess
+        return {
+            "schema": SCHEMA,
+            "subject": {
+                "repo": s.repo,
+                "pr": s.pr,
+                "base": s.base,
+                "head": s.head,
+                "merge_base": s.merge_base,
+            },
+            "manifest": {
+                "path": m.path,
+                "source": m.source.value,
+                "digest": m.digest,
+                "changed_in_pr": m.changed_in_pr,
+                "dry_run": _dry_run_json(m.dry_run),
+            },
+            "change": {
+                "files": c.files,
+                "hunks": c.hunks,
+                "added_lines": c.added_lines,
+                "removed_lines": c.removed_lines,
+                "logical_lines": c.logical_lines,
+                "digest": c.digest,
+            },
+            "semantic": {
+                "status": self.semantic.value,
+                "checks": [
+                    {"name": k.name, "conclusion": k.conclusion.value, "details": k.details}
+                    for k in self.checks
+                ],
+            },
+            "scope": {"pass": self.scope_pass, "violations": [v.as_json() for v in self.scope]},
+            "locality": {
+                "pass": self.locality_pass,
+                "budgets": [
+                    {
+                        "name": b.name,
+                        "used": b.used,
+                        "limit": b.limit,
+                        "paths": list(b.paths) if b.paths is not None else None,
+                    }
+                    for b in self.locality.budgets
+                ],
+                "violations": [v.as_json(with_id=False) for v in self.locality_violations],
+                "formatting_only": [
+                    {"path": f.file.path, "lines": f.formatting_lines, "first_line": f.first_formatting_line}
+                    for f in self.locality.measures
+                    if f.formatting_lines
+                ],
+            },
+            "excess": {
+                "distance": x.distance,
+                "reference": None
+                if x.reference is None
+                else {"source": x.reference.source, "digest": x.reference.digest},
+                "reference_distance": x.reference_distance,
+                "excess": x.excess,
+                "formatting_share": x.formatting_share,
+                "added_complexity": x.added_complexity,
+                "alarm": x.alarm,
+            },
+            "verdict": {"conclusion": self.verdict.conclusion.value, "reasons": list(self.verdict.reasons)},
+        }
+
+
+def _dry_run_json(dry: DryRun | None) -> dict[str, Any] | None:
+    if dry is None:
+        return None
+    return {
+        "valid": dry.valid,
+        "conclusion": dry.verdict.conclusion.value if dry.verdict else None,
+        "reasons": list(dry.verdict.reasons) if dry.verdict else [],
+        "errors": list(dry.errors),
+    }
+
+
+def canonical_bytes(obj: Any) -> bytes:
+    """DESIGN's canonical JSON: sorted keys, no whitespace, UTF-8."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode(
+        "utf-8"
+    )
+
+
+def digest_of(body: dict[str, Any]) -> str:
+    """`sha256:` + hex of the canonical JSON of the receipt without its `digest` key."""
+    unsigned = {k: v for k, v in body.items() if k != "digest"}
+    return "sha256:" + hashlib.sha256(canonical_bytes(unsigned)).hexdigest()
+
+
+def render_json(body: dict[str, Any]) -> str:
+    """The receipt as a file: stable key order and indentation, so equal receipts are equal bytes."""
+    return json.dumps(body, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

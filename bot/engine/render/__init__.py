@@ -1,0 +1,1 @@
+"""Pure renderers of a receipt: Markdown for check runs and job summaries, GitHub annotations."""

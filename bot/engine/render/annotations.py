@@ -1,0 +1,65 @@
+"""GitHub-ready annotations for a receipt, most severe first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from bot.engine.findings import Severity, Violation
+from bot.engine.receipt import Receipt
+
+
+class Level(StrEnum):
+    FAILURE = "failure"
+    WARNING = "warning"
+    NOTICE = "notice"
+
+
+@dataclass(frozen=True, slots=True)
+class Annotation:
+    path: str
+    start_line: int
+    end_line: int
+    level: Level
+    title: str
+    message: str
+    severity: Severity
+
+    def as_github(self) -> dict[str, object]:
+        """The shape of one entry of `output.annotations` in the check-runs API."""
+        return {
+            "path": self.path,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "annotation_level": self.level.value,
+            "title": self.title[:255],
+            "message": self.message[:64000],
+        }
+
+
+def _from_violation(v: Violation) -> Annotation:
+    line = v.line or 1
+    return Annotation(
+        v.path, line, line, Level.FAILURE, f"receipt: {v.rule.value} ({v.id})", v.message, v.severity
+    )
+
+
+def receipt_annotations(receipt: Receipt) -> list[Annotation]:
+    found = [_from_violation(v) for v in (*receipt.scope, *receipt.locality_violations)]
+    if not receipt.locality_violations or all(
+        v.rule.value != "reformat" for v in receipt.locality_violations
+    ):
+        for m in receipt.locality.measures:
+            if m.formatting_lines and m.first_formatting_line:
+                found.append(
+                    Annotation(
+                        m.file.path,
+                        m.first_formatting_line,
+                        m.first_formatting_line,
+                        Level.NOTICE,
+                        "receipt: formatting-only lines",
+                        f"{m.formatting_lines} line(s) in this file change formatting only.",
+                        Severity.NOTICE,
+                    )
+                )
+    return sorted(found, key=lambda a: (-a.severity, a.path, a.start_line, a.title, a.message))

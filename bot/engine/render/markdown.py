@@ -1,0 +1,136 @@
+"""The receipt as Markdown: a check-run summary that fits GitHub's 65,535-character limit."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.engine.findings import Violation
+from bot.engine.manifest import ManifestSource
+from bot.engine.receipt import Conclusion, Receipt
+from bot.engine.render.escape import md_code, md_text
+from bot.engine.semantic import SemanticStatus
+
+SUMMARY_LIMIT = 65_535
+_MAX_DRY_RUN_ERRORS = 20
+_ICONS = {
+    Conclusion.SUCCESS: "✅", Conclusion.FAILURE: "❌", Conclusion.NEUTRAL: "⚠️",
+    Conclusion.ACTION_REQUIRED: "⚠️", Conclusion.SKIPPED: "⏭️", Conclusion.PENDING: "⏳",
+}  # fmt: skip
+_SEMANTIC = {
+    SemanticStatus.PASS: "✅ pass", SemanticStatus.FAIL: "❌ fail",
+    SemanticStatus.PENDING: "⏳ pending", SemanticStatus.SKIPPED: "⏭️ skipped (tests not run)",
+    SemanticStatus.ERROR: "❌ error (could not run)",
+}  # fmt: skip
+
+
+def _budgets_line(receipt: Receipt) -> str:
+    shown = [f"{b.name.replace('_', ' ')} {b.used}/{b.limit}" for b in receipt.locality.budgets]
+    return ", ".join(shown) if shown else "no budgets set"
+
+
+def _excess_line(receipt: Receipt) -> str:
+    x = receipt.excess
+    if x.distance is None:
+        return "not measured"
+    text = f"distance {x.distance:.3f}"
+    if x.excess is not None:
+        text += f", excess {x.excess:+.3f} over the reference"
+    return text + (" ⚠️ alarm" if x.alarm else "")
+
+
+def _table(receipt: Receipt) -> list[str]:
+    scope = "✅ pass" if receipt.scope_pass else f"❌ {len(receipt.scope)} violation(s)"
+    locality = "✅ pass" if receipt.locality_pass else (f"❌ {len(receipt.locality_violations)} violation(s)")
+    return [
+        "| field | result | detail |",
+        "|---|---|---|",
+        f"| semantic | {_SEMANTIC[receipt.semantic]} | "
+        + md_text(", ".join(f"{c.name}: {c.conclusion}" for c in receipt.checks) or "—")
+        + " |",
+        f"| scope | {scope} | {len(receipt.scope)} finding(s) |",
+        f"| locality | {locality} | {md_text(_budgets_line(receipt))}; "
+        f"{receipt.change.logical_lines} logical line(s) |",
+        f"| excess | {md_text(_excess_line(receipt))} | not a gate unless the policy says so |",
+    ]
+
+
+def _violation_item(v: Violation) -> str:
+    where = md_code(v.path) + (f" line {v.line}" if v.line else "")
+    return f"- **{v.rule.value}** {where}: {md_text(v.message)}"
+
+
+def _policy_lines(receipt: Receipt) -> list[str]:
+    m = receipt.manifest
+    origin = {
+        ManifestSource.BASE: "from the base commit",
+        ManifestSource.FILE: "from a file given on the command line",
+        ManifestSource.DEFAULT: "none found: the built-in default policy applies",
+    }[m.source]
+    lines = ["", "### Policy", f"{md_code(m.path)} {origin} ({md_code(m.digest)})."]
+    dry = m.dry_run
+    if dry is not None:
+        lines.append("")
+        lines.append(
+            "This pull request changes the policy. It is judged by the base branch's "
+            "policy; **dry run** of the proposed policy:"
+        )
+        if dry.valid and dry.verdict is not None:
+            lines.append(f"- would conclude **{dry.verdict.conclusion.value}**")
+            lines.extend(f"- {md_text(r)}" for r in dry.verdict.reasons)
+        else:
+            lines.append("- the proposed policy is invalid:")
+            lines.extend(f"  - {md_code(e)}" for e in dry.errors[:_MAX_DRY_RUN_ERRORS])
+            if len(dry.errors) > _MAX_DRY_RUN_ERRORS:
+                lines.append(f"  - … and {len(dry.errors) - _MAX_DRY_RUN_ERRORS} more")
+    return lines
+
+
+def render_markdown(receipt: Receipt, *, limit: int = SUMMARY_LIMIT) -> str:
+    """The check-run summary. Violation lists are cut, with a count, to stay under `limit`."""
+    v = receipt.verdict
+    head = [
+        f"## {_ICONS[v.conclusion]} receipt: {v.conclusion.value}",
+        "",
+        *(f"- {md_text(r)}" for r in v.reasons),
+        "",
+        *_table(receipt),
+    ]
+    tail = [
+        *_policy_lines(receipt),
+        "",
+        f"<sub>{md_text(receipt.subject.merge_base[:12])}..{md_text(receipt.subject.head[:12])} · "
+        f"receipt/1 · {md_code(receipt.as_json()['digest'])}</sub>",
+    ]
+    sections: list[tuple[str, Sequence[Violation]]] = [
+        ("Scope violations", receipt.scope),
+        ("Locality violations", receipt.locality_violations),
+    ]
+    fixed = "\n".join(head + tail)
+    budget = limit - len(fixed) - 400
+    body: list[str] = []
+    cut = 0
+    for title, items in sections:
+        if cut:
+            cut += len(items)
+            continue
+        if not items:
+            continue
+        body.extend(["", f"### {title}"])
+        budget -= len(title) + 6
+        for n, item in enumerate(items):
+            line = _violation_item(item)
+            if len(line) + 1 > budget:
+                cut += len(items) - n
+                break
+            body.append(line)
+            budget -= len(line) + 1
+    if cut:
+        body.extend(
+            [
+                "",
+                f"_{cut} more violation(s) not shown to stay within GitHub's "
+                f"{limit:,}-character limit; the annotations and the receipt JSON list "
+                "them all._",
+            ]
+        )
+    return "\n".join(head + body + tail)

@@ -1,0 +1,31 @@
+"""The content-rule registry: detectors over the text a change adds.
+
+Each rule sees every changed file (its diff and, when the gatherer fetched them, its full base and
+head text) and returns violations. Rules are listed here explicitly, in one place, so what runs is
+visible without import-time registration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from bot.engine.change import Change
+from bot.engine.findings import Violation
+from bot.engine.manifest import Manifest
+
+
+class ContentRule(Protocol):
+    def scan(self, change: Change, manifest: Manifest) -> Iterable[Violation]: ...
+
+
+CONTENT_RULES: Sequence[ContentRule] = ()
+
+
+def content_violations(
+    change: Change, manifest: Manifest, rules: Sequence[ContentRule] = CONTENT_RULES
+) -> list[Violation]:
+    found: list[Violation] = []
+    for rule in rules:
+        found.extend(rule.scan(change, manifest))
+    return found

@@ -1,0 +1,359 @@
+"""A small declarative schema over YAML nodes: one description gives both validation and JSON Schema.
+
+Validation walks the composed YAML tree rather than loaded Python values so every problem keeps the
+line and column it came from, and collects every problem instead of stopping at the first.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+import yaml.reader
+from yaml.constructor import ConstructorError, SafeConstructor
+
+JSON = dict[str, Any]
+MAX_NODES = 20_000
+
+_TAG = "tag:yaml.org,2002:"
+_TYPE_NAMES = {
+    f"{_TAG}str": "a string", f"{_TAG}int": "an integer", f"{_TAG}float": "a number",
+    f"{_TAG}bool": "a boolean", f"{_TAG}null": "null", f"{_TAG}map": "a mapping",
+    f"{_TAG}seq": "a list", f"{_TAG}timestamp": "a date", f"{_TAG}binary": "binary data",
+}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigIssue:
+    """One problem in a configuration file. Lines and columns are 1-based."""
+
+    line: int
+    column: int
+    key_path: str
+    problem: str
+
+    def render(self, file: str) -> str:
+        where = f"{self.key_path}: " if self.key_path else ""
+        return f"{file}:{self.line}:{self.column}: {where}{self.problem}"
+
+
+class Invalid:
+    """The value of a node that failed validation (its issue is already recorded)."""
+
+
+INVALID = Invalid()
+
+
+@dataclass
+class Walk:
+    issues: list[ConfigIssue] = field(default_factory=list)
+    visited: int = 0
+
+    def report(self, node: yaml.Node, path: str, problem: str) -> Invalid:
+        mark = node.start_mark
+        self.issues.append(ConfigIssue(mark.line + 1, mark.column + 1, path, problem))
+        return INVALID
+
+
+def describe(node: yaml.Node) -> str:
+    return _TYPE_NAMES.get(node.tag, f"a value tagged {node.tag}")
+
+
+def _scalar(node: yaml.Node) -> Any:
+    return SafeConstructor().construct_object(node, deep=True)
+
+
+class Spec(ABC):
+    description: str = ""
+
+    def validate(self, node: yaml.Node, path: str, walk: Walk) -> Any:
+        walk.visited += 1
+        if walk.visited > MAX_NODES:
+            if walk.visited == MAX_NODES + 1:
+                walk.report(node, path, f"more than {MAX_NODES} values (alias expansion?)")
+            return INVALID
+        return self.check(node, path, walk)
+
+    @abstractmethod
+    def check(self, node: yaml.Node, path: str, walk: Walk) -> Any: ...
+
+    @abstractmethod
+    def schema(self) -> JSON: ...
+
+    def json_schema(self) -> JSON:
+        out = self.schema()
+        if self.description:
+            out["description"] = self.description
+        return out
+
+    def accepts(self, node: yaml.Node) -> bool:
+        """Whether this spec is the right branch of an Either for `node`."""
+        return isinstance(node, yaml.ScalarNode)
+
+
+class ScalarSpec(Spec):
+    tags: tuple[str, ...] = ()
+    expected: str = ""
+
+    def check(self, node: yaml.Node, path: str, walk: Walk) -> Any:
+        if not isinstance(node, yaml.ScalarNode) or node.tag not in self.tags:
+            return walk.report(node, path, f"expected {self.expected}, got {describe(node)}")
+        try:
+            value = _scalar(node)
+        except (ConstructorError, ValueError) as exc:
+            return walk.report(node, path, f"unreadable value: {exc}")
+        problem = self.refine(value)
+        return walk.report(node, path, problem) if problem else value
+
+    def refine(self, value: Any) -> str | None:
+        return None
+
+    def accepts(self, node: yaml.Node) -> bool:
+        return isinstance(node, yaml.ScalarNode) and node.tag in self.tags
+
+
+@dataclass
+class Boolean(ScalarSpec):
+    description: str = ""
+    tags: tuple[str, ...] = (f"{_TAG}bool",)
+    expected: str = "true or false"
+
+    def schema(self) -> JSON:
+        return {"type": "boolean"}
+
+
+@dataclass
+class Integer(ScalarSpec):
+    description: str = ""
+    minimum: int | None = None
+    tags: tuple[str, ...] = (f"{_TAG}int",)
+    expected: str = "an integer"
+
+    def refine(self, value: Any) -> str | None:
+        if self.minimum is not None and value < self.minimum:
+            return f"must be at least {self.minimum}, got {value}"
+        return None
+
+    def schema(self) -> JSON:
+        out: JSON = {"type": "integer"}
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        return out
+
+
+@dataclass
+class Number(ScalarSpec):
+    description: str = ""
+    minimum: float | None = None
+    maximum: float | None = None
+    exclusive_minimum: bool = False
+    tags: tuple[str, ...] = (f"{_TAG}int", f"{_TAG}float")
+    expected: str = "a number"
+
+    def refine(self, value: Any) -> str | None:
+        if not math.isfinite(value):
+            return f"must be a finite number, got {value}"
+        if self.minimum is not None:
+            if self.exclusive_minimum and value <= self.minimum:
+                return f"must be greater than {self.minimum}, got {value}"
+            if value < self.minimum:
+                return f"must be at least {self.minimum}, got {value}"
+        if self.maximum is not None and value > self.maximum:
+            return f"must be at most {self.maximum}, got {value}"
+        return None
+
+    def check(self, node: yaml.Node, path: str, walk: Walk) -> Any:
+        value = super().check(node, path, walk)
+        return value if isinstance(value, Invalid) else float(value)
+
+    def schema(self) -> JSON:
+        out: JSON = {"type": "number"}
+        if self.minimum is not None:
+            out["exclusiveMinimum" if self.exclusive_minimum else "minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
+        return out
+
+
+@dataclass
+class String(ScalarSpec):
+    """A non-empty string; `refine_with` returns a problem or None (compiles a glob or regex)."""
+
+    description: str = ""
+    refine_with: Callable[[str], str | None] | None = None
+    tags: tuple[str, ...] = (f"{_TAG}str",)
+    expected: str = "a string"
+    max_length: int = 4096
+
+    def refine(self, value: Any) -> str | None:
+        if not value.strip():
+            return "must not be empty"
+        if len(value) > self.max_length:
+            return f"longer than {self.max_length} characters"
+        return self.refine_with(value) if self.refine_with else None
+
+    def schema(self) -> JSON:
+        return {"type": "string", "minLength": 1, "maxLength": self.max_length}
+
+
+@dataclass
+class Choice(ScalarSpec):
+    values: tuple[str | int, ...] = ()
+    description: str = ""
+    tags: tuple[str, ...] = (f"{_TAG}str", f"{_TAG}int")
+    expected: str = "one of the listed values"
+
+    def __post_init__(self) -> None:
+        self.expected = "one of " + ", ".join(str(v) for v in self.values)
+
+    def refine(self, value: Any) -> str | None:
+        if value not in self.values:
+            return f"expected {self.expected}, got {value!r}"
+        return None
+
+    def schema(self) -> JSON:
+        return {"enum": list(self.values)}
+
+
+@dataclass
+class ListOf(Spec):
+    item: Spec
+    description: str = ""
+    min_items: int = 0
+    unique: bool = False
+
+    def accepts(self, node: yaml.Node) -> bool:
+        return isinstance(node, yaml.SequenceNode)
+
+    def check(self, node: yaml.Node, path: str, walk: Walk) -> Any:
+        if not isinstance(node, yaml.SequenceNode):
+            return walk.report(node, path, f"expected a list, got {describe(node)}")
+        if len(node.value) < self.min_items:
+            return walk.report(node, path, f"needs at least {self.min_items} entries")
+        out: list[Any] = []
+        seen: dict[Any, int] = {}
+        for i, child in enumerate(node.value):
+            value = self.item.validate(child, f"{path}[{i}]", walk)
+            if self.unique and isinstance(value, str | int) and value in seen:
+                walk.report(child, f"{path}[{i}]", f"repeats entry {seen[value]} ({value!r})")
+            elif isinstance(value, str | int):
+                seen[value] = i
+            out.append(value)
+        return INVALID if any(isinstance(v, Invalid) for v in out) else out
+
+    def schema(self) -> JSON:
+        out: JSON = {"type": "array", "items": self.item.json_schema()}
+        if self.min_items:
+            out["minItems"] = self.min_items
+        if self.unique:
+            out["uniqueItems"] = True
+        return out
+
+
+@dataclass
+class Field:
+    spec: Spec
+    required: bool = False
+
+
+@dataclass
+class Mapping_(Spec):
+    fields: Mapping[str, Field]
+    description: str = ""
+    check_whole: Callable[[dict[str, Any]], str | None] | None = None
+
+    def accepts(self, node: yaml.Node) -> bool:
+        return isinstance(node, yaml.MappingNode)
+
+    def check(self, node: yaml.Node, path: str, walk: Walk) -> Any:
+        if not isinstance(node, yaml.MappingNode):
+            return walk.report(node, path, f"expected a mapping, got {describe(node)}")
+        out: dict[str, Any] = {}
+        seen: set[str] = set()
+        failed = False
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            if not isinstance(key, str) or key_node.tag != f"{_TAG}str":
+                walk.report(key_node, path, f"keys must be strings, got {describe(key_node)}")
+                failed = True
+                continue
+            child_path = f"{path}.{key}" if path else key
+            if key in seen:
+                walk.report(key_node, child_path, "duplicate key")
+                failed = True
+                continue
+            seen.add(key)
+            spec = self.fields.get(key)
+            if spec is None:
+                walk.report(key_node, child_path, f"unknown key; expected one of: {self._keys()}")
+                failed = True
+                continue
+            value = spec.spec.validate(value_node, child_path, walk)
+            failed = failed or isinstance(value, Invalid)
+            out[key] = value
+        for key, spec in self.fields.items():
+            if spec.required and key not in seen:
+                walk.report(node, path, f"missing required key {key!r}")
+                failed = True
+        if failed:
+            return INVALID
+        problem = self.check_whole(out) if self.check_whole else None
+        return walk.report(node, path, problem) if problem else out
+
+    def _keys(self) -> str:
+        return ", ".join(self.fields)
+
+    def schema(self) -> JSON:
+        props = {k: f.spec.json_schema() for k, f in self.fields.items()}
+        out: JSON = {"type": "object", "properties": props, "additionalProperties": False}
+        required = [k for k, f in self.fields.items() if f.required]
+        if required:
+            out["required"] = required
+        return out
+
+
+@dataclass
+class Either(Spec):
+    """The first option that accepts the node's kind validates it."""
+
+    options: Sequence[Spec]
+    expected: str
+    description: str = ""
+
+    def accepts(self, node: yaml.Node) -> bool:
+        return any(o.accepts(node) for o in self.options)
+
+    def check(self, node: yaml.Node, path: str, walk: Walk) -> Any:
+        for option in self.options:
+            if option.accepts(node):
+                return option.check(node, path, walk)
+        return walk.report(node, path, f"expected {self.expected}, got {describe(node)}")
+
+    def schema(self) -> JSON:
+        return {"anyOf": [o.json_schema() for o in self.options]}
+
+
+class YamlSyntaxError(ValueError):
+    def __init__(self, issue: ConfigIssue) -> None:
+        super().__init__(issue.problem)
+        self.issue = issue
+
+
+def compose(text: str) -> yaml.Node | None:
+    """The YAML node tree of one document; syntax errors become a ConfigIssue with a position."""
+    try:
+        return yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        problem = " ".join(p for p in (exc.context, exc.problem) if p)
+        raise YamlSyntaxError(ConfigIssue(line, column, "", f"YAML syntax: {problem}")) from exc
+    except yaml.reader.ReaderError as exc:
+        before = text[: exc.position]
+        line, column = before.count("\n") + 1, exc.position - (before.rfind("\n") + 1) + 1
+        problem = f"character U+{exc.character:04X} is not allowed in YAML: {exc.reason}"
+        raise YamlSyntaxError(ConfigIssue(line, column, "", problem)) from exc

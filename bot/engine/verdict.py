@@ -1,0 +1,67 @@
+"""The verdict: non-compensatory. A failing hard field fails the receipt whatever the others say."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from bot.engine.excess import ExcessResult
+from bot.engine.findings import Violation
+from bot.engine.manifest import Manifest
+from bot.engine.receipt import Conclusion, Verdict
+from bot.engine.semantic import CheckResult, SemanticStatus
+
+
+def _tally(violations: Sequence[Violation]) -> str:
+    counts = Counter(v.rule.value for v in violations)
+    return ", ".join(f"{rule} x{n}" if n > 1 else rule for rule, n in sorted(counts.items()))
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def decide(
+    *,
+    manifest: Manifest,
+    covered: bool,
+    scope: Sequence[Violation],
+    locality: Sequence[Violation],
+    semantic: SemanticStatus,
+    checks: Sequence[CheckResult],
+    not_run_reason: str | None,
+    excess: ExcessResult,
+) -> Verdict:
+    if not covered:
+        return Verdict(Conclusion.SKIPPED, ("this pull request is not covered by applies_to",))
+    reasons: list[str] = []
+    failed = False
+    if scope:
+        failed = True
+        reasons.append(f"scope failed: {_plural(len(scope), 'violation')} ({_tally(scope)})")
+    if locality:
+        failed = True
+        reasons.append(f"locality failed: {_plural(len(locality), 'violation')} ({_tally(locality)})")
+    bad = [c for c in checks if c.conclusion.value not in ("success", "skipped", "neutral")]
+    if semantic is SemanticStatus.FAIL:
+        failed = True
+        reasons.append("semantic failed: " + ", ".join(f"{c.name} ({c.conclusion})" for c in bad))
+    elif semantic is SemanticStatus.ERROR:
+        failed = True
+        reasons.append(
+            "semantic could not be assessed: " + ", ".join(f"{c.name} ({c.conclusion})" for c in bad)
+        )
+    elif semantic is SemanticStatus.SKIPPED:
+        reasons.append(f"semantic skipped: tests were not run ({not_run_reason or 'none configured'})")
+    if failed:
+        return Verdict(Conclusion.FAILURE, tuple(reasons))
+    if semantic is SemanticStatus.PENDING:
+        waiting = ", ".join(c.name for c in checks if c.conclusion.value == "pending")
+        return Verdict(Conclusion.PENDING, (*reasons, f"semantic pending: waiting for {waiting}"))
+    if excess.alarm:
+        reasons.extend(f"excess alarm: {r}" for r in excess.alarm_reasons)
+        return Verdict(Conclusion(manifest.excess.on_alarm.value), tuple(reasons))
+    if semantic is SemanticStatus.PASS:
+        reasons.insert(0, "semantic passed: " + ", ".join(c.name for c in checks))
+    reasons.insert(0, "scope and locality passed")
+    return Verdict(Conclusion.SUCCESS, tuple(reasons))

@@ -1,0 +1,150 @@
+"""The git adapter: every git command the CLI and the Action run, with output git's config cannot bend."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+# Pin every setting that changes the shape of `git diff` output, so the same commits give the
+# same bytes on every machine whatever the user's config says.
+_CONFIG = (
+    "core.quotePath=true", "diff.noprefix=false", "diff.mnemonicPrefix=false",
+    "diff.suppressBlankEmpty=false", "diff.relative=false", "diff.external=",
+    "diff.renames=true", "diff.renameLimit=10000", "core.fsmonitor=false",
+)  # fmt: skip
+_DIFF_ARGS = (
+    "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--full-index", "--find-renames",
+    "--diff-algorithm=myers", "--indent-heuristic", "--submodule=short", "--ignore-submodules=none",
+    "--src-prefix=a/", "--dst-prefix=b/", "--no-relative", "-O/dev/null", "--unified=3",
+)  # fmt: skip
+_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+
+
+class GitError(RuntimeError):
+    """A git command failed; `problem` is what to tell the user."""
+
+    def __init__(self, problem: str, *, command: tuple[str, ...] = (), stderr: str = "") -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.command = command
+        self.stderr = stderr
+
+
+def _environment(base: Mapping[str, str]) -> dict[str, str]:
+    env = {k: v for k, v in base.items() if not k.startswith("GIT_")}
+    env.update(LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_CONFIG_NOSYSTEM="1", GIT_OPTIONAL_LOCKS="0")
+    return env
+
+
+@dataclass(frozen=True)
+class Git:
+    """A repository on disk. Revisions are passed after --end-of-options: never read as flags."""
+
+    root: Path
+
+    @classmethod
+    def open(cls, directory: Path) -> Git:
+        if not directory.is_dir():
+            raise GitError(f"{directory}: no such directory")
+        probe = Git(directory)
+        try:
+            top = probe.run("rev-parse", "--show-toplevel").decode("utf-8", "surrogateescape")
+        except GitError as exc:
+            raise GitError(f"{directory}: not a git repository") from exc
+        return cls(Path(top.strip()))
+
+    def run(self, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
+        command = ("git", *(a for c in _CONFIG for a in ("-c", c)), *args)
+        try:
+            done = subprocess.run(
+                command,
+                cwd=self.root,
+                input=stdin,
+                capture_output=True,
+                check=False,
+                env=_environment(os.environ),
+            )
+        except FileNotFoundError as exc:
+            raise GitError("git is not installed or not on PATH") from exc
+        if check and done.returncode != 0:
+            err = done.stderr.decode("utf-8", "replace").strip()
+            raise GitError(
+                f"git {args[0]} failed: {err.splitlines()[-1] if err else 'no output'}",
+                command=command,
+                stderr=err,
+            )
+        return done.stdout
+
+    def resolve(self, rev: str) -> str:
+        """The full SHA of the commit `rev` names; GitError naming the revision otherwise."""
+        out = self.run(
+            "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", check=False
+        )
+        sha = out.decode("ascii", "replace").strip()
+        if not _SHA.fullmatch(sha):
+            raise GitError(f"unknown revision {rev!r}: not a commit in {self.root}")
+        return sha
+
+    def exists(self, rev: str) -> bool:
+        try:
+            self.resolve(rev)
+        except GitError:
+            return False
+        return True
+
+    def merge_base(self, base: str, head: str) -> str:
+        out = self.run("merge-base", "--end-of-options", base, head, check=False).decode().strip()
+        if not _SHA.fullmatch(out):
+            raise GitError(f"{base[:12]} and {head[:12]} have no common ancestor")
+        return out
+
+    def diff(self, old: str, new: str) -> bytes:
+        return self.run(*_DIFF_ARGS, "--end-of-options", old, new, "--")
+
+    def read_file(self, rev: str, path: str) -> bytes | None:
+        """The file at `path` in commit `rev`, or None when it is not there."""
+        spec = f"{rev}:{path}".encode("utf-8", "surrogateescape")
+        out = self.run("cat-file", "--batch", stdin=spec + b"\n")
+        header, _, rest = out.partition(b"\n")
+        fields = header.split()
+        if len(fields) != 3 or fields[1] != b"blob":
+            return None
+        return rest[: int(fields[2])]
+
+    def read_blobs(self, shas: Iterable[str], *, max_size: int) -> dict[str, bytes]:
+        """Contents of the given blobs in one git process; blobs above `max_size` are left out."""
+        wanted = sorted(set(shas))
+        if not wanted:
+            return {}
+        out = self.run("cat-file", "--batch", stdin="".join(f"{s}\n" for s in wanted).encode())
+        blobs: dict[str, bytes] = {}
+        pos = 0
+        for sha in wanted:
+            end = out.index(b"\n", pos)
+            fields = out[pos:end].split()
+            pos = end + 1
+            if len(fields) != 3:
+                continue  # "<sha> missing"
+            size = int(fields[2])
+            if size <= max_size:
+                blobs[sha] = out[pos : pos + size]
+            pos += size + 1
+        return blobs
+
+    def origin_repo(self) -> str | None:
+        """`owner/name` when the origin remote is a GitHub-style URL, else None."""
+        url = self.run("config", "--get", "remote.origin.url", check=False).decode().strip()
+        match = re.search(r"[:/]([\w.-]+)/([\w.-]+?)(?:\.git)?/?$", url)
+        remote = "://" in url or re.match(r"[\w.-]+@[\w.-]+:", url) is not None
+        return f"{match[1]}/{match[2]}" if match and remote else None
+
+    def add_worktree(self, path: Path, rev: str) -> None:
+        self.run("worktree", "add", "--detach", "--quiet", str(path), rev)
+
+    def remove_worktree(self, path: Path) -> None:
+        self.run("worktree", "remove", "--force", str(path), check=False)
+        self.run("worktree", "prune", check=False)

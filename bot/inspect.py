@@ -1,0 +1,89 @@
+"""`receipt inspect`: recompute a receipt's digest and every artifact digest it can reach."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.engine.change import diff_digest
+from bot.engine.manifest import DEFAULT_MANIFEST_TEXT, digest_bytes
+from bot.engine.receipt import SCHEMA, digest_of
+from bot.git import Git, GitError
+
+
+@dataclass
+class InspectReport:
+    ok: bool = True
+    lines: list[str] = field(default_factory=list)
+
+    def passed(self, what: str, value: str) -> None:
+        self.lines.append(f"ok        {what}: {value}")
+
+    def failed(self, what: str, claimed: object, actual: object) -> None:
+        self.ok = False
+        self.lines.append(f"MISMATCH  {what}: the receipt says {claimed}, recomputed {actual}")
+
+    def skipped(self, what: str, why: str) -> None:
+        self.lines.append(f"skipped   {what}: {why}")
+
+
+def _get(body: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(body, dict):
+            return None
+        body = body.get(key)
+    return body
+
+
+def _compare(report: InspectReport, what: str, claimed: Any, actual: str) -> None:
+    if claimed == actual:
+        report.passed(what, actual)
+    else:
+        report.failed(what, claimed, actual)
+
+
+def inspect_receipt(body: Any, git: Git | None) -> InspectReport:
+    report = InspectReport()
+    if not isinstance(body, dict) or body.get("schema") != SCHEMA:
+        report.failed("schema", _get(body, "schema"), f"expected {SCHEMA!r}")
+        return report
+    _compare(report, "digest", body.get("digest"), digest_of(body))
+    _check_change(report, body, git)
+    _check_manifest(report, body, git)
+    if _get(body, "excess", "reference") is not None:
+        report.skipped("excess.reference.digest", "the reference patch is not stored in the receipt")
+    return report
+
+
+def _check_change(report: InspectReport, body: dict[str, Any], git: Git | None) -> None:
+    merge_base, head = _get(body, "subject", "merge_base"), _get(body, "subject", "head")
+    if git is None or not isinstance(merge_base, str) or not isinstance(head, str):
+        report.skipped("change.digest", "no repository holding the subject's commits")
+        return
+    try:
+        data = git.diff(git.resolve(merge_base), git.resolve(head))
+    except GitError as exc:
+        report.skipped("change.digest", exc.problem)
+        return
+    _compare(report, "change.digest", _get(body, "change", "digest"), diff_digest(data))
+
+
+def _check_manifest(report: InspectReport, body: dict[str, Any], git: Git | None) -> None:
+    source, path = _get(body, "manifest", "source"), _get(body, "manifest", "path")
+    claimed = _get(body, "manifest", "digest")
+    if source == "default":
+        _compare(report, "manifest.digest", claimed, digest_bytes(DEFAULT_MANIFEST_TEXT.encode("utf-8")))
+        return
+    base = _get(body, "subject", "base")
+    if source != "base" or git is None or not isinstance(base, str) or not isinstance(path, str):
+        report.skipped("manifest.digest", "the manifest came from a file outside the base commit")
+        return
+    try:
+        data = git.read_file(git.resolve(base), path)
+    except GitError as exc:
+        report.skipped("manifest.digest", exc.problem)
+        return
+    if data is None:
+        report.failed("manifest.digest", claimed, f"no {path} in the base commit")
+        return
+    _compare(report, "manifest.digest", claimed, digest_bytes(data))
