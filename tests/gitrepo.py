@@ -6,6 +6,10 @@ import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from bot.check import CheckOptions, run_check
+from bot.engine.receipt import Receipt
 
 _ENV = {
     "GIT_AUTHOR_NAME": "Test Author", "GIT_AUTHOR_EMAIL": "author@example.com",
@@ -74,3 +78,23 @@ class GitRepo:
 
     def checkout(self, rev: str) -> None:
         self.git("checkout", "-q", rev)
+
+
+def check(
+    repo: GitRepo, *, base: str = "main", head: str = "HEAD", test_command: str | None = None, **options: Any
+) -> Receipt:
+    """`receipt check` through the local gatherer; tests are off unless a command is given."""
+    return run_check(
+        CheckOptions(
+            repo=repo.root,
+            base=base,
+            head=head,
+            test_command=test_command,
+            no_tests=test_command is None,
+            **options,
+        )
+    )
+
+
+def rules(receipt: Receipt) -> list[tuple[str, str]]:
+    return [(v.rule.value, v.path) for v in (*receipt.scope, *receipt.locality_violations)]

@@ -178,7 +178,7 @@ _HUNK_HEADER = re.compile(r"@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 def _split_lines(text: str) -> list[str]:
     """Lines ending in \\n only: \\r, form feeds and U+2028 are content, not line breaks."""
     lines = text.split("\n")
-    if lines and lines[-1] == "":
+    if lines[-1] == "":
         lines.pop()
     return [line + "\n" for line in lines]
 
@@ -306,8 +306,11 @@ def _parse_hunks(lines: Sequence[str], first_line: int) -> tuple[Hunk, ...]:
         patch = PatchSet(["--- a/x\n", "+++ b/x\n", *lines])
     except (UnidiffParseError, ValueError, TypeError, AttributeError, IndexError) as exc:
         raise DiffParseError(first_line, f"malformed hunk: {exc}") from exc
-    if len(patch) != 1:
-        raise DiffParseError(first_line, "unexpected text after the hunks")
+    consumed = sum(1 + len(h) for h in patch[0])
+    if consumed != len(lines):
+        raise DiffParseError(
+            first_line + consumed, f"unexpected text after the hunks: {lines[consumed][:80]!r}"
+        )
     return tuple(_hunk(h) for h in patch[0])
 
 

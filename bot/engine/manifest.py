@@ -21,6 +21,7 @@ from bot.engine.schema import (
     ListOf,
     Mapping_,
     Number,
+    Problem,
     String,
     Walk,
     YamlSyntaxError,
@@ -170,10 +171,19 @@ def _glob_problem(pattern: str) -> str | None:
     return None
 
 
-def _budget_has_limit(value: dict[str, Any]) -> str | None:
+def _budget_has_limit(value: dict[str, Any]) -> Problem | None:
     if not {"files", "hunks", "logical_lines"} & value.keys():
-        return "a per-path budget needs at least one of files, hunks, logical_lines"
+        return Problem("a per-path budget needs at least one of files, hunks, logical_lines")
     return None
+
+
+def _banned_compiles(value: dict[str, Any]) -> Problem | None:
+    problem = re2_problem(value["pattern"])
+    return (
+        Problem(f"RE2 cannot compile banned pattern {value['id']!r}: {problem}", key="pattern")
+        if problem
+        else None
+    )
 
 
 _GLOB = String(refine_with=_glob_problem, description="A path pattern with gitignore semantics.")
@@ -308,15 +318,14 @@ SPEC = Mapping_(
                                 fields={
                                     "id": Field(String(max_length=64), required=True),
                                     "pattern": Field(
-                                        String(
-                                            refine_with=re2_problem, description="An RE2 regular expression."
-                                        ),
-                                        required=True,
+                                        String(description="An RE2 regular expression."), required=True
                                     ),
                                     "paths": Field(_GLOBS),
                                     "message": Field(String(max_length=500)),
                                 },
-                            )
+                                check_whole=_banned_compiles,
+                            ),
+                            unique_key="id",
                         )
                     ),
                 },
@@ -367,10 +376,6 @@ def json_schema() -> dict[str, Any]:
     return out
 
 
-def _banned_ids(raw: dict[str, Any]) -> list[str]:
-    return [b["id"] for b in raw.get("content", {}).get("banned", [])]
-
-
 def parse_manifest(text: str | bytes, file: str = MANIFEST_PATH) -> Manifest:
     """Validate manifest text; ManifestError lists every problem with file:line:col."""
     raw_bytes = text.encode("utf-8") if isinstance(text, str) else text
@@ -388,11 +393,6 @@ def parse_manifest(text: str | bytes, file: str = MANIFEST_PATH) -> Manifest:
         raise ManifestError(file, [ConfigIssue(1, 1, "", "empty manifest; start with 'version: 1'")])
     walk = Walk()
     raw = SPEC.validate(node, "", walk)
-    if isinstance(raw, dict):
-        ids = _banned_ids(raw)
-        for i, banned_id in enumerate(ids):
-            if banned_id in ids[:i]:
-                walk.report(node, f"content.banned[{i}].id", f"duplicate id {banned_id!r}")
     if walk.issues or isinstance(raw, Invalid):
         raise ManifestError(file, walk.issues)
     return _build(raw)

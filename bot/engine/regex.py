@@ -43,5 +43,5 @@ def re2_problem(pattern: str) -> str | None:
         hint = ""
         if "\\1" in pattern or "(?=" in pattern or "(?!" in pattern or "(?<" in pattern:
             hint = " (RE2 has no backreferences or lookaround; rewrite without them)"
-        return f"RE2 cannot compile this pattern: {exc.problem}{hint}"
+        return f"{exc.problem}{hint}"
     return None

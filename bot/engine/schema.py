@@ -74,7 +74,7 @@ class Spec(ABC):
         walk.visited += 1
         if walk.visited > MAX_NODES:
             if walk.visited == MAX_NODES + 1:
-                walk.report(node, path, f"more than {MAX_NODES} values (alias expansion?)")
+                walk.report(node, path, f"too many values (the limit is {MAX_NODES})")
             return INVALID
         return self.check(node, path, walk)
 
@@ -90,9 +90,9 @@ class Spec(ABC):
             out["description"] = self.description
         return out
 
+    @abstractmethod
     def accepts(self, node: yaml.Node) -> bool:
         """Whether this spec is the right branch of an Either for `node`."""
-        return isinstance(node, yaml.ScalarNode)
 
 
 class ScalarSpec(Spec):
@@ -225,6 +225,7 @@ class ListOf(Spec):
     description: str = ""
     min_items: int = 0
     unique: bool = False
+    unique_key: str | None = None
 
     def accepts(self, node: yaml.Node) -> bool:
         return isinstance(node, yaml.SequenceNode)
@@ -238,11 +239,17 @@ class ListOf(Spec):
         seen: dict[Any, int] = {}
         for i, child in enumerate(node.value):
             value = self.item.validate(child, f"{path}[{i}]", walk)
-            if self.unique and isinstance(value, str | int) and value in seen:
-                walk.report(child, f"{path}[{i}]", f"repeats entry {seen[value]} ({value!r})")
-            elif isinstance(value, str | int):
-                seen[value] = i
             out.append(value)
+            where = f"{path}[{i}]"
+            if self.unique_key is not None and isinstance(value, dict):
+                where += f".{self.unique_key}"
+                value = value.get(self.unique_key)
+            if not (self.unique or self.unique_key) or not isinstance(value, str | int):
+                continue
+            if value in seen:
+                walk.report(child, where, f"repeats entry {seen[value]} ({value!r})")
+            else:
+                seen[value] = i
         return INVALID if any(isinstance(v, Invalid) for v in out) else out
 
     def schema(self) -> JSON:
@@ -252,6 +259,14 @@ class ListOf(Spec):
         if self.unique:
             out["uniqueItems"] = True
         return out
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A problem a whole mapping has; `key` places it on that key's value instead of the mapping."""
+
+    message: str
+    key: str | None = None
 
 
 @dataclass
@@ -264,7 +279,7 @@ class Field:
 class Mapping_(Spec):
     fields: Mapping[str, Field]
     description: str = ""
-    check_whole: Callable[[dict[str, Any]], str | None] | None = None
+    check_whole: Callable[[dict[str, Any]], Problem | None] | None = None
 
     def accepts(self, node: yaml.Node) -> bool:
         return isinstance(node, yaml.MappingNode)
@@ -273,7 +288,7 @@ class Mapping_(Spec):
         if not isinstance(node, yaml.MappingNode):
             return walk.report(node, path, f"expected a mapping, got {describe(node)}")
         out: dict[str, Any] = {}
-        seen: set[str] = set()
+        nodes: dict[str, yaml.Node] = {}
         failed = False
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
@@ -282,11 +297,11 @@ class Mapping_(Spec):
                 failed = True
                 continue
             child_path = f"{path}.{key}" if path else key
-            if key in seen:
+            if key in nodes:
                 walk.report(key_node, child_path, "duplicate key")
                 failed = True
                 continue
-            seen.add(key)
+            nodes[key] = value_node
             spec = self.fields.get(key)
             if spec is None:
                 walk.report(key_node, child_path, f"unknown key; expected one of: {self._keys()}")
@@ -296,13 +311,17 @@ class Mapping_(Spec):
             failed = failed or isinstance(value, Invalid)
             out[key] = value
         for key, spec in self.fields.items():
-            if spec.required and key not in seen:
+            if spec.required and key not in nodes:
                 walk.report(node, path, f"missing required key {key!r}")
                 failed = True
         if failed:
             return INVALID
         problem = self.check_whole(out) if self.check_whole else None
-        return walk.report(node, path, problem) if problem else out
+        if problem is None:
+            return out
+        if problem.key is None:
+            return walk.report(node, path, problem.message)
+        return walk.report(nodes[problem.key], f"{path}.{problem.key}", problem.message)
 
     def _keys(self) -> str:
         return ", ".join(self.fields)

@@ -1,0 +1,153 @@
+from __future__ import annotations
+
+import pytest
+
+from bot.engine.change import change_from_diff
+from bot.engine.diff import DiffLine, LineKind
+from bot.engine.groups import MANIFEST_PATH
+from bot.engine.lexing import lexicon_for, tokenize_line
+from bot.engine.locality import evaluate_locality, measure_block, measure_file
+from bot.engine.manifest import parse_manifest
+from bot.git import Git
+from tests.gitrepo import GitRepo, check, rules
+
+
+def _lines(kind: LineKind, texts: list[str]) -> list[DiffLine]:
+    return [
+        DiffLine(
+            kind, t, i + 1 if kind is LineKind.REMOVED else None, i + 1 if kind is LineKind.ADDED else None
+        )
+        for i, t in enumerate(texts)
+    ]
+
+
+def _block(old: list[str], new: list[str], path: str = "f.py") -> tuple[int, int, int | None]:
+    m = measure_block(_lines(LineKind.REMOVED, old), _lines(LineKind.ADDED, new), lexicon_for(path))
+    return m.logical, m.formatting, m.first_formatting_line
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (["    return a - b"], ["    return a + b"], (1, 0, None)),
+        (["x = compute(a,b)"], ["x = compute(a, b)"], (0, 1, 1)),
+        (["x = 'hello'"], ['x = "hello"'], (0, 1, 1)),
+        (["x = 'it\\'s'"], ['x = "it\'s"'], (1, 0, None)),
+        (["x = 1  # old note"], ["x = 1  # new note"], (0, 0, None)),
+        (["# old comment"], ["# new comment"], (0, 0, None)),
+        ([], [""], (0, 1, 1)),
+        (["", ""], [], (0, 2, 1)),
+        (["result = f(a, b, c)"], ["result = f(", "    a,", "    b,", "    c", ")"], (0, 5, 1)),
+        (["a = 1", "b = 2"], ["b = 2", "a = 1"], (0, 2, 1)),
+        (["a = 1", "b = 2"], ["b = 2", "a = 10"], (1, 1, 1)),
+        ([], ["def helper(x):", "    # explain", "", "    return x * 2"], (2, 0, None)),
+        (["old()"], [], (1, 0, None)),
+        (["x = 1 # c1", "y = 2"], ["y = 2", "x = 1 # c2"], (0, 1, 1)),
+    ],
+)
+def test_logical_and_formatting_lines(
+    old: list[str], new: list[str], expected: tuple[int, int, int | None]
+) -> None:
+    assert _block(old, new) == expected
+
+
+def test_javascript_block_comments_and_quotes() -> None:
+    assert _block(["/* a */ x = 'a';"], ['/* b */ x = "a";'], "f.ts") == (0, 0, None)
+    assert _block([" * old docs"], [" * new docs"], "f.js") == (0, 0, None)
+    assert _block(["let s = `a`"], ["let s = `b`"], "f.js") == (1, 0, None)
+
+
+def test_lexicons_by_name_and_extension() -> None:
+    assert lexicon_for("src/a.py").name == "python"
+    assert lexicon_for("Makefile").name == "hash"
+    assert lexicon_for("Dockerfile").name == "hash"
+    assert lexicon_for("x/Jenkinsfile").name == "c-like"
+    assert lexicon_for("q.SQL").name == "dash"
+    assert lexicon_for("a.ini").name == "semicolon"
+    assert lexicon_for("p.tex").name == "percent"
+    assert lexicon_for("notes.txt").name == "plain"
+    assert lexicon_for("main.go").name == "c-like"
+
+
+def test_tokens() -> None:
+    py = lexicon_for("a.py")
+    t = tokenize_line("x = '# not a comment'  # real one", py)
+    assert t.code == ("x", "=", '"# not a comment"') and t.comment == ("#", "real", "one")
+    assert tokenize_line("   ", py).blank and not tokenize_line("   ", py).comment_only
+    assert tokenize_line("# only", py).comment_only
+    assert tokenize_line("s = 'unterminated", py).code == ("s", "=", "'unterminated")
+    assert tokenize_line("s = 'a\\'b'", py).code == ("s", "=", "'a\\'b'")
+    plain = lexicon_for("notes.txt")
+    assert tokenize_line("# not special here", plain).code == ("#", "not", "special", "here")
+    assert tokenize_line("x ** 2", lexicon_for("a.js")).code == ("x", "*", "*", "2")
+    assert tokenize_line("** bold", lexicon_for("a.js")).code == ("*", "*", "bold")
+
+
+def _git_change(repo: GitRepo, base: str, head: str):  # type: ignore[no-untyped-def]
+    return change_from_diff(Git(repo.root).diff(base, head))
+
+
+def test_measure_file_on_real_hunks(repo: GitRepo) -> None:
+    body = "".join(f"def f{i}(a, b):\n    return a - b\n\n\n" for i in range(10))
+    repo.write("calc.py", body)
+    base = repo.commit("base")
+    edited = body.replace("def f1(a, b)", "def f1(a,b)").replace("def f8(a, b)", "def f8(a,b)")
+    repo.write(
+        "calc.py", edited.replace("def f2(a, b):\n    return a - b", "def f2(a, b):\n    return a + b")
+    )
+    head = repo.commit("edit")
+    (f,) = _git_change(repo, base, head).diff.files
+    m = measure_file(f)
+    assert (m.hunks, m.logical_lines, m.formatting_lines, m.first_formatting_line) == (2, 1, 2, 5)
+
+
+BUDGET_POLICY = """version: 1
+budgets:
+  files: 2
+  hunks: 3
+  logical_lines: 4
+  per_path: [{paths: ["src/core/**"], logical_lines: 1, files: 5}]
+locality: {reformat: forbid}
+"""
+
+
+def test_budgets_and_reformat_on_a_real_change(repo: GitRepo) -> None:
+    repo.write(MANIFEST_PATH, BUDGET_POLICY)
+    repo.write("src/core/a.py", "def a():\n    return 1\n")
+    repo.write("src/b.py", "x = 1\n")
+    repo.write("src/c.py", "y = {'k': 1}\n")
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("src/core/a.py", "def a():\n    return 2\n\n\ndef extra():\n    return 3\n")
+    repo.write("src/b.py", "x = 2\n")
+    repo.write("src/c.py", 'y = {"k": 1}\n')
+    repo.commit("pr")
+    receipt = check(repo)
+    assert rules(receipt) == [
+        ("reformat", "src/c.py"),
+        ("budget", "src/core/a.py"),
+        ("budget", "src/core/a.py"),
+    ]
+    by_name = {b.name: (b.used, b.limit, b.paths) for b in receipt.locality.budgets}
+    assert by_name == {
+        "files": (3, 2, None),
+        "hunks": (3, 3, None),
+        "logical_lines": (4, 4, None),
+        "per_path[0].files": (1, 5, ("src/core/**",)),
+        "per_path[0].logical_lines": (3, 1, ("src/core/**",)),
+    }
+    reformat, files, per_path = receipt.locality_violations
+    assert files.message.startswith("The change uses 3 files; the budget is 2.")
+    assert files.id == "budgets.files" and "budgets.files in .github/receipt.yml" in files.message
+    assert per_path.message.startswith("The change uses 3 logical lines for src/core/**; the budget is 1.")
+    assert reformat.line == 1 and "locality.reformat: allow" in reformat.message
+    assert receipt.change.logical_lines == 4
+
+
+def test_no_budgets_means_nothing_to_exceed(repo: GitRepo) -> None:
+    change_lines = "".join(f"line{i} = {i}\n" for i in range(500))
+    repo.commit("base")
+    repo.write("big.py", change_lines)
+    head = repo.commit("big")
+    result = evaluate_locality(_git_change(repo, "HEAD~1", head).diff, parse_manifest("version: 1\n"))
+    assert result.budgets == () and result.violations == () and result.logical_lines == 500
