@@ -48,13 +48,13 @@ class Git:
 
     @classmethod
     def open(cls, directory: Path) -> Git:
-        if not directory.is_dir():
-            raise GitError(f"{directory}: no such directory")
-        probe = Git(directory)
+        where = directory.resolve()
+        if not where.is_dir():
+            raise GitError(f"{where}: no such directory")
         try:
-            top = probe.run("rev-parse", "--show-toplevel").decode("utf-8", "surrogateescape")
+            top = Git(where).run("rev-parse", "--show-toplevel").decode("utf-8", "surrogateescape")
         except GitError as exc:
-            raise GitError(f"{directory}: not a git repository") from exc
+            raise GitError(f"{where}: not a git repository") from exc
         return cls(Path(top.strip()))
 
     def run(self, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:

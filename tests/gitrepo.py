@@ -84,16 +84,8 @@ def check(
     repo: GitRepo, *, base: str = "main", head: str = "HEAD", test_command: str | None = None, **options: Any
 ) -> Receipt:
     """`receipt check` through the local gatherer; tests are off unless a command is given."""
-    return run_check(
-        CheckOptions(
-            repo=repo.root,
-            base=base,
-            head=head,
-            test_command=test_command,
-            no_tests=test_command is None,
-            **options,
-        )
-    )
+    options.setdefault("no_tests", test_command is None)
+    return run_check(CheckOptions(repo=repo.root, base=base, head=head, test_command=test_command, **options))
 
 
 def rules(receipt: Receipt) -> list[tuple[str, str]]:

@@ -1,0 +1,208 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.engine.groups import MANIFEST_PATH
+from tests.gitrepo import GitRepo
+
+
+@pytest.fixture
+def pr(repo: GitRepo) -> GitRepo:
+    repo.write("src/a.py", "x = 1\n")
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("src/a.py", "x = 2\n")
+    repo.commit("pr")
+    return repo
+
+
+def test_check_outputs_and_exit_status(
+    pr: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    md = tmp_path / "summary.md"
+    js = tmp_path / "receipt.json"
+    assert (
+        main(["check", "--repo", str(pr.root), "--json", str(js), "--markdown", str(md), "--no-tests"]) == 0
+    )
+    out = capsys.readouterr().out
+    assert out.startswith("receipt: SUCCESS\n")
+    assert json.loads(js.read_text())["verdict"]["conclusion"] == "success"
+    assert md.read_text().startswith("## ✅ receipt: success")
+    assert main(["check", "--repo", str(pr.root), "--json", "-"]) == 0
+    printed = capsys.readouterr().out
+    assert json.loads(printed)["change"]["files"] == 1
+
+
+def test_default_base_candidates(pr: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    pr.git("branch", "-m", "main", "trunk")
+    assert main(["check", "--repo", str(pr.root)]) == 2
+    assert "no base revision: pass --base REV" in capsys.readouterr().err
+    pr.git("branch", "master", "trunk")
+    assert main(["check", "--repo", str(pr.root)]) == 0
+
+
+def test_usage_errors(pr: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--repo", str(pr.root), "--manifest", str(tmp_path / "missing.yml")]) == 2
+    assert "missing.yml: cannot read manifest: No such file or directory" in capsys.readouterr().err
+    assert main(["check", "--repo", str(tmp_path / "nowhere")]) == 2
+    assert "nowhere: no such directory" in capsys.readouterr().err
+    assert main(["check", "--repo", str(pr.root), "--json", str(tmp_path / "no" / "dir.json")]) == 2
+    assert "dir.json: cannot write: No such file or directory" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(["check", "--test-command", "true", "--no-tests"])
+    assert exit_.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main([])
+    assert exit_.value.code == 2
+
+
+def test_check_with_manifest_file(pr: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    policy = tmp_path / "policy.yml"
+    policy.write_text("version: 1\npaths: {allow: ['docs/**']}\n")
+    assert main(["check", "--repo", str(pr.root), "--manifest", str(policy)]) == 1
+    out = capsys.readouterr().out
+    assert "src/a.py: outside-allowlist" in out and "(from a file)" in out
+
+
+def test_validate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "good.yml"
+    good.write_text("version: 1\n")
+    bad = tmp_path / "bad.yml"
+    bad.write_text("version: 1\nbudgets: {files: -2}\n")
+    assert main(["validate", str(good)]) == 0
+    assert capsys.readouterr().out == f"{good}: valid receipt manifest (version 1)\n"
+    assert main(["validate", str(bad)]) == 1
+    assert capsys.readouterr().err == (
+        f"receipt: invalid manifest (1 problem(s)):\n{bad}:2:18: budgets.files: must be at least 0, got -2\n"
+    )
+    assert main(["validate", str(tmp_path / "none.yml")]) == 2
+
+
+def test_explain(
+    repo: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repo.root)
+    assert main(["explain", "yarn.lock", "./src/a.py"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("policy: built-in default (no .github/receipt.yml)\nyarn.lock\n")
+    assert "  protected-path: protected by built-in group lockfiles ('yarn.lock'); allows nothing" in out
+    assert "\nsrc/a.py\n" in out
+    repo.write(MANIFEST_PATH, "version: 1\npaths: {allow: [src/**]}\n")
+    assert main(["explain", "src/a.py"]) == 0
+    assert "allowed: matches paths.allow[0] 'src/**'" in capsys.readouterr().out
+    other = tmp_path / "other.yml"
+    other.write_text("version: 1\npaths: {defaults: false}\n")
+    assert main(["explain", "--manifest", str(other), "yarn.lock"]) == 0
+    assert "not protected" in capsys.readouterr().out
+    assert main(["explain", "--manifest", str(tmp_path / "gone.yml"), "x"]) == 2
+    assert main(["explain", "--manifest", str(tmp_path), "x"]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    assert schema["title"] == "receipt manifest"
+
+
+def _receipt_file(pr: GitRepo, tmp_path: Path, policy: str | None = None) -> Path:
+    out = tmp_path / "r.json"
+    args = ["check", "--repo", str(pr.root), "--json", str(out)]
+    if policy is not None:
+        file = tmp_path / "p.yml"
+        file.write_text(policy)
+        args += ["--manifest", str(file)]
+    main(args)
+    return out
+
+
+def test_inspect_verifies_every_reachable_digest(
+    pr: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _receipt_file(pr, tmp_path)
+    capsys.readouterr()
+    assert main(["inspect", str(path), "--repo", str(pr.root)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split()[0:2] for line in out] == [
+        ["ok", "digest:"],
+        ["ok", "change.digest:"],
+        ["ok", "manifest.digest:"],
+    ]
+
+    body = json.loads(path.read_text())
+    body["verdict"]["conclusion"] = "failure"
+    path.write_text(json.dumps(body))
+    assert main(["inspect", str(path), "--repo", str(pr.root)]) == 1
+    assert "MISMATCH  digest: the receipt says sha256:" in capsys.readouterr().out
+
+
+def test_inspect_detects_a_receipt_for_another_change(
+    pr: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.engine.receipt import digest_of
+
+    path = _receipt_file(pr, tmp_path)
+    body = json.loads(path.read_text())
+    body["change"]["digest"] = "sha256:" + "0" * 64
+    body["digest"] = digest_of(body)
+    path.write_text(json.dumps(body))
+    capsys.readouterr()
+    assert main(["inspect", str(path), "--repo", str(pr.root)]) == 1
+    assert "MISMATCH  change.digest" in capsys.readouterr().out
+
+
+def test_inspect_manifest_sources(pr: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.engine.receipt import digest_of
+
+    path = _receipt_file(pr, tmp_path, policy="version: 1\n")
+    capsys.readouterr()
+    assert main(["inspect", str(path), "--repo", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "skipped   change.digest: no repository holding the subject's commits" in out
+    assert "skipped   manifest.digest: the manifest came from a file outside the base commit" in out
+
+    body = json.loads(path.read_text())
+    body["manifest"]["source"] = "base"
+    body["manifest"]["path"] = MANIFEST_PATH
+    body["excess"]["reference"] = {"source": "fix.patch", "digest": "sha256:00"}
+    body["subject"]["merge_base"] = "f" * 40
+    body["digest"] = digest_of(body)
+    path.write_text(json.dumps(body))
+    assert main(["inspect", str(path), "--repo", str(pr.root)]) == 1
+    out = capsys.readouterr().out
+    assert f"skipped   change.digest: unknown revision '{'f' * 40}'" in out
+    assert "MISMATCH  manifest.digest" in out and "no .github/receipt.yml in the base commit" in out
+    assert "skipped   excess.reference.digest" in out
+
+    body["subject"]["base"] = "f" * 40
+    body["digest"] = digest_of(body)
+    path.write_text(json.dumps(body))
+    assert main(["inspect", str(path), "--repo", str(pr.root)]) == 0
+    assert f"skipped   manifest.digest: unknown revision '{'f' * 40}'" in capsys.readouterr().out
+
+
+def test_inspect_rejects_non_receipts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    junk = tmp_path / "junk.json"
+    junk.write_text("{not json")
+    assert main(["inspect", str(junk)]) == 2
+    assert "not JSON" in capsys.readouterr().err
+    junk.write_text('{"schema": "other/2"}')
+    assert main(["inspect", str(junk)]) == 1
+    assert "MISMATCH  schema: the receipt says other/2" in capsys.readouterr().out
+    junk.write_text("[1]")
+    assert main(["inspect", str(junk)]) == 1
+    assert main(["inspect", str(tmp_path / "missing.json")]) == 2
+
+
+def test_reference_is_not_available_yet(
+    pr: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    patch = tmp_path / "fix.patch"
+    patch.write_text("")
+    assert main(["check", "--repo", str(pr.root), "--reference", str(patch)]) == 2
+    assert "--reference" in capsys.readouterr().err
