@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from collections.abc import Sequence
@@ -162,7 +163,16 @@ _COMMANDS = {
 }  # fmt: skip
 
 
+def _tune_gc() -> None:
+    """A large change is a few hundred thousand small immutable objects and no cycles worth
+    collecting in a short-lived process; the default young-generation threshold (700) would run
+    the collector thousands of times over them (measured: a quarter of a 200,000-line check)."""
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 100)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _tune_gc()
     args = _parser().parse_args(argv)
     try:
         return _COMMANDS[args.command](args)

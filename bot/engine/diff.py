@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import NamedTuple
 
 from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchSet
@@ -47,8 +48,9 @@ class DiffParseError(ValueError):
         self.problem = problem
 
 
-@dataclass(frozen=True, slots=True)
-class DiffLine:
+class DiffLine(NamedTuple):
+    """One line of a hunk. A named tuple: a large change holds hundreds of thousands of them."""
+
     kind: LineKind
     text: str
     old_no: int | None
@@ -301,42 +303,67 @@ def _git_modes(facts: dict[str, re.Match[str]], status: FileStatus) -> tuple[str
 
 
 def _parse_hunks(lines: Sequence[str], first_line: int) -> tuple[Hunk, ...]:
-    """Hunks of one file, parsed by unidiff behind a synthetic file header."""
+    """Hunks of one file. unidiff validates them (headers, line kinds, counts) in its fast
+    metadata mode; the lines themselves are then read in one pass, which a change of 200,000
+    lines needs (unidiff's full mode builds two objects per line)."""
     try:
-        patch = PatchSet(["--- a/x\n", "+++ b/x\n", *lines])
+        patch = PatchSet(["--- a/x\n", "+++ b/x\n", *lines], metadata_only=True)
     except (UnidiffParseError, ValueError, TypeError, AttributeError, IndexError) as exc:
         raise DiffParseError(first_line, f"malformed hunk: {exc}") from exc
-    consumed = sum(1 + len(h) for h in patch[0])
-    if consumed != len(lines):
-        raise DiffParseError(
-            first_line + consumed, f"unexpected text after the hunks: {lines[consumed][:80]!r}"
-        )
-    return tuple(_hunk(h) for h in patch[0])
+    hunks: list[Hunk] = []
+    pos = 0
+    for raw in patch[0] if patch else ():
+        starts, lengths = (raw.source_start, raw.target_start), (raw.source_length, raw.target_length)
+        body, pos = _read_hunk(lines, pos + 1, starts, lengths)
+        hunks.append(Hunk(raw.source_start, raw.source_length, raw.target_start, raw.target_length, body))
+    for offset, line in enumerate(lines[pos:]):
+        if line.strip():
+            raise DiffParseError(first_line + pos + offset, f"unexpected text after the hunks: {line[:80]!r}")
+    return tuple(hunks)
 
 
-def _hunk(raw: object) -> Hunk:
-    kinds = {"+": LineKind.ADDED, "-": LineKind.REMOVED, " ": LineKind.CONTEXT}
+def _read_hunk(
+    lines: Sequence[str], pos: int, starts: tuple[int, int], lengths: tuple[int, int]
+) -> tuple[tuple[DiffLine, ...], int]:
+    (old_no, new_no), (old_left, new_left) = starts, lengths
     out: list[DiffLine] = []
-    for line in raw:  # type: ignore[attr-defined]
-        kind = kinds.get(line.line_type)
-        if kind is None:
-            continue  # "\ No newline at end of file"
-        value: str = line.value
-        out.append(
-            DiffLine(
-                kind=kind,
-                text=value[:-1] if value.endswith("\n") else value,
-                old_no=line.source_line_no,
-                new_no=line.target_line_no,
-            )
+    while old_left or new_left:
+        line = lines[pos]
+        pos += 1
+        tag = line[0]
+        if tag == "+":
+            out.append(DiffLine(LineKind.ADDED, line[1:-1], None, new_no))
+            new_no += 1
+            new_left -= 1
+        elif tag == "-":
+            out.append(DiffLine(LineKind.REMOVED, line[1:-1], old_no, None))
+            old_no += 1
+            old_left -= 1
+        elif tag != "\\":  # a "\ No newline at end of file" marker is not a line of the file
+            out.append(DiffLine(LineKind.CONTEXT, line[1:-1], old_no, new_no))
+            old_no += 1
+            new_no += 1
+            old_left -= 1
+            new_left -= 1
+    while pos < len(lines) and lines[pos].startswith("\\"):
+        pos += 1
+    return tuple(out), pos
+
+
+_KINDS = {"+": LineKind.ADDED, "-": LineKind.REMOVED, " ": LineKind.CONTEXT}
+
+
+def _unidiff_hunk(raw: object) -> Hunk:
+    out = tuple(
+        DiffLine(
+            _KINDS[line.line_type], line.value.removesuffix("\n"), line.source_line_no, line.target_line_no
         )
-    return Hunk(
-        old_start=raw.source_start,  # type: ignore[attr-defined]
-        old_len=raw.source_length,  # type: ignore[attr-defined]
-        new_start=raw.target_start,  # type: ignore[attr-defined]
-        new_len=raw.target_length,  # type: ignore[attr-defined]
-        lines=tuple(out),
+        for line in raw  # type: ignore[attr-defined]
+        if line.line_type in _KINDS  # not "\\ No newline at end of file"
     )
+    start_old, len_old = raw.source_start, raw.source_length  # type: ignore[attr-defined]
+    start_new, len_new = raw.target_start, raw.target_length  # type: ignore[attr-defined]
+    return Hunk(start_old, len_old, start_new, len_new, out)
 
 
 def _parse_plain(lines: list[str]) -> Iterator[FileDiff]:
@@ -367,7 +394,7 @@ def _parse_plain(lines: list[str]) -> Iterator[FileDiff]:
             new_path=new,
             status=status,
             binary=bool(patched.is_binary_file),
-            hunks=tuple(_hunk(h) for h in patched),
+            hunks=tuple(_unidiff_hunk(h) for h in patched),
         )
 
 

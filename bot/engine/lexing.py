@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+_STRING = r"\"(?:[^\"\\]|\\.)*\"?|'(?:[^'\\]|\\.)*'?|`(?:[^`\\]|\\.)*`?"
+_QUOTES = "\"'`"
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +23,18 @@ class Lexicon:
     line_comments: tuple[str, ...]
     block_comments: bool = False
     same_quotes: bool = False  # '...' and "..." mean the same string
+    pattern: re.Pattern[str] = field(init=False, compare=False, repr=False)
+    comment_starts: tuple[str, ...] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # One alternation without groups, so `findall` returns whole tokens straight from C.
+        comments = [re.escape(c) + ".*" for c in self.line_comments]
+        if self.block_comments:
+            comments.insert(0, r"/\*.*?(?:\*/|$)")
+        pattern = re.compile("|".join([r"\w+", *comments, _STRING, r"[^\w\s]"]), re.DOTALL)
+        object.__setattr__(self, "pattern", pattern)
+        starts = (*self.line_comments, "/*") if self.block_comments else self.line_comments
+        object.__setattr__(self, "comment_starts", starts)
 
 
 _HASH = Lexicon("hash", ("#",))
@@ -113,21 +128,7 @@ def lexicon_for(path: str) -> Lexicon:
     return _BY_EXTENSION.get(posixpath.splitext(name)[1], _PLAIN)
 
 
-_STRING = r"(?P<str>\"(?:[^\"\\]|\\.)*\"?|'(?:[^'\\]|\\.)*'?|`(?:[^`\\]|\\.)*`?)"
-_REST = r"|(?P<word>\w+)|(?P<ws>\s+)|(?P<punct>.)"
-
-
-@cache
-def _pattern(lexicon: Lexicon) -> re.Pattern[str]:
-    comments = [re.escape(c) + ".*" for c in lexicon.line_comments]
-    if lexicon.block_comments:
-        comments.insert(0, r"/\*.*?(?:\*/|$)")
-    comment = f"(?P<comment>{'|'.join(comments)})|" if comments else ""
-    return re.compile(comment + _STRING + _REST, re.DOTALL)
-
-
-@dataclass(frozen=True, slots=True)
-class LineTokens:
+class LineTokens(NamedTuple):
     code: tuple[str, ...]
     comment: tuple[str, ...]
 
@@ -145,27 +146,31 @@ class LineTokens:
 
 
 def _normalize_string(token: str, lexicon: Lexicon) -> str:
-    quoted = len(token) >= 2 and token[0] in "'\"" and token[-1] == token[0]
-    if lexicon.same_quotes and quoted and "\\" not in token:
+    quoted = len(token) >= 2 and token[-1] == token[0]
+    if lexicon.same_quotes and quoted and token[0] != "`" and "\\" not in token:
         return '"' + token[1:-1] + '"'
     return token
 
 
+_NO_COMMENT: tuple[str, ...] = ()
+
+
 def tokenize_line(text: str, lexicon: Lexicon) -> LineTokens:
-    stripped = text.strip()
-    if lexicon.block_comments and stripped.startswith(("*", "*/")) and not stripped.startswith("**"):
+    stripped = text.lstrip()
+    if lexicon.block_comments and stripped.startswith("*") and not stripped.startswith("**"):
         return LineTokens((), tuple(stripped.split()))
+    tokens = lexicon.pattern.findall(text)
+    starts = lexicon.comment_starts
+    plain = "'" not in text and '"' not in text and "`" not in text
+    if plain and not any(s in text for s in starts):
+        return LineTokens(tuple(tokens), _NO_COMMENT)
     code: list[str] = []
     comment: list[str] = []
-    for match in _pattern(lexicon).finditer(text):
-        kind = match.lastgroup
-        value = match.group()
-        if kind == "ws":
-            continue
-        if kind == "comment":
-            comment.extend(value.split())
-        elif kind == "str":
-            code.append(_normalize_string(value, lexicon))
+    for token in tokens:
+        if token[0] in _QUOTES:
+            code.append(_normalize_string(token, lexicon))
+        elif starts and token.startswith(starts):
+            comment.extend(token.split())
         else:
-            code.append(value)
+            code.append(token)
     return LineTokens(tuple(code), tuple(comment))

@@ -56,9 +56,13 @@ def measure_block(removed: Sequence[DiffLine], added: Sequence[DiffLine], lexico
     cancel out. A pair, or the whole block, whose tokens *including comments* are equal is
     formatting-only (whitespace, wrapping, quote style), so editing a comment is not churn.
     """
+    first = added[0].number if added else removed[0].number
+    if len(removed) == 1 and len(added) == 1:
+        return _measure_pair(
+            tokenize_line(removed[0].text, lexicon), tokenize_line(added[0].text, lexicon), first
+        )
     old = [tokenize_line(line.text, lexicon) for line in removed]
     new = [tokenize_line(line.text, lexicon) for line in added]
-    first = added[0].number if added else removed[0].number
     if _joined(old, everything=True) == _joined(new, everything=True):
         return BlockMeasure(0, max(len(old), len(new)), first)
     if _joined(old, everything=False) == _joined(new, everything=False):
@@ -81,6 +85,15 @@ def measure_block(removed: Sequence[DiffLine], added: Sequence[DiffLine], lexico
             unmatched_new += 1
     unmatched_old = sum(old_code.values())
     return BlockMeasure(max(unmatched_old, unmatched_new), formatting, first_formatting)
+
+
+def _measure_pair(old: LineTokens, new: LineTokens, line: int) -> BlockMeasure:
+    """The most common block, one line replaced by one: the general rule, without its bookkeeping."""
+    if old.code + old.comment == new.code + new.comment:
+        return BlockMeasure(0, 1, line)
+    if old.code == new.code:
+        return BlockMeasure(0, 0, None)
+    return BlockMeasure(max(bool(old.code), bool(new.code)), 0, None)
 
 
 def _joined(lines: Sequence[LineTokens], *, everything: bool) -> tuple[str, ...]:

@@ -43,6 +43,9 @@ def _block(old: list[str], new: list[str], path: str = "f.py") -> tuple[int, int
         ([], ["def helper(x):", "    # explain", "", "    return x * 2"], (2, 0, None)),
         (["old()"], [], (1, 0, None)),
         (["x = 1 # c1", "y = 2"], ["y = 2", "x = 1 # c2"], (0, 1, 1)),
+        (["a = 1  # x", "b = 2"], ["a = 1  # y", "b = 2"], (0, 0, None)),
+        ([""], ["x = 1"], (1, 0, None)),
+        (["# note"], ["x = 1"], (1, 0, None)),
     ],
 )
 def test_logical_and_formatting_lines(
