@@ -312,7 +312,7 @@ def _parse_hunks(lines: Sequence[str], first_line: int) -> tuple[Hunk, ...]:
         raise DiffParseError(first_line, f"malformed hunk: {exc}") from exc
     hunks: list[Hunk] = []
     pos = 0
-    for raw in patch[0] if patch else ():
+    for raw in patch[0]:
         starts, lengths = (raw.source_start, raw.target_start), (raw.source_length, raw.target_length)
         body, pos = _read_hunk(lines, pos + 1, starts, lengths)
         hunks.append(Hunk(raw.source_start, raw.source_length, raw.target_start, raw.target_length, body))

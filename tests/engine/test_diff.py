@@ -144,6 +144,19 @@ def test_line_numbers_follow_git(repo: GitRepo) -> None:
     assert [h.old_start for h in f.hunks] == [1, 13]
 
 
+def test_no_newline_marker_inside_a_hunk_and_blank_lines_after(repo: GitRepo) -> None:
+    repo.write("f.txt", "a\nlast")
+    base = repo.commit("base")
+    repo.write("f.txt", "a\nlast\nmore\n")
+    head = repo.commit("edit")
+    data = _diff(repo, base, head)
+    assert b"\\ No newline at end of file\n+last" in data
+    for text in (data, data + b"\n\n"):
+        (f,) = parse_diff(text).files
+        kinds = [(line.kind.value, line.text, line.number) for line in f.hunks[0].lines]
+        assert kinds == [(" ", "a", 1), ("-", "last", 2), ("+", "last", 2), ("+", "more", 3)]
+
+
 def test_crlf_formfeed_and_line_separators_are_content(repo: GitRepo) -> None:
     repo.write("f.txt", "a\r\nb\r\n")
     base = repo.commit("base")
