@@ -102,6 +102,8 @@ def fit_bytes(markdown: str, limit: int) -> str:
         return markdown
     note = "\n\n_… cut to fit GitHub's 1 MiB job-summary limit; the receipt JSON has everything._\n"
     room = limit - len(note.encode("utf-8"))
+    if room <= 0:
+        return data[: max(0, limit)].decode("utf-8", "ignore")
     return data[:room].decode("utf-8", "ignore") + note
 
 
@@ -110,6 +112,8 @@ def append_summary(path: Path | None, markdown: str, limit: int = SUMMARY_LIMIT_
     if path is None:
         return
     used = path.stat().st_size if path.exists() else 0
-    text = fit_bytes(markdown if markdown.endswith("\n") else markdown + "\n", max(0, limit - used - 1))
+    text = fit_bytes(markdown if markdown.endswith("\n") else markdown + "\n", limit - used)
+    if not text:
+        return
     with path.open("a", encoding="utf-8") as handle:
         handle.write(text)

@@ -23,7 +23,9 @@ READ_TOKEN = "ghs_read_only_fork_token"
 
 BASE_FILES = {
     "src/calc.py": "def add(a, b):\n    return a - b\n",
-    "check.py": "import sys\nsys.path.insert(0, 'src')\nfrom calc import add\nsys.exit(0 if add(1, 2) == 3 else 1)\n",
+    "check.py": (
+        "import sys\nsys.path.insert(0, 'src')\nfrom calc import add\nsys.exit(0 if add(1, 2) == 3 else 1)\n"
+    ),
     ".github/receipt.yml": "version: 1\npaths:\n  allow: ['src/**']\ntests:\n  command: python3 check.py\n",
 }
 
@@ -172,7 +174,7 @@ class Scenario:
                     "head": {"ref": "feature", "sha": self.head_sha},
                     "base": {"ref": "main", "sha": self.base_sha},
                 }
-            ]  # fmt: skip
+            ]
             if pull_requests
             else []
         )

@@ -75,7 +75,8 @@ def test_test_command_gets_no_token_and_cannot_set_outputs(scenario: Scenario) -
     scenario.base()
     probe = (
         "import os, sys\n"
-        "leaked = [k for k in os.environ if k.startswith('INPUT_') or k in ('GITHUB_OUTPUT', 'GITHUB_TOKEN')]\n"
+        "names = ('GITHUB_OUTPUT', 'GITHUB_ENV', 'GITHUB_TOKEN')\n"
+        "leaked = [k for k in os.environ if k.startswith('INPUT_') or k in names]\n"
         "sys.exit(1 if leaked else 0)\n"
     )
     scenario.pr({**FIXED, "check.py": probe})
