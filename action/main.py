@@ -40,6 +40,7 @@ from bot.engine.evaluate import evaluate
 from bot.engine.manifest import ManifestError
 from bot.engine.receipt import EXIT_CODES
 from bot.engine.render.annotations import receipt_annotations
+from bot.engine.render.escape import md_text
 from bot.git import GitError
 from bot.github.client import make_client
 from bot.github.diffs import TooLargeToAssess
@@ -163,7 +164,7 @@ def run_publish(settings: Settings, run: WorkflowRunEvent, out: TextIO) -> int:
             tests=reported_evidence(artifact, run),
         )
     except Refusal as exc:
-        problem = ConfigurationProblem("refused the pull request's receipt", exc.reason)
+        problem = ConfigurationProblem("refused the pull request's receipt", md_text(exc.reason))
         _finish_problem(settings, problem, run.head_sha, out, check_run=True)
         return EXIT_FAIL
     except TooLargeToAssess as exc:
