@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.engine.applies import PullRequestFacts
 from bot.engine.change import Change, FileTexts, change_from_diff
 from bot.engine.diff import Diff
 from bot.engine.evaluate import Inputs, evaluate, manifest_paths
@@ -34,6 +35,7 @@ class CheckOptions:
     manifest_path: str = MANIFEST_PATH
     test_command: str | None = None
     no_tests: bool = False
+    no_tests_reason: str = "--no-tests was given"
     environment: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
 
 
@@ -98,7 +100,7 @@ def gather_change(git: Git, revisions: Revisions) -> Change:
 
 def test_evidence(git: Git, options: CheckOptions, loaded: LoadedManifest, head: str) -> TestEvidence:
     if options.no_tests:
-        return TestEvidence(not_run_reason="--no-tests was given")
+        return TestEvidence(not_run_reason=options.no_tests_reason)
     command = options.test_command or loaded.manifest.tests.command
     if not command:
         return TestEvidence(not_run_reason="no --test-command and no tests.command in the manifest")
@@ -106,9 +108,16 @@ def test_evidence(git: Git, options: CheckOptions, loaded: LoadedManifest, head:
     return run_tests(git, head, TestRun(command, timeout, options.environment))
 
 
-def gather(options: CheckOptions) -> Inputs:
-    git = Git.open(options.repo)
-    revisions = resolve_revisions(git, options.base, options.head)
+def inputs_at(
+    git: Git,
+    revisions: Revisions,
+    options: CheckOptions,
+    *,
+    repo: str | None = None,
+    pr: int | None = None,
+    pull_request: PullRequestFacts | None = None,
+) -> Inputs:
+    """Inputs for known revisions; the Action passes the repository and pull request it knows."""
     loaded = read_manifest(git, options, revisions.base)
     change = gather_change(git, revisions)
     paths = manifest_paths(loaded)
@@ -118,11 +127,21 @@ def gather(options: CheckOptions) -> Inputs:
         change=change,
         manifest=loaded,
         subject=Subject(
-            base=revisions.base, head=revisions.head, merge_base=revisions.merge_base, repo=git.origin_repo()
+            base=revisions.base,
+            head=revisions.head,
+            merge_base=revisions.merge_base,
+            repo=repo or git.origin_repo(),
+            pr=pr,
         ),
         tests=test_evidence(git, options, loaded, revisions.head),
+        pull_request=pull_request or PullRequestFacts(),
         proposed_manifest=proposed,
     )
+
+
+def gather(options: CheckOptions) -> Inputs:
+    git = Git.open(options.repo)
+    return inputs_at(git, resolve_revisions(git, options.base, options.head), options)
 
 
 def run_check(options: CheckOptions) -> Receipt:
@@ -130,4 +149,4 @@ def run_check(options: CheckOptions) -> Receipt:
     return evaluate(gather(options))
 
 
-__all__ = ["CheckOptions", "GitError", "UsageError", "gather", "run_check"]
+__all__ = ["CheckOptions", "GitError", "Revisions", "UsageError", "gather", "inputs_at", "run_check"]

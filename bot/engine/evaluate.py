@@ -106,6 +106,7 @@ def _judge(inputs: Inputs, manifest: Manifest, paths: tuple[str, ...]) -> Receip
         locality_violations=locality_violations,
         excess=excess,
         verdict=verdict,
+        reported_by=inputs.tests.reported_by,
     )
 
 

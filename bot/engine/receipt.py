@@ -12,7 +12,7 @@ from bot.engine.excess import ExcessResult
 from bot.engine.findings import Violation
 from bot.engine.locality import LocalityResult
 from bot.engine.manifest import ManifestSource
-from bot.engine.semantic import CheckResult, SemanticStatus
+from bot.engine.semantic import CheckResult, ReportedBy, SemanticStatus
 
 SCHEMA = "receipt/1"
 
@@ -89,6 +89,7 @@ class Receipt:
     locality_violations: tuple[Violation, ...]
     excess: ExcessResult
     verdict: Verdict
+    reported_by: ReportedBy | None = None
 
     @property
     def scope_pass(self) -> bool:
@@ -103,6 +104,17 @@ class Receipt:
         body = self._body()
         body["digest"] = digest_of(body)
         return body
+
+    def _semantic_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "status": self.semantic.value,
+            "checks": [
+                {"name": k.name, "conclusion": k.conclusion.value, "details": k.details} for k in self.checks
+            ],
+        }
+        if self.reported_by is not None:  # an extension: present only when someone else ran the tests
+            out["reported_by"] = _reported_by_json(self.reported_by)
+        return out
 
     def _body(self) -> dict[str, Any]:
         s, m, c, x = self.subject, self.manifest, self.change, self.excess
@@ -130,13 +142,7 @@ class Receipt:
                 "logical_lines": c.logical_lines,
                 "digest": c.digest,
             },
-            "semantic": {
-                "status": self.semantic.value,
-                "checks": [
-                    {"name": k.name, "conclusion": k.conclusion.value, "details": k.details}
-                    for k in self.checks
-                ],
-            },
+            "semantic": self._semantic_json(),
             "scope": {"pass": self.scope_pass, "violations": [v.as_json() for v in self.scope]},
             "locality": {
                 "pass": self.locality_pass,
@@ -169,6 +175,10 @@ class Receipt:
             },
             "verdict": {"conclusion": self.verdict.conclusion.value, "reasons": list(self.verdict.reasons)},
         }
+
+
+def _reported_by_json(by: ReportedBy) -> dict[str, Any]:
+    return {"source": by.source, "url": by.url, "receipt_digest": by.receipt_digest}
 
 
 def _dry_run_json(dry: DryRun | None) -> dict[str, Any] | None:

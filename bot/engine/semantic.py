@@ -56,12 +56,26 @@ class SideEffect:
 
 
 @dataclass(frozen=True, slots=True)
+class ReportedBy:
+    """Where test results came from when the publisher did not run the tests itself.
+
+    A fork's receipt is published by a trusted job from an artifact that the pull request's own
+    workflow run wrote: code under review produced these results, and the receipt says so.
+    """
+
+    source: str
+    url: str | None = None
+    receipt_digest: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class TestEvidence:
     """Everything the gatherer observed about the tests; `ran=False` with no checks means none."""
 
     checks: tuple[CheckResult, ...] = ()
     side_effects: tuple[SideEffect, ...] = ()
     not_run_reason: str | None = None
+    reported_by: ReportedBy | None = None
 
 
 def status_of(checks: Sequence[CheckResult]) -> SemanticStatus:

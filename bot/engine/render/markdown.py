@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from bot.engine.findings import Violation
@@ -11,6 +12,7 @@ from bot.engine.render.escape import md_code, md_text
 from bot.engine.semantic import SemanticStatus
 
 SUMMARY_LIMIT = 65_535
+_URL = re.compile(r"https?://[A-Za-z0-9._~:/?#@!$&'*+,;=%-]+")
 _MAX_DRY_RUN_ERRORS = 20
 _ICONS = {
     Conclusion.SUCCESS: "✅", Conclusion.FAILURE: "❌", Conclusion.NEUTRAL: "⚠️",
@@ -54,6 +56,19 @@ def _table(receipt: Receipt) -> list[str]:
     ]
 
 
+def _reported_lines(receipt: Receipt) -> list[str]:
+    by = receipt.reported_by
+    if by is None:
+        return []
+    safe_url = by.url is not None and _URL.fullmatch(by.url) is not None
+    where = f"[{md_text(by.source)}]({by.url})" if safe_url else md_text(by.source)
+    return [
+        "",
+        f"> **semantic** is as reported by {where}: the pull request's own code produced it. "
+        "Scope, locality and excess were recomputed from GitHub by this run.",
+    ]
+
+
 def _violation_item(v: Violation) -> str:
     where = md_code(v.path) + (f" line {v.line}" if v.line else "")
     return f"- **{v.rule.value}** {where}: {md_text(v.message)}"
@@ -94,6 +109,7 @@ def render_markdown(receipt: Receipt, *, limit: int = SUMMARY_LIMIT) -> str:
         *(f"- {md_text(r)}" for r in v.reasons),
         "",
         *_table(receipt),
+        *_reported_lines(receipt),
     ]
     tail = [
         *_policy_lines(receipt),

@@ -1,0 +1,1 @@
+"""The GitHub Action: gather inside a pull request's workflow, evaluate, publish."""

@@ -1,0 +1,220 @@
+"""main(argv, environ) -> int: the action's entrypoint.
+
+Exit status: 0 success, neutral or skipped (and `publish` once it has published, whatever the
+verdict); 1 failure or action required (and `publish` refusing an artifact); 2 usage or
+configuration errors (bad inputs or event, invalid manifest, merge-base out of reach); 3 GitHub
+answered with an error the action cannot work around.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from githubkit import GitHub
+
+from action.event import EventError, PullRequestEvent, WorkflowRunEvent, load_event
+from action.gitsync import SyncError
+from action.local import gather_local, reject_reference
+from action.publish import Refusal, choose_pull, load_artifact, reported_evidence, verify_subject
+from action.report import (
+    print_annotations,
+    print_receipt,
+    problem_check_run,
+    problem_outputs,
+    publish_or_explain,
+    receipt_check_run,
+    receipt_outputs,
+    summarize,
+    summarize_problem,
+    try_problem_check_run,
+    write_receipt,
+)
+from action.runner import command, write_outputs
+from action.settings import Mode, Settings, read_settings
+from bot.check import UsageError
+from bot.engine.diff import DiffParseError
+from bot.engine.evaluate import evaluate
+from bot.engine.manifest import ManifestError
+from bot.engine.receipt import EXIT_CODES
+from bot.engine.render.annotations import receipt_annotations
+from bot.engine.render.escape import md_text
+from bot.git import GitError
+from bot.github.client import make_client
+from bot.github.diffs import TooLargeToAssess
+from bot.github.errors import Forbidden, GitHubError, NotFound
+from bot.github.pulls import PullRequest, get_pull, pulls_with_head
+from bot.github.remote import gather_from_api
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_GITHUB = 0, 1, 2, 3
+
+
+class ConfigurationProblem(Exception):
+    """An error worth a failing check run: the step exits 2 and says why."""
+
+    def __init__(self, title: str, explanation: str) -> None:
+        super().__init__(explanation)
+        self.title = title
+        self.explanation = explanation
+
+
+def _client(settings: Settings) -> GitHub[Any]:
+    assert settings.token is not None  # read_settings requires one outside compute
+    return make_client(settings.token, base_url=settings.api_url)
+
+
+def _configuration_problem(exc: Exception) -> ConfigurationProblem:
+    if isinstance(exc, ManifestError):
+        return ConfigurationProblem(
+            "invalid configuration",
+            f"The manifest in the base commit is invalid; fix it there:\n\n```\n{exc}\n```",
+        )
+    if isinstance(exc, GitError):
+        return ConfigurationProblem("git error", exc.problem)
+    return ConfigurationProblem("cannot compute the receipt", str(exc))
+
+
+def _finish_problem(
+    settings: Settings, problem: ConfigurationProblem, head_sha: str | None, out: TextIO, *, check_run: bool
+) -> None:
+    out.write(command("error", f"receipt: {problem.title}: {problem.explanation}") + "\n")
+    if check_run and head_sha is not None:
+        try_problem_check_run(
+            _client(settings),
+            settings.repository,
+            problem_check_run(head_sha, problem.title, problem.explanation),
+            out,
+        )
+    summarize_problem(settings, problem.title, problem.explanation)
+    write_outputs(settings.output_file, problem_outputs())
+
+
+def run_local(settings: Settings, event: PullRequestEvent, environ: Mapping[str, str], out: TextIO) -> int:
+    """`check` and `compute` on pull_request / pull_request_target."""
+    publish = settings.mode is Mode.CHECK
+    try:
+        receipt = evaluate(gather_local(settings, event, environ))
+    except (SyncError, ManifestError, GitError, DiffParseError) as exc:
+        _finish_problem(settings, _configuration_problem(exc), event.pull.head_sha, out, check_run=publish)
+        return EXIT_USAGE
+    write_receipt(receipt, settings.receipt_path)
+    print_receipt(receipt, out)
+    annotations = receipt_annotations(receipt)
+    notes: list[str] = []
+    if publish:
+        outcome = publish_or_explain(
+            _client(settings), settings.repository, receipt_check_run(receipt, annotations)
+        )
+        notes.append(outcome.note)
+        print_annotations(annotations, out)
+    else:
+        notes.append(
+            f"Computed only (`mode: compute`): the receipt is in `{settings.receipt_path.name}` for a "
+            "`mode: publish` job to publish."
+        )
+    summarize(settings, receipt, notes)
+    write_outputs(settings.output_file, receipt_outputs(receipt, settings.receipt_path))
+    return EXIT_CODES[receipt.verdict.conclusion]
+
+
+def _candidates(
+    gh: GitHub[Any], settings: Settings, run: WorkflowRunEvent, named: int | None
+) -> list[PullRequest]:
+    numbers = (
+        [named] if named is not None else [p.number for p in run.pull_requests if p.head_sha == run.head_sha]
+    )
+    if not numbers:
+        return pulls_with_head(gh, settings.repository, run.head_sha)
+    found: list[PullRequest] = []
+    for number in numbers:
+        try:
+            found.append(get_pull(gh, settings.repository, number))
+        except NotFound:
+            continue
+    return [p for p in found if p.state == "open"]
+
+
+def published_path(settings: Settings) -> Path:
+    """Where publish writes the receipt it recomputed, beside the artifact it was given."""
+    path = settings.receipt_path
+    return path.with_name(path.stem + ".published.json")
+
+
+def run_publish(settings: Settings, run: WorkflowRunEvent, out: TextIO) -> int:
+    """`publish` on workflow_run: recompute from GitHub, take only semantic from the artifact."""
+    if run.event != "pull_request":
+        out.write(
+            f"receipt: the workflow run was triggered by {run.event!r}, "
+            "not by a pull request: nothing to publish\n"
+        )
+        return EXIT_OK
+    gh = _client(settings)
+    reject_reference(settings)
+    try:
+        artifact = load_artifact(settings.receipt_path)
+        verify_subject(artifact, run)
+        pull = choose_pull(artifact, _candidates(gh, settings, run, artifact.pr), run)
+        inputs = gather_from_api(
+            gh,
+            settings.repository,
+            pull,
+            manifest_path=settings.manifest,
+            tests=reported_evidence(artifact, run),
+        )
+    except Refusal as exc:
+        problem = ConfigurationProblem("refused the pull request's receipt", md_text(exc.reason))
+        _finish_problem(settings, problem, run.head_sha, out, check_run=True)
+        return EXIT_FAIL
+    except TooLargeToAssess as exc:
+        problem = ConfigurationProblem(
+            "too large to assess", f"{exc.reason}. Review this pull request by hand."
+        )
+        _finish_problem(settings, problem, run.head_sha, out, check_run=True)
+        return EXIT_FAIL
+    except (ManifestError, DiffParseError) as exc:
+        _finish_problem(settings, _configuration_problem(exc), run.head_sha, out, check_run=True)
+        return EXIT_USAGE
+    receipt = evaluate(inputs)
+    target = published_path(settings)
+    write_receipt(receipt, target)
+    print_receipt(receipt, out)
+    annotations = receipt_annotations(receipt)
+    outcome = publish_or_explain(gh, settings.repository, receipt_check_run(receipt, annotations))
+    if outcome.published is None:
+        raise UsageError(
+            "the publish job's token cannot create check runs: give the job `permissions: checks: write`"
+        )
+    summarize(settings, receipt, [outcome.note])
+    write_outputs(settings.output_file, receipt_outputs(receipt, target))
+    return EXIT_OK
+
+
+def _run(settings: Settings, environ: Mapping[str, str], out: TextIO) -> int:
+    event = load_event(settings.event_name, settings.event_path)
+    if settings.mode is Mode.PUBLISH:
+        if not isinstance(event, WorkflowRunEvent):
+            raise UsageError(f"mode publish runs on workflow_run, not {settings.event_name}")
+        return run_publish(settings, event, out)
+    if not isinstance(event, PullRequestEvent):
+        raise UsageError(
+            f"mode {settings.mode} runs on pull_request or pull_request_target, not workflow_run"
+        )
+    return run_local(settings, event, environ, out)
+
+
+def main(argv: Sequence[str], environ: Mapping[str, str], out: TextIO | None = None) -> int:
+    stream = out or sys.stdout
+    try:
+        settings = read_settings(argv, environ)
+        return _run(settings, environ, stream)
+    except (UsageError, EventError, SyncError) as exc:
+        stream.write(command("error", f"receipt: {exc}") + "\n")
+        return EXIT_USAGE
+    except Forbidden as exc:
+        stream.write(command("error", f"receipt: GitHub refused: {exc}") + "\n")
+        return EXIT_GITHUB
+    except GitHubError as exc:
+        stream.write(command("error", f"receipt: GitHub API error: {exc}") + "\n")
+        return EXIT_GITHUB

@@ -1,0 +1,1 @@
+"""GitHub I/O for the Action and the App: githubkit adapters, one concern per module."""

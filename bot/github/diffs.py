@@ -1,0 +1,170 @@
+"""A pull request's diff from the API: the diff media type, else rebuilt from the files API.
+
+GitHub answers 406 for the diff media type above 300 files, 20,000 lines or 1 MB. The files API
+then lists up to 3,000 files, each with its hunks (`patch`) unless the file is binary or its diff
+is too large. Anything that cannot be seen whole fails closed with TooLargeToAssess: a receipt
+never passes a change it could not read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from githubkit import GitHub
+
+from bot.github.contents import Tree
+from bot.github.errors import NotAcceptable, UnexpectedResponse, translated
+from bot.github.pulls import PullRequest
+from bot.github.repo import RepoRef
+
+DIFF_MEDIA_TYPE = "application/vnd.github.diff"
+FILES_PER_PAGE = 100
+MAX_LISTED_FILES = 3000
+EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+_ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r",
+            '"': '\\"', "\\": "\\\\"}  # fmt: skip
+
+
+class TooLargeToAssess(RuntimeError):
+    """The change cannot be read whole through the API; `reason` says which limit was hit."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"too large to assess: {reason}")
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class FetchedDiff:
+    data: bytes
+    source: str  # "diff" (the media type) or "files" (rebuilt from the files API)
+
+
+def _count_files(data: bytes) -> int:
+    return sum(1 for line in data.split(b"\n") if line.startswith(b"diff --git "))
+
+
+def fetch_diff_media(gh: GitHub[Any], repo: RepoRef, number: int) -> bytes:
+    with translated():
+        response = gh.rest.pulls.get(repo.owner, repo.name, number, headers={"Accept": DIFF_MEDIA_TYPE})
+    return response.content
+
+
+def fetch_diff(
+    gh: GitHub[Any], repo: RepoRef, pull: PullRequest, trees: Callable[[str], Tree], merge_base: str
+) -> FetchedDiff:
+    """The diff of `merge_base...pull.head_sha`; `trees(commit)` supplies modes and blob SHAs."""
+    try:
+        data = fetch_diff_media(gh, repo, pull.number)
+    except NotAcceptable:
+        pass
+    else:
+        if pull.changed_files is None or _count_files(data) >= pull.changed_files:
+            return FetchedDiff(data, "diff")
+    files = list_files(gh, repo, pull)
+    return FetchedDiff(rebuild_diff(files, trees(merge_base), trees(pull.head_sha)), "files")
+
+
+def list_files(gh: GitHub[Any], repo: RepoRef, pull: PullRequest) -> list[dict[str, Any]]:
+    if pull.changed_files is not None and pull.changed_files > MAX_LISTED_FILES:
+        raise TooLargeToAssess(
+            f"{pull.changed_files} changed files; GitHub lists at most {MAX_LISTED_FILES:,}"
+        )
+    files: list[dict[str, Any]] = []
+    for page in range(1, MAX_LISTED_FILES // FILES_PER_PAGE + 1):
+        with translated():
+            listed = gh.rest.pulls.list_files(
+                repo.owner, repo.name, pull.number, per_page=FILES_PER_PAGE, page=page
+            ).json()
+        if not isinstance(listed, list):
+            raise UnexpectedResponse(200, "the files of a pull request are not a list")
+        files.extend(listed)
+        if len(listed) < FILES_PER_PAGE:
+            break
+    if pull.changed_files is not None and len(files) < pull.changed_files:
+        raise TooLargeToAssess(f"GitHub listed {len(files)} of {pull.changed_files} changed files")
+    return files
+
+
+def quote_path(path: str) -> str:
+    """`path` as git prints it with core.quotePath: C-quoted when it holds special bytes."""
+    raw = path.encode("utf-8", "surrogateescape")
+    if not any(b < 0x20 or b >= 0x7F or b in b'"\\' for b in raw):
+        return path
+    out = []
+    for byte in raw:
+        char = chr(byte)
+        if char in _ESCAPES:
+            out.append(_ESCAPES[char])
+        elif byte < 0x20 or byte >= 0x7F:
+            out.append(f"\\{byte:03o}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+def _side(prefix: str, path: str | None) -> str:
+    return "/dev/null" if path is None else quote_path(prefix + path)
+
+
+def _entry_lines(file: dict[str, Any], old_tree: Tree, new_tree: Tree) -> list[str]:
+    status = str(file.get("status", ""))
+    new_path = str(file["filename"])
+    old_path = str(file.get("previous_filename") or new_path)
+    if status == "added":
+        old_path_or_none, new_path_or_none = None, new_path
+    elif status == "removed":
+        old_path_or_none, new_path_or_none = new_path, None
+    else:
+        old_path_or_none, new_path_or_none = old_path, new_path
+    old = old_tree.entries.get(old_path_or_none) if old_path_or_none else None
+    new = new_tree.entries.get(new_path_or_none) if new_path_or_none else None
+    if (old_path_or_none and old is None) or (new_path_or_none and new is None):
+        raise TooLargeToAssess(f"{new_path}: not found in the commit trees GitHub returned")
+    patch = file.get("patch")
+    if patch is None and int(file.get("changes") or 0) > 0:
+        raise TooLargeToAssess(f"{new_path}: GitHub omits its diff (too large to show)")
+    a_name = quote_path("a/" + (old_path_or_none or new_path))
+    b_name = quote_path("b/" + (new_path_or_none or old_path))
+    lines = [f"diff --git {a_name} {b_name}"]
+    if old is None and new is not None:
+        lines.append(f"new file mode {new.mode}")
+    elif new is None and old is not None:
+        lines.append(f"deleted file mode {old.mode}")
+    elif old is not None and new is not None:
+        if old.mode != new.mode:
+            lines.extend([f"old mode {old.mode}", f"new mode {new.mode}"])
+        if old_path_or_none != new_path_or_none:
+            kind = "copy" if status == "copied" else "rename"
+            lines.extend([f"{kind} from {quote_path(old_path)}", f"{kind} to {quote_path(new_path)}"])
+    old_sha = old.sha if old else "0" * 40
+    new_sha = new.sha if new else "0" * 40
+    if old_sha == new_sha:
+        return lines
+    same_mode = old is not None and new is not None and old.mode == new.mode
+    lines.append(f"index {old_sha}..{new_sha}" + (f" {new.mode}" if same_mode and new else ""))
+    if patch is None:
+        if EMPTY_BLOB in (old_sha, new_sha) and "0" * 40 in (old_sha, new_sha):
+            return lines  # an empty file added or deleted
+        lines.append(
+            f"Binary files {_side('a/', old_path_or_none)} and {_side('b/', new_path_or_none)} differ"
+        )
+        return lines
+    lines.append(f"--- {_side('a/', old_path_or_none)}")
+    lines.append(f"+++ {_side('b/', new_path_or_none)}")
+    lines.extend(str(patch).removesuffix("\n").split("\n"))
+    return lines
+
+
+def rebuild_diff(files: list[dict[str, Any]], old_tree: Tree, new_tree: Tree) -> bytes:
+    """`git diff` text from the files API, with modes and full blob SHAs from the two trees."""
+    if old_tree.truncated or new_tree.truncated:
+        raise TooLargeToAssess("the repository tree is too large for GitHub to list")
+    out: list[str] = []
+    try:
+        for file in files:
+            out.extend(_entry_lines(file, old_tree, new_tree))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UnexpectedResponse(200, f"a changed file without {exc}") from exc
+    return ("\n".join(out) + "\n").encode("utf-8", "surrogateescape") if out else b""
