@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from unidiff.errors import UnidiffParseError
@@ -53,6 +53,7 @@ class DiffLine:
     text: str
     old_no: int | None
     new_no: int | None
+    no_newline: bool = False  # followed by "\\ No newline at end of file": the file ends without \n
 
     @property
     def number(self) -> int:
@@ -317,7 +318,9 @@ def _hunk(raw: object) -> Hunk:
     for line in raw:  # type: ignore[attr-defined]
         kind = kinds.get(line.line_type)
         if kind is None:
-            continue  # "\ No newline at end of file"
+            if line.line_type == "\\" and out:  # "\ No newline at end of file"
+                out[-1] = replace(out[-1], no_newline=True)
+            continue
         value: str = line.value
         out.append(
             DiffLine(
