@@ -60,13 +60,12 @@ def notes(x: ExcessResult, quote: Callable[[str], str]) -> list[str]:
     if x.formatting_share:
         out.append(f"Formatting and comments make up {percent(x.formatting_share)} of the raw token change.")
     if x.added_complexity:
+        # a non-zero sum has at least one function whose complexity changed
         against = "the reference" if x.reference is not None else "the base"
-        shown = ", ".join(
-            f"{quote(c.function)} {c.delta:+d}" for c in x.complexity_changes[:_MAX_FUNCTIONS]
-        ) + (", …" if len(x.complexity_changes) > _MAX_FUNCTIONS else "")
+        shown = [f"{quote(c.function)} {c.delta:+d}" for c in x.complexity_changes[:_MAX_FUNCTIONS]]
+        more = ", …" if len(x.complexity_changes) > _MAX_FUNCTIONS else ""
         out.append(
-            f"Cognitive complexity {x.added_complexity:+d} against {against}"
-            + (f" ({shown})." if shown else ".")
+            f"Cognitive complexity {x.added_complexity:+d} against {against} ({', '.join(shown)}{more})."
         )
     if x.unparsed:
         out.append("Does not parse, read by the tokenizer alone: " + ", ".join(map(quote, x.unparsed)) + ".")
