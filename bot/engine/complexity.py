@@ -26,6 +26,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from bot.engine.tokens import parse_python
+
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _TRIES = (ast.Try, ast.TryStar)
@@ -216,9 +218,8 @@ def _units(statements: list[ast.stmt], prefix: str) -> Iterator[tuple[str, _Func
 
 def function_complexities(source: str) -> tuple[FunctionComplexity, ...] | None:
     """Cognitive complexity of each unit of `source`, in source order; None if it does not parse."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError):
+    tree = parse_python(source)
+    if tree is None:
         return None
     text = _Source(source)
     seen: dict[str, int] = {}
@@ -226,7 +227,10 @@ def function_complexities(source: str) -> tuple[FunctionComplexity, ...] | None:
     for name, node in _units(tree.body, ""):
         seen[name] = seen.get(name, 0) + 1
         counter = _Counter(text)
-        counter.function(node, 0, 0)
+        try:
+            counter.function(node, 0, 0)
+        except RecursionError:  # an expression nested hundreds deep (a long generated sum)
+            return None
         label = name if seen[name] == 1 else f"{name} ({seen[name]})"
         out.append(FunctionComplexity(label, node.lineno, counter.total))
     return tuple(out)

@@ -20,6 +20,7 @@ import io
 import posixpath
 import re
 import tokenize
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
@@ -72,11 +73,28 @@ def _significant_python(text: str) -> Tokens:
     return tuple(t.string for t in _stdlib_tokens(text) if t.type not in _DROPPED)
 
 
+def parse_python(text: str) -> ast.Module | None:
+    """The module's AST, or None when it does not parse.
+
+    Compiling someone else's code makes CPython warn about it (invalid escapes, `is` with a
+    literal); those warnings are about the pull request, not for this process's stderr.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+
+
 def python_normalized(text: str) -> Tokens | None:
     """The paper's token list for Python source; None when the source does not parse."""
+    tree = parse_python(text)
+    if tree is None:
+        return None
     try:
-        return _significant_python(ast.unparse(ast.parse(text)))
-    except _PYTHON_FAILURES:
+        return _significant_python(ast.unparse(tree))
+    except _PYTHON_FAILURES:  # ast.unparse recurses: a sum of a few hundred terms is too deep for it
         return None
 
 
