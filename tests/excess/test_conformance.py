@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from bot.engine.distance import edit_count
-from bot.engine.tokens import TokenMode, Tokenizer
+from bot.engine.tokens import Tokenizer, TokenMode
 from tests.excess import corpus
 
 pytestmark = pytest.mark.skipif(

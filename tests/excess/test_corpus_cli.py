@@ -7,6 +7,7 @@ variant. Each check is `receipt check --base main --head VARIANT/N --reference p
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +49,7 @@ def test_head_equal_to_the_reference_has_zero_excess(
             and not x["alarm"]
         )
         # the paper's number for this task, through git and the CLI (Python 3.11 tokenizes as it did)
-        same_python = __import__("sys").version_info[:2] == (3, 11)
-        if not ok or (same_python and x["reference_distance"] != expected_nd):
+        if not ok or (sys.version_info[:2] == (3, 11) and x["reference_distance"] != expected_nd):
             failures.append((task.task_id, x))
     assert failures == []
 
