@@ -211,9 +211,18 @@ def _units(statements: list[ast.stmt], prefix: str) -> Iterator[tuple[str, _Func
         elif isinstance(node, ast.ClassDef):
             yield from _units(node.body, f"{prefix}{node.name}.")
         else:
-            for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-                for child in getattr(node, name, ()):
-                    yield from _units(child.body if not isinstance(child, ast.stmt) else [child], prefix)
+            for block in _blocks(node):
+                yield from _units(block, prefix)
+
+
+def _blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
+    """The statement lists inside a compound statement: module-level `if`, `try`, `with`, loops, `match`."""
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(node, name, None)
+        if isinstance(block, list):
+            yield block
+    for part in (*getattr(node, "handlers", ()), *getattr(node, "cases", ())):
+        yield part.body
 
 
 def function_complexities(source: str) -> tuple[FunctionComplexity, ...] | None:

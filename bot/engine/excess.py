@@ -73,13 +73,15 @@ class ExcessResult:
     complexity_unmeasured: tuple[str, ...] = ()  # Python files whose functions could not be read
 
 
-# A file is known by where its base version lives, and whether it is new: the same file whichever
-# side renames it.
+# A file is known by where its base version lives, so a rename on one side only still pairs with the
+# other side's edit; a new file (added, or a copy) by its own path.
 _Key = tuple[str, bool]
 
 
 def _key(file: FileDiff) -> _Key:
-    return base_path(file), file.status is FileStatus.ADDED
+    if file.status in (FileStatus.ADDED, FileStatus.COPIED):
+        return file.path, True
+    return base_path(file), False
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +119,11 @@ class _Measure:
         return formatting / raw_edits if raw_edits else 0.0
 
 
+def _before(file: FileDiff, base: str) -> str:
+    """C of a file: a copy is a new file (the base has nothing at its path), whatever it was copied from."""
+    return "" if file.status is FileStatus.COPIED else base
+
+
 def _exclusion(file: FileDiff, before: str | None, after: str | None) -> Exclusion | None:
     if file.binary:
         return Exclusion.BINARY
@@ -146,7 +153,7 @@ def _candidate(change: Change) -> _Side:
             excluded.append(Excluded(file.path, reason))
             continue
         assert texts.base is not None and texts.head is not None
-        versions[_key(file)] = _Version(file.path, texts.base, texts.head)
+        versions[_key(file)] = _Version(file.path, _before(file, texts.base), texts.head)
     return _Side(versions, tuple(excluded), frozenset(_key(f) for f in change.diff.files) - versions.keys())
 
 
@@ -177,7 +184,7 @@ def _reference(change: Change, reference: Reference) -> _Side:
             excluded.append(Excluded(file.path, reason))
             continue
         assert base is not None
-        versions[_key(file)] = _Version(file.path, base, apply_file(base, file))
+        versions[_key(file)] = _Version(file.path, _before(file, base), apply_file(base, file))
     return _Side(
         versions, tuple(excluded), frozenset(_key(f) for f in reference.diff.files) - versions.keys()
     )

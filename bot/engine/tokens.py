@@ -133,14 +133,17 @@ def python_raw(text: str) -> Tokens | None:
     return tuple(out)
 
 
-@lru_cache(maxsize=1024)
 def lexer_class_for(path: str) -> type[Lexer] | None:
     """Pygments' lexer for a file name, from its built-in table only.
 
     Installed plugins are ignored on purpose: the same file must be read the same way on every
     machine. Among several matches the rule is Pygments' own (priority, exact names first).
     """
-    name = posixpath.basename(path)
+    return _lexer_for_name(posixpath.basename(path))
+
+
+@lru_cache(maxsize=1024)
+def _lexer_for_name(name: str) -> type[Lexer] | None:
     best: tuple[float, str] | None = None
     chosen: type[Lexer] | None = None
     for lexer_name, _aliases, patterns, _mimetypes in get_all_lexers(plugins=False):

@@ -219,6 +219,18 @@ def test_reference_files_added_renamed_and_left_out() -> None:
     assert same.excess == 0.0
 
 
+def test_copies_are_new_files() -> None:
+    copy = "diff --git a/area.py b/copy.py\nsimilarity index 100%\ncopy from area.py\ncopy to copy.py\n"
+    ref = reference(copy + git_patch("area.py", C, G))
+    x = measure_excess(change(("area.py", "modified", C, G)), ref)
+    e, length = nd("area.py", C, G)
+    _, copied = nd("copy.py", "", C)
+    assert x.reference_distance == (e + copied) / (length + copied)  # every token of the copy is new
+    assert x.excess is not None and x.excess < 0  # the change did not make the copy
+    copied_by_candidate = change_from_diff(copy.encode(), {"copy.py": FileTexts(C, C)})
+    assert measure_excess(copied_by_candidate).distance == 1.0
+
+
 @pytest.mark.parametrize(
     ("ref_text", "base_texts", "message"),
     [
