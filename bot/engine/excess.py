@@ -19,7 +19,7 @@ from enum import StrEnum
 from bot.engine.change import Change
 from bot.engine.complexity import function_complexities
 from bot.engine.diff import FileDiff, FileStatus
-from bot.engine.distance import EditCount, difference, edit_count, levenshtein, total
+from bot.engine.distance import EditCount, Total, difference, edit_count, levenshtein, total
 from bot.engine.manifest import ExcessPolicy
 from bot.engine.patching import PatchApplyError, Reference, apply_file, base_path, measurable
 from bot.engine.tokens import Tokenizer, TokenMode, is_python
@@ -225,6 +225,31 @@ def _complexity(versions: Iterable[_Version]) -> tuple[int | None, list[Complexi
     return (added if measured else None), changes, unmeasured
 
 
+def _union(
+    measure: _Measure,
+    mine: _Side,
+    counts: dict[_Key, EditCount],
+    theirs: _Side,
+    gold_counts: dict[_Key, EditCount],
+) -> tuple[Total, Total, list[_Version]]:
+    """nd(M, C) and nd(G, C) over the files either side touches, and the (G, M) pairs for complexity."""
+    union = sorted((mine.versions.keys() | theirs.versions.keys()) - mine.left_out - theirs.left_out)
+    head_side: list[EditCount] = []
+    gold_side: list[EditCount] = []
+    compared: list[_Version] = []
+    for key in union:
+        ours, gold = mine.versions.get(key), theirs.versions.get(key)
+        known = ours or gold
+        assert known is not None
+        # a file one side leaves alone is its base text on that side
+        head = ours if ours is not None else _Version(known.label, known.before, known.before)
+        ref = gold if gold is not None else _Version(known.label, known.before, known.before)
+        head_side.append(counts[key] if ours is not None else measure.count(head))
+        gold_side.append(gold_counts[key] if gold is not None else measure.count(ref))
+        compared.append(_Version(known.label, ref.after, head.after))
+    return total(head_side), total(gold_side), compared
+
+
 def measure_excess(change: Change, reference: Reference | None = None) -> ExcessResult:
     """Every number of the excess field, not yet judged against a policy (see `judge_excess`).
 
@@ -244,21 +269,7 @@ def measure_excess(change: Change, reference: Reference | None = None) -> Excess
         theirs = _reference(change, reference)
         excluded.extend(theirs.excluded)
         gold_counts = {key: measure.count(v) for key, v in theirs.versions.items()}
-        union = sorted((mine.versions.keys() | theirs.versions.keys()) - mine.left_out - theirs.left_out)
-        head_side: list[EditCount] = []
-        gold_side: list[EditCount] = []
-        compared = []
-        for key in union:
-            ours, gold = mine.versions.get(key), theirs.versions.get(key)
-            known = ours or gold
-            assert known is not None
-            # a file one side leaves alone is its base text on that side
-            head = ours if ours is not None else _Version(known.label, known.before, known.before)
-            ref = gold if gold is not None else _Version(known.label, known.before, known.before)
-            head_side.append(counts[key] if ours is not None else measure.count(head))
-            gold_side.append(gold_counts[key] if gold is not None else measure.count(ref))
-            compared.append(_Version(known.label, ref.after, head.after))
-        head_total, gold_total = total(head_side), total(gold_side)
+        head_total, gold_total, compared = _union(measure, mine, counts, theirs, gold_counts)
         result = replace(
             result,
             reference=ReferenceInfo(reference.source, reference.digest),
