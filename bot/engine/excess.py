@@ -36,7 +36,7 @@ class Exclusion(StrEnum):
 
     BINARY = "binary"
     NOT_A_FILE = "symlink or submodule"
-    UNREADABLE = "too large to read"
+    UNREADABLE = "too large or not text"
 
 
 @dataclass(frozen=True, slots=True)

@@ -201,7 +201,7 @@ def test_reference_on_a_binary_base_file_is_left_out(
     assert code == 0
     assert body["excess"]["reference_distance"] is None
     assert body["excess"]["excess"] is not None  # over the union: area.py alone
-    assert "Left out: 1 file (too large to read)." in summary
+    assert "Left out: 1 file (too large or not text)." in summary
 
 
 @pytest.mark.parametrize(

@@ -76,7 +76,7 @@ def test_notes() -> None:
         "Cognitive complexity +7 against the base (<f0> +1, <f1> +1, <f2> +1, <f3> +1, <f4> +1, …).",
         "Does not parse, read by the tokenizer alone: <b.py>.",
         "Complexity not measured (does not parse): <c.py>.",
-        "Left out: 2 files (binary), 1 file (too large to read).",
+        "Left out: 2 files (binary), 1 file (too large or not text).",
     ]
     with_reference = ExcessResult(
         distance=0.1,
