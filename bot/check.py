@@ -4,15 +4,24 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bot.engine.applies import PullRequestFacts
 from bot.engine.change import Change, FileTexts, change_from_diff
 from bot.engine.diff import Diff
 from bot.engine.evaluate import Inputs, evaluate, manifest_paths
+from bot.engine.excess import check_reference
 from bot.engine.groups import MANIFEST_PATH
 from bot.engine.manifest import LoadedManifest, ManifestSource, load_manifest
+from bot.engine.patching import (
+    PatchApplyError,
+    Reference,
+    ReferencePatchError,
+    base_path,
+    measurable,
+    parse_reference,
+)
 from bot.engine.receipt import Receipt, Subject
 from bot.engine.semantic import TestEvidence
 from bot.git import Git, GitError
@@ -36,6 +45,7 @@ class CheckOptions:
     test_command: str | None = None
     no_tests: bool = False
     no_tests_reason: str = "--no-tests was given"
+    reference: Path | None = None
     environment: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
 
 
@@ -98,6 +108,41 @@ def gather_change(git: Git, revisions: Revisions) -> Change:
     return Change(parsed.diff, parsed.digest, file_texts(git, parsed.diff))
 
 
+def _base_text(data: bytes | None) -> str | None:
+    """Text the excess metrics can read: not binary (git's rule: a NUL byte early on), not too large."""
+    if data is None or len(data) > MAX_TEXT_BYTES or b"\0" in data[:8000]:
+        return None
+    return data.decode("utf-8", "replace")
+
+
+def read_reference(git: Git, path: Path, change: Change, merge_base: str) -> Reference:
+    """The reference patch, with the base texts of the files it touches that the change does not."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"--reference {path}: cannot read: {exc.strerror}") from exc
+    try:
+        reference = parse_reference(data, str(path))
+    except ReferencePatchError as exc:
+        raise UsageError(f"--reference {path}: {exc.problem}") from exc
+    known = {f.old_path for f in change.diff.files}
+    texts: dict[str, str | None] = {}
+    for file in reference.diff.files:
+        where = base_path(file)
+        if measurable(file) and where not in known and where not in texts:
+            data_at_base = git.read_file(merge_base, where)
+            if data_at_base is not None:  # absent from the mapping: not in the base
+                texts[where] = _base_text(data_at_base)
+    reference = replace(reference, base_texts=texts)
+    try:
+        check_reference(
+            change, reference
+        )  # before any test runs: a patch that does not apply is a usage error
+    except PatchApplyError as exc:
+        raise UsageError(f"--reference {path}: {exc}") from exc
+    return reference
+
+
 def test_evidence(git: Git, options: CheckOptions, loaded: LoadedManifest, head: str) -> TestEvidence:
     if options.no_tests:
         return TestEvidence(not_run_reason=options.no_tests_reason)
@@ -120,6 +165,11 @@ def inputs_at(
     """Inputs for known revisions; the Action passes the repository and pull request it knows."""
     loaded = read_manifest(git, options, revisions.base)
     change = gather_change(git, revisions)
+    reference = (
+        None
+        if options.reference is None
+        else read_reference(git, options.reference, change, revisions.merge_base)
+    )
     paths = manifest_paths(loaded)
     touched = [p for f in change.diff.files for p in f.paths if p in paths]
     proposed = git.read_file(revisions.head, touched[0]) if touched else None
@@ -136,6 +186,7 @@ def inputs_at(
         tests=test_evidence(git, options, loaded, revisions.head),
         pull_request=pull_request or PullRequestFacts(),
         proposed_manifest=proposed,
+        reference=reference,
     )
 
 
@@ -145,7 +196,10 @@ def gather(options: CheckOptions) -> Inputs:
 
 
 def run_check(options: CheckOptions) -> Receipt:
-    """Gather, then evaluate. Raises UsageError, GitError, ManifestError or DiffParseError."""
+    """Gather, then evaluate.
+
+    Raises UsageError, GitError, ManifestError or DiffParseError.
+    """
     return evaluate(gather(options))
 
 

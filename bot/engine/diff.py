@@ -55,6 +55,7 @@ class DiffLine(NamedTuple):
     text: str
     old_no: int | None
     new_no: int | None
+    no_newline: bool = False  # followed by "\\ No newline at end of file": the file ends without \n
 
     @property
     def number(self) -> int:
@@ -339,13 +340,18 @@ def _read_hunk(
             out.append(DiffLine(LineKind.REMOVED, line[1:-1], old_no, None))
             old_no += 1
             old_left -= 1
-        elif tag != "\\":  # a "\ No newline at end of file" marker is not a line of the file
+        elif tag == "\\":  # "\ No newline at end of file": not a line, a fact about the one before
+            if out:
+                out[-1] = out[-1]._replace(no_newline=True)
+        else:
             out.append(DiffLine(LineKind.CONTEXT, line[1:-1], old_no, new_no))
             old_no += 1
             new_no += 1
             old_left -= 1
             new_left -= 1
     while pos < len(lines) and lines[pos].startswith("\\"):
+        if out:
+            out[-1] = out[-1]._replace(no_newline=True)
         pos += 1
     return tuple(out), pos
 
@@ -354,16 +360,16 @@ _KINDS = {"+": LineKind.ADDED, "-": LineKind.REMOVED, " ": LineKind.CONTEXT}
 
 
 def _unidiff_hunk(raw: object) -> Hunk:
-    out = tuple(
-        DiffLine(
-            _KINDS[line.line_type], line.value.removesuffix("\n"), line.source_line_no, line.target_line_no
-        )
-        for line in raw  # type: ignore[attr-defined]
-        if line.line_type in _KINDS  # not "\\ No newline at end of file"
-    )
+    out: list[DiffLine] = []
+    for line in raw:  # type: ignore[attr-defined]
+        if line.line_type in _KINDS:
+            value = line.value.removesuffix("\n")
+            out.append(DiffLine(_KINDS[line.line_type], value, line.source_line_no, line.target_line_no))
+        elif out:  # "\\ No newline at end of file": a fact about the line before
+            out[-1] = out[-1]._replace(no_newline=True)
     start_old, len_old = raw.source_start, raw.source_length  # type: ignore[attr-defined]
     start_new, len_new = raw.target_start, raw.target_length  # type: ignore[attr-defined]
-    return Hunk(start_old, len_old, start_new, len_new, out)
+    return Hunk(start_old, len_old, start_new, len_new, tuple(out))
 
 
 def _parse_plain(lines: list[str]) -> Iterator[FileDiff]:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 
 from bot.engine.applies import PullRequestFacts, covers
 from bot.engine.change import Change
-from bot.engine.excess import evaluate_excess
+from bot.engine.excess import ExcessResult, judge_excess, measure_excess
 from bot.engine.findings import RuleId, Violation, sort_violations
 from bot.engine.groups import MANIFEST_PATH
 from bot.engine.locality import evaluate_locality
@@ -17,6 +17,7 @@ from bot.engine.manifest import (
     ManifestSource,
     load_manifest,
 )
+from bot.engine.patching import Reference
 from bot.engine.receipt import ChangeSummary, DryRun, ManifestInfo, Receipt, Subject, Verdict
 from bot.engine.rules import content_violations
 from bot.engine.scope import path_violations
@@ -36,6 +37,7 @@ class Inputs:
     )
     pull_request: PullRequestFacts = field(default_factory=PullRequestFacts)
     proposed_manifest: bytes | None = None
+    reference: Reference | None = None  # the gold patch excess is measured against, with its base texts
 
 
 def manifest_paths(loaded: LoadedManifest) -> tuple[str, ...]:
@@ -48,10 +50,12 @@ def _changes_manifest(change: Change, paths: tuple[str, ...]) -> bool:
 
 
 def evaluate(inputs: Inputs) -> Receipt:
+    """Raises PatchApplyError when the reference does not apply to the base."""
     paths = manifest_paths(inputs.manifest)
     changed = _changes_manifest(inputs.change, paths)
-    receipt = _judge(inputs, inputs.manifest.manifest, paths)
-    dry_run = _dry_run(inputs, paths) if changed else None
+    measured = measure_excess(inputs.change, inputs.reference)  # once: policy-free, and the costly part
+    receipt = _judge(inputs, inputs.manifest.manifest, paths, measured)
+    dry_run = _dry_run(inputs, paths, measured) if changed else None
     info = ManifestInfo(
         path=inputs.manifest.path,
         source=inputs.manifest.source,
@@ -62,7 +66,7 @@ def evaluate(inputs: Inputs) -> Receipt:
     return replace(receipt, manifest=info)
 
 
-def _judge(inputs: Inputs, manifest: Manifest, paths: tuple[str, ...]) -> Receipt:
+def _judge(inputs: Inputs, manifest: Manifest, paths: tuple[str, ...], measured: ExcessResult) -> Receipt:
     change = inputs.change
     scope_found: list[Violation] = [
         *path_violations(change.diff, manifest, paths),
@@ -74,7 +78,7 @@ def _judge(inputs: Inputs, manifest: Manifest, paths: tuple[str, ...]) -> Receip
     locality_violations = sort_violations(list(locality.violations))
     checks = inputs.tests.checks
     semantic = status_of(checks)
-    excess = evaluate_excess(manifest.excess)
+    excess = judge_excess(measured, manifest.excess)
     verdict = decide(
         manifest=manifest,
         covered=covers(manifest.applies_to, inputs.pull_request),
@@ -110,13 +114,13 @@ def _judge(inputs: Inputs, manifest: Manifest, paths: tuple[str, ...]) -> Receip
     )
 
 
-def _dry_run(inputs: Inputs, paths: tuple[str, ...]) -> DryRun:
+def _dry_run(inputs: Inputs, paths: tuple[str, ...], measured: ExcessResult) -> DryRun:
     """Judge the same change by the pull request's proposed manifest (or the default, if deleted)."""
     try:
         proposed = load_manifest(inputs.proposed_manifest, inputs.manifest.path, ManifestSource.FILE)
     except ManifestError as exc:
         return DryRun(valid=False, errors=tuple(i.render(exc.file) for i in exc.issues))
-    receipt = _judge(replace(inputs, manifest=proposed), proposed.manifest, paths)
+    receipt = _judge(replace(inputs, manifest=proposed), proposed.manifest, paths, measured)
     others = tuple(v for v in receipt.scope if v.rule is not RuleId.MANIFEST_CHANGE)
     verdict: Verdict = decide(
         manifest=proposed.manifest,

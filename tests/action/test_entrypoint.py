@@ -19,11 +19,12 @@ def test_in_scope_pass_publishes_a_successful_check_run(scenario: Scenario) -> N
     head = scenario.pr(FIXED)
     result = scenario.run(scenario.checkout(), event=scenario.event())
     assert result.status == 0, result.stdout
-    assert result.outputs == {
-        "conclusion": "success", "semantic": "pass", "scope": "pass", "locality": "pass", "excess": "",
-        "receipt": str(result.workspace / "receipt.json"),
-    }  # fmt: skip
     receipt = result.receipt()
+    assert receipt["excess"]["distance"] == 1 / 14  # one token of `return a - b` changed
+    assert result.outputs == {
+        "conclusion": "success", "semantic": "pass", "scope": "pass", "locality": "pass",
+        "excess": str(1 / 14), "receipt": str(result.workspace / "receipt.json"),
+    }  # fmt: skip
     assert receipt["subject"] == {
         "repo": REPO, "pr": scenario.number, "base": scenario.base_sha, "head": head,
         "merge_base": scenario.base_sha,

@@ -157,6 +157,25 @@ def test_no_newline_marker_inside_a_hunk_and_blank_lines_after(repo: GitRepo) ->
         assert kinds == [(" ", "a", 1), ("-", "last", 2), ("+", "last", 2), ("+", "more", 3)]
 
 
+@pytest.mark.parametrize(
+    "hunk",
+    [
+        "@@ -1 +1 @@\n\\ No newline at end of file\n-a\n+b\n",
+        "@@ -0,0 +0,0 @@\n\\ No newline at end of file\n",
+    ],
+)
+def test_stray_no_newline_markers_do_not_crash(hunk: str) -> None:
+    for header in ("diff --git a/x b/x\n--- a/x\n+++ b/x\n", "--- a/x\n+++ b/x\n"):
+        (f,) = parse_diff(header + hunk).files
+        assert not any(line.no_newline for h in f.hunks for line in h.lines)
+
+
+def test_plain_diff_keeps_no_newline_facts() -> None:
+    text = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n"
+    (f,) = parse_diff(text).files
+    assert [(line.text, line.no_newline) for line in f.hunks[0].lines] == [("a", True), ("b", False)]
+
+
 def test_crlf_formfeed_and_line_separators_are_content(repo: GitRepo) -> None:
     repo.write("f.txt", "a\r\nb\r\n")
     base = repo.commit("base")

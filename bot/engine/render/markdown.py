@@ -9,6 +9,7 @@ from bot.engine.findings import Violation
 from bot.engine.manifest import ManifestSource
 from bot.engine.receipt import Conclusion, Receipt
 from bot.engine.render.escape import md_code, md_text
+from bot.engine.render.excess_text import headline, notes
 from bot.engine.semantic import SemanticStatus
 
 SUMMARY_LIMIT = 65_535
@@ -69,6 +70,11 @@ def _reported_lines(receipt: Receipt) -> list[str]:
     ]
 
 
+def _excess_lines(receipt: Receipt) -> list[str]:
+    x = receipt.excess
+    return ["", "### Excess", " ".join([headline(x), *notes(x, md_code)])]
+
+
 def _violation_item(v: Violation) -> str:
     where = md_code(v.path) + (f" line {v.line}" if v.line else "")
     return f"- **{v.rule.value}** {where}: {md_text(v.message)}"
@@ -110,6 +116,7 @@ def render_markdown(receipt: Receipt, *, limit: int = SUMMARY_LIMIT) -> str:
         "",
         *_table(receipt),
         *_reported_lines(receipt),
+        *_excess_lines(receipt),
     ]
     tail = [
         *_policy_lines(receipt),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.engine.receipt import Receipt
+from bot.engine.render.excess_text import headline, notes
 
 _MAX_LISTED = 50
 
@@ -39,6 +40,7 @@ def render_terminal(receipt: Receipt) -> str:
             + (" (alarm)" if x.alarm else "")
         )
     )
+    lines.extend(f"             {_clean(s)}" for s in [headline(x), *notes(x, str)])
     m = receipt.manifest
     origin = {
         "base": "from the base commit",

@@ -1,0 +1,150 @@
+"""The reference (gold) patch: parsed once, applied to the base texts in memory to give G.
+
+Application follows `git apply` without fuzz: every context and removed line must match the base
+exactly (line ends included, so "\\ No newline at end of file" is honoured); a hunk whose lines are
+not at the stated position may be found elsewhere, the nearest match winning, but never before the
+end of the previous hunk. Anything else is a PatchApplyError naming the file and the hunk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from bot.engine.diff import Diff, DiffParseError, FileDiff, FileStatus, Hunk, LineKind, parse_diff
+
+
+class ReferencePatchError(ValueError):
+    """A reference patch that cannot be used; `problem` says why."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+
+
+class PatchApplyError(ReferencePatchError):
+    """The reference does not apply to the base. `hunk` is 1-based; 0 for a whole-file problem."""
+
+    def __init__(self, path: str, hunk: int, header: str, reason: str) -> None:
+        where = f"hunk {hunk} ({header}) of {path}" if hunk else path
+        super().__init__(f"{where} does not apply to the base: {reason}")
+        self.path = path
+        self.hunk = hunk
+        self.header = header
+        self.reason = reason
+
+
+_NO_TEXTS: Mapping[str, str | None] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A reference patch and the base texts it needs that the candidate's change does not carry.
+
+    `base_texts` maps a path to its text at the base, or to None when it is binary or too large to
+    read; a path missing from it is not in the base.
+    """
+
+    source: str
+    digest: str
+    diff: Diff
+    base_texts: Mapping[str, str | None] = field(default_factory=lambda: _NO_TEXTS)
+
+
+def parse_reference(data: bytes, source: str) -> Reference:
+    """Parse patch bytes (a `git diff` or a plain unified diff) into a Reference without base texts."""
+    try:
+        diff = parse_diff(data)
+    except DiffParseError as exc:
+        raise ReferencePatchError(f"not a diff: {exc}") from exc
+    if not diff.files:
+        raise ReferencePatchError("not a diff: it changes no file")
+    return Reference(source, "sha256:" + hashlib.sha256(data).hexdigest(), diff)
+
+
+def measurable(file: FileDiff) -> bool:
+    """Whether a file's change is text the token distance can read (not binary, symlink or submodule)."""
+    return not (file.binary or file.is_symlink or file.is_submodule)
+
+
+def base_path(file: FileDiff) -> str:
+    """Where the file's base version lives: its old path, or its new one for an added file."""
+    return file.path if file.old_path is None else file.old_path
+
+
+def _hunk_header(hunk: Hunk) -> str:
+    return f"@@ -{hunk.old_start},{hunk.old_len} +{hunk.new_start},{hunk.new_len} @@"
+
+
+def _side(hunk: Hunk, kinds: tuple[LineKind, ...]) -> list[str]:
+    return [line.text + ("" if line.no_newline else "\n") for line in hunk.lines if line.kind in kinds]
+
+
+def _matches(lines: list[str], at: int, old: list[str]) -> bool:
+    return lines[at : at + len(old)] == old
+
+
+def _locate(lines: list[str], old: list[str], expected: int, floor: int) -> int | None:
+    """The position of `old` in `lines` nearest to `expected`, not before `floor`."""
+    last = len(lines) - len(old)
+    for offset in range(max(expected - floor, last - expected, 0) + 1):
+        for at in (expected - offset, expected + offset):
+            if floor <= at <= last and _matches(lines, at, old):
+                return at
+    return None
+
+
+def _split_lines(text: str) -> list[str]:
+    """Lines ending in \\n only, as the diff parser reads them: \\r, form feeds and U+2028 are content."""
+    parts = text.split("\n")
+    lines = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def apply_file(text: str, file: FileDiff) -> str:
+    """The file's text after its hunks; PatchApplyError when a hunk's lines are not in `text`."""
+    lines = _split_lines(text)
+    out: list[str] = []
+    done = 0
+    drift = 0  # where the previous hunk was found, relative to where it said it was
+    for number, hunk in enumerate(file.hunks, start=1):
+        old = _side(hunk, (LineKind.CONTEXT, LineKind.REMOVED))
+        # git numbers an insertion into an empty range after the line it follows
+        stated = hunk.old_start - 1 if hunk.old_len else hunk.old_start
+        at = _locate(lines, old, stated + drift, done)
+        if at is None:
+            raise PatchApplyError(
+                file.path, number, _hunk_header(hunk), _mismatch(lines, old, stated + drift)
+            )
+        out.extend(lines[done:at])
+        out.extend(_side(hunk, (LineKind.CONTEXT, LineKind.ADDED)))
+        done = at + len(old)
+        drift = at - stated
+    out.extend(lines[done:])
+    result = "".join(out)
+    if file.status is FileStatus.DELETED and result:
+        raise PatchApplyError(file.path, 0, "", "it deletes the file but leaves some of its lines")
+    return result
+
+
+def _mismatch(lines: list[str], old: list[str], expected: int) -> str:
+    """Why `old` is not at `expected`: the first line that differs."""
+    for i, want in enumerate(old):
+        at = expected + i
+        got = lines[at] if 0 <= at < len(lines) else None
+        if got is None:
+            return f"it expects line {at + 1}, past the end of the file ({len(lines)} lines)"
+        if got.rstrip("\n") == want.rstrip("\n") and got != want:
+            return f"line {at + 1} differs only in its line end (a newline at the end of the file)"
+        if got != want:
+            return f"line {at + 1} is {_show(got)} in the base, the patch expects {_show(want)}"
+    return "it overlaps the previous hunk"
+
+
+def _show(line: str) -> str:
+    text = line.rstrip("\n")
+    return repr(text if len(text) <= 60 else text[:57] + "...")

@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.engine.distance import EditCount, Total, difference, edit_count, levenshtein, total
+
+_TOKENS = st.lists(st.sampled_from(["a", "b", "c", "(", ")", "", "\n"]), max_size=12)
+
+
+def test_levenshtein_counts_token_edits() -> None:
+    assert levenshtein(["a", "b", "c"], ["a", "c"]) == 1
+    assert levenshtein(["x"], ["y"]) == 1
+    assert levenshtein([], ["a", "b"]) == 2
+    assert levenshtein(["ab"], ["a", "b"]) == 2  # tokens are compared whole, never by character
+
+
+@given(_TOKENS, _TOKENS)
+def test_levenshtein_matches_the_textbook_recurrence(a: list[str], b: list[str]) -> None:
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    assert levenshtein(a, b) == row[-1]
+
+
+def test_nd_of_one_file() -> None:
+    count = edit_count(["a", "b", "c", "d"], ["a", "x", "c"])
+    assert count == EditCount(edits=2, length=4)
+    assert count.nd == 0.5
+    assert EditCount(0, 0).nd == 0.0  # two empty token lists are identical
+
+
+def test_micro_average_divides_the_sums() -> None:
+    big = EditCount(1, 100)
+    small = EditCount(1, 2)
+    assert total([big, small]).value == 2 / 102  # not the mean of 0.01 and 0.5
+    assert total([big, small]) == Total(edits=2, length=102, files=2)
+
+
+def test_no_file_is_not_a_number_and_empty_files_are_zero() -> None:
+    assert total([]).value is None
+    assert total([EditCount(0, 0)]).value == 0.0
+    assert difference(total([]), total([EditCount(1, 2)])) is None
+    assert difference(total([EditCount(1, 2)]), total([])) is None
+    assert difference(total([EditCount(0, 0)]), total([EditCount(0, 0)])) == 0.0
+
+
+def test_difference_is_exactly_zero_for_equal_sums_and_rounded_once() -> None:
+    same = total([EditCount(7, 113), EditCount(3, 29)])
+    assert difference(same, total([EditCount(7, 113), EditCount(3, 29)])) == 0.0
+    # 1/3 − 1/7 = 4/21, rounded once (the float subtraction would round three times)
+    assert difference(total([EditCount(1, 3)]), total([EditCount(1, 7)])) == 4 / 21
+    assert difference(total([EditCount(1, 7)]), total([EditCount(1, 3)])) == -4 / 21
