@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from action.event import PullRequestEvent
 from action.gitsync import ensure_commits, find_merge_base
 from action.settings import Settings
-from bot.check import CheckOptions, Revisions, UsageError, inputs_at
+from bot.check import CheckOptions, Revisions, inputs_at
 from bot.engine.evaluate import Inputs
 from bot.git import Git
 
@@ -25,17 +25,11 @@ def test_environment(environ: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in environ.items() if k not in _WITHHELD and not k.startswith("INPUT_")}
 
 
-def reject_reference(settings: Settings) -> None:
-    if settings.reference is not None:
-        raise UsageError("the reference input needs the excess metrics, which this build does not have yet")
-
-
 def gather_local(settings: Settings, event: PullRequestEvent, environ: Mapping[str, str]) -> Inputs:
     """Inputs for the event's base and head, with the tests run in a worktree of the head commit.
 
     Raises SyncError, UsageError, GitError, ManifestError or DiffParseError.
     """
-    reject_reference(settings)
     git = Git.open(settings.workspace)
     pull = event.pull
     ensure_commits(git, pull.base_sha, pull.head_sha)
@@ -46,6 +40,7 @@ def gather_local(settings: Settings, event: PullRequestEvent, environ: Mapping[s
         test_command=settings.test_command,
         no_tests=event.is_target,
         no_tests_reason=TARGET_NO_TESTS,
+        reference_at_base=settings.reference,
         environment=test_environment(environ),
     )
     return inputs_at(

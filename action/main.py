@@ -17,7 +17,7 @@ from githubkit import GitHub
 
 from action.event import EventError, PullRequestEvent, WorkflowRunEvent, load_event
 from action.gitsync import SyncError
-from action.local import gather_local, reject_reference
+from action.local import gather_local
 from action.publish import Refusal, choose_pull, load_artifact, reported_evidence, verify_subject
 from action.report import (
     print_annotations,
@@ -72,8 +72,8 @@ def _configuration_problem(exc: Exception) -> ConfigurationProblem:
             f"The manifest in the base commit is invalid; fix it there:\n\n```\n{exc}\n```",
         )
     if isinstance(exc, GitError):
-        return ConfigurationProblem("git error", exc.problem)
-    return ConfigurationProblem("cannot compute the receipt", str(exc))
+        return ConfigurationProblem("git error", md_text(exc.problem))
+    return ConfigurationProblem("cannot compute the receipt", md_text(str(exc)))
 
 
 def _finish_problem(
@@ -96,7 +96,7 @@ def run_local(settings: Settings, event: PullRequestEvent, environ: Mapping[str,
     publish = settings.mode is Mode.CHECK
     try:
         receipt = evaluate(gather_local(settings, event, environ))
-    except (SyncError, ManifestError, GitError, DiffParseError) as exc:
+    except (SyncError, ManifestError, GitError, DiffParseError, UsageError) as exc:
         _finish_problem(settings, _configuration_problem(exc), event.pull.head_sha, out, check_run=publish)
         return EXIT_USAGE
     write_receipt(receipt, settings.receipt_path)
@@ -151,7 +151,6 @@ def run_publish(settings: Settings, run: WorkflowRunEvent, out: TextIO) -> int:
         )
         return EXIT_OK
     gh = _client(settings)
-    reject_reference(settings)
     try:
         artifact = load_artifact(settings.receipt_path)
         verify_subject(artifact, run)
@@ -161,6 +160,7 @@ def run_publish(settings: Settings, run: WorkflowRunEvent, out: TextIO) -> int:
             settings.repository,
             pull,
             manifest_path=settings.manifest,
+            reference_path=settings.reference,
             tests=reported_evidence(artifact, run),
         )
     except Refusal as exc:
@@ -173,7 +173,7 @@ def run_publish(settings: Settings, run: WorkflowRunEvent, out: TextIO) -> int:
         )
         _finish_problem(settings, problem, run.head_sha, out, check_run=True)
         return EXIT_FAIL
-    except (ManifestError, DiffParseError) as exc:
+    except (ManifestError, DiffParseError, UsageError) as exc:
         _finish_problem(settings, _configuration_problem(exc), run.head_sha, out, check_run=True)
         return EXIT_USAGE
     receipt = evaluate(inputs)

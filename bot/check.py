@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -46,6 +46,7 @@ class CheckOptions:
     no_tests: bool = False
     no_tests_reason: str = "--no-tests was given"
     reference: Path | None = None
+    reference_at_base: str | None = None  # a path read from the base commit, never the working tree
     environment: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
 
 
@@ -115,32 +116,54 @@ def _base_text(data: bytes | None) -> str | None:
     return data.decode("utf-8", "replace")
 
 
-def read_reference(git: Git, path: Path, change: Change, merge_base: str) -> Reference:
-    """The reference patch, with the base texts of the files it touches that the change does not."""
+def load_reference(
+    data: bytes, source: str, change: Change, read_base: Callable[[str], bytes | None], *, label: str
+) -> Reference:
+    """The reference patch, with the base texts of the files it touches that the change does not.
+
+    `read_base` reads a file at the merge-base (None when absent); `label` names the reference in
+    errors. A patch that does not apply is a usage error found before any test runs.
+    """
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"--reference {path}: cannot read: {exc.strerror}") from exc
-    try:
-        reference = parse_reference(data, str(path))
+        reference = parse_reference(data, source)
     except ReferencePatchError as exc:
-        raise UsageError(f"--reference {path}: {exc.problem}") from exc
+        raise UsageError(f"{label}: {exc.problem}") from exc
     known = {f.old_path for f in change.diff.files}
     texts: dict[str, str | None] = {}
     for file in reference.diff.files:
         where = base_path(file)
         if measurable(file) and where not in known and where not in texts:
-            data_at_base = git.read_file(merge_base, where)
+            data_at_base = read_base(where)
             if data_at_base is not None:  # absent from the mapping: not in the base
                 texts[where] = _base_text(data_at_base)
     reference = replace(reference, base_texts=texts)
     try:
-        check_reference(
-            change, reference
-        )  # before any test runs: a patch that does not apply is a usage error
+        check_reference(change, reference)
     except PatchApplyError as exc:
-        raise UsageError(f"--reference {path}: {exc}") from exc
+        raise UsageError(f"{label}: {exc}") from exc
     return reference
+
+
+def read_reference(git: Git, options: CheckOptions, change: Change, revisions: Revisions) -> Reference | None:
+    """The reference from `--reference FILE`, or (the Action's input) from a path in the base commit."""
+
+    def at_merge_base(path: str) -> bytes | None:
+        return git.read_file(revisions.merge_base, path)
+
+    if options.reference is not None:
+        label = f"--reference {options.reference}"
+        try:
+            data = options.reference.read_bytes()
+        except OSError as exc:
+            raise UsageError(f"{label}: cannot read: {exc.strerror}") from exc
+        return load_reference(data, str(options.reference), change, at_merge_base, label=label)
+    if options.reference_at_base is not None:
+        path = options.reference_at_base
+        found = git.read_file(revisions.base, path)
+        if found is None:
+            raise UsageError(f"reference {path}: no such file in the base commit {revisions.base[:12]}")
+        return load_reference(found, path, change, at_merge_base, label=f"reference {path}")
+    return None
 
 
 def test_evidence(git: Git, options: CheckOptions, loaded: LoadedManifest, head: str) -> TestEvidence:
@@ -165,11 +188,7 @@ def inputs_at(
     """Inputs for known revisions; the Action passes the repository and pull request it knows."""
     loaded = read_manifest(git, options, revisions.base)
     change = gather_change(git, revisions)
-    reference = (
-        None
-        if options.reference is None
-        else read_reference(git, options.reference, change, revisions.merge_base)
-    )
+    reference = read_reference(git, options, change, revisions)
     paths = manifest_paths(loaded)
     touched = [p for f in change.diff.files for p in f.paths if p in paths]
     proposed = git.read_file(revisions.head, touched[0]) if touched else None

@@ -11,7 +11,7 @@ from typing import Any
 
 from githubkit import GitHub
 
-from bot.check import MAX_TEXT_BYTES
+from bot.check import MAX_TEXT_BYTES, UsageError, load_reference
 from bot.engine.change import Change, FileTexts, change_from_diff
 from bot.engine.diff import Diff, FileDiff
 from bot.engine.evaluate import Inputs, manifest_paths
@@ -64,11 +64,18 @@ def load_base_manifest(gh: GitHub[Any], repo: RepoRef, base: str, path: str) -> 
 
 
 def gather_from_api(
-    gh: GitHub[Any], repo: RepoRef, pull: PullRequest, *, manifest_path: str, tests: TestEvidence
+    gh: GitHub[Any],
+    repo: RepoRef,
+    pull: PullRequest,
+    *,
+    manifest_path: str,
+    tests: TestEvidence,
+    reference_path: str | None = None,
 ) -> Inputs:
     """Inputs for `pull` as it is on GitHub now, judged by its base commit's manifest.
 
-    Raises GitHubError, TooLargeToAssess, ManifestError or DiffParseError.
+    The reference patch, like the manifest, is read from the base commit.
+    Raises GitHubError, TooLargeToAssess, ManifestError, DiffParseError or UsageError (reference).
     """
     loaded = load_base_manifest(gh, repo, pull.base_sha, manifest_path)
     base = merge_base(gh, repo, pull.base_sha, pull.head_sha)
@@ -79,6 +86,20 @@ def gather_from_api(
     paths = manifest_paths(loaded)
     touched = [p for f in change.diff.files for p in f.paths if p in paths]
     proposed = read_file(gh, repo, pull.head_sha, touched[0]) if touched else None
+    reference = None
+    if reference_path is not None:
+        data = read_file(gh, repo, pull.base_sha, reference_path)
+        if data is None:
+            raise UsageError(
+                f"reference {reference_path}: no such file in the base commit {pull.base_sha[:12]}"
+            )
+        reference = load_reference(
+            data,
+            reference_path,
+            change,
+            lambda path: read_file(gh, repo, base, path),
+            label=f"reference {reference_path}",
+        )
     return Inputs(
         change=change,
         manifest=loaded,
@@ -88,4 +109,5 @@ def gather_from_api(
         tests=tests,
         pull_request=pull.facts,
         proposed_manifest=proposed,
+        reference=reference,
     )
