@@ -1,0 +1,67 @@
+"""receipt's own secret detectors, beside the ported gitleaks rules.
+
+- Checksums: a GitHub classic or npm token whose CRC32 verifies is a real token whatever it looks
+  like; one whose checksum fails is still reported when it looks random (an invented credential is
+  still a credential in code) but never when it looks like a placeholder.
+- AWS secret access keys: gitleaks finds key ids (`AKIA...`), not the 40-character secret keys
+  that go with them; these two detectors do, after Nosey Parker's `np.aws.2` rule (Apache-2.0).
+- Credentials in URLs (`scheme://user:password@host`), which gitleaks only finds for a few providers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from bot.engine.content.checksums import crc32_token_valid
+from bot.engine.content.ruleset import SecretPattern
+
+CHECKSUMS: Mapping[str, Callable[[str], bool]] = {
+    "github-pat": crc32_token_valid,
+    "github-oauth": crc32_token_valid,
+    "github-app-token": crc32_token_valid,
+    "github-refresh-token": crc32_token_valid,
+    "npm-access-token": crc32_token_valid,
+}
+
+_AWS_KEY_ID = r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b"
+_END = r"(?:[^A-Za-z0-9/+=]|$)"
+
+
+@dataclass(frozen=True, slots=True)
+class OwnDetector:
+    """A detector of receipt's own; `requires` is an RE2 regex that must also occur somewhere in
+    the same hunk (a secret access key is only recognisable next to its key id)."""
+
+    pattern: SecretPattern
+    requires: str | None = None
+
+
+OWN_DETECTORS: tuple[OwnDetector, ...] = (
+    OwnDetector(
+        SecretPattern(
+            id="aws-secret-access-key",
+            regex=r"(?i)\baws_?(?:secret)?_?(?:access)?_?key[\"'\x60]?\s{0,30}(?::|=>|:=|=)\s{0,30}"
+            r"[\"'\x60]?([a-z0-9/+=]{40})" + _END,
+            keywords=("aws",),
+            entropy=4.0,
+        )
+    ),
+    OwnDetector(
+        SecretPattern(
+            id="aws-secret-access-key",
+            regex=r"(?:^|[^A-Za-z0-9/+=])([A-Za-z0-9/+]{40})" + _END,
+            keywords=("akia", "asia", "abia", "acca", "a3t"),
+            entropy=4.3,
+        ),
+        requires=_AWS_KEY_ID,
+    ),
+    OwnDetector(
+        SecretPattern(
+            id="url-credentials",
+            regex=r"\b[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/?#@'\"\x60<>()\[\]{}]{1,100}"
+            r":([^\s/?#'\"\x60<>\[\]{}]{3,100})@[A-Za-z0-9_-]",
+            keywords=("://",),
+        )
+    ),
+)
