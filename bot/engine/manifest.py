@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
+
+import yaml
 
 from bot.engine.globs import GlobError, compile_glob
 from bot.engine.groups import GROUP_NAMES, MANIFEST_PATH
@@ -371,6 +373,26 @@ def _banned_ids(raw: dict[str, Any]) -> list[str]:
     return [b["id"] for b in raw.get("content", {}).get("banned", [])]
 
 
+def _child(node: yaml.Node | None, key: str) -> yaml.Node | None:
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    return next((v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == key), None)
+
+
+def _name_banned_patterns(root: yaml.Node, issues: list[ConfigIssue]) -> list[ConfigIssue]:
+    """A bad `content.banned[N].pattern` is reported with its entry's `id`, so the maintainer can
+    find it by the name they gave it."""
+    banned = _child(_child(root, "content"), "banned")
+    entries = banned.value if isinstance(banned, yaml.SequenceNode) else []
+    ids = {f"content.banned[{i}].pattern": _child(entry, "id") for i, entry in enumerate(entries)}
+    return [
+        replace(issue, problem=f"banned pattern {entry_id.value!r}: {issue.problem}")
+        if isinstance(entry_id := ids.get(issue.key_path), yaml.ScalarNode)
+        else issue
+        for issue in issues
+    ]
+
+
 def parse_manifest(text: str | bytes, file: str = MANIFEST_PATH) -> Manifest:
     """Validate manifest text; ManifestError lists every problem with file:line:col."""
     raw_bytes = text.encode("utf-8") if isinstance(text, str) else text
@@ -394,7 +416,7 @@ def parse_manifest(text: str | bytes, file: str = MANIFEST_PATH) -> Manifest:
             if banned_id in ids[:i]:
                 walk.report(node, f"content.banned[{i}].id", f"duplicate id {banned_id!r}")
     if walk.issues or isinstance(raw, Invalid):
-        raise ManifestError(file, walk.issues)
+        raise ManifestError(file, _name_banned_patterns(node, walk.issues))
     return _build(raw)
 
 
