@@ -97,6 +97,11 @@ def test_npm_tokens_are_checked_by_checksum(repo: GitRepo) -> None:
             "jwt",
         ),
         ('api_secret = "Xk9fQ2mZpL7aB3cD8eF1"', "generic-api-key"),
+        # detect-secrets' labelled plugin tests (shared/data/secrets/detect-secrets/plugin_tests).
+        ("bot = MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs", "discord-bot-token"),
+        ("bot: 110201543:AAHdqTcvCH1vGWJxfSe1ofSAs0K5PALDsaw", "telegram-bot-token"),
+        ("mc: 343ea45721923ed956e2b38c31db76aa-us30", "mailchimp-api-key"),
+        ("//registry.npmjs.org/:_authToken=346a14f2-a672-4668-a892-956a462ab56e", "npm-legacy-token"),
         ("uri: mongodb+srv://app:Zq8vK2pL9xR4@cluster0.example.net/db", "url-credentials"),
     ],
 )
@@ -118,6 +123,10 @@ def test_provider_formats_fire(repo: GitRepo, text: str, rule_id: str) -> None:
         "sk_live_short",
         "The header -----BEGIN RSA PRIVATE KEY----- starts a key file.",
         "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        "MTk4NjIyNDgzNDcxOTI1MjQ4.aaaaaa.aaaaaaaaaaaaaaaaaaaaaaaaaaa",  # Discord-shaped, no entropy
+        "110201543:BBHdqTcvCH1vGWJxfSe1ofSAs0K5PALDsaw",
+        "checksum 343ea45721923ed956e2b38c31db76aa-usa",
+        "//registry.npmjs.org/:_authToken=${NPM_TOKEN}",
     ],
 )
 def test_near_misses_stay_quiet(repo: GitRepo, text: str) -> None:

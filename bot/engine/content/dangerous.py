@@ -30,10 +30,13 @@ _CALLED = (
 )
 _MODULES = r"c?[Pp]ickle|_pickle|yaml"
 # A Python file is parsed only when its added text could hold a construct: a call by one of these
-# names, `shell=`, or the pickle and yaml modules. When it imports one under another name or on
-# its own (`from pickle import loads as lp`, `import yaml as y`) and only the call is added,
-# the file's new text says so.
-_TRIGGER = compile_re2(rf"\b(?:{_CALLED})\s*\(|\bshell\s*=|\b(?:{_MODULES})\b")
+# names, `shell=`, a pickle or yaml loader called through its module, or an import that could
+# name one. When such an import came earlier and only the call is added (`from pickle import
+# loads as lp`, then `lp(data)`), the file's new text says so.
+_TRIGGER = compile_re2(
+    rf"\b(?:{_CALLED})\s*\(|\bshell\s*=|\b(?:{_MODULES})\s*\.\s*(?:loads?|load_all|Unpickler)\b"
+    rf"|\bfrom\s+(?:{_MODULES})\s+import\b|\bimport\s+(?:{_MODULES})\s+as\b"
+)
 _IMPORTED = compile_re2(
     rf"\b(?:{_CALLED}|loads?|load_all)\s+as\s+\w|\bimport\s+(?:{_MODULES})\s+as\b"
     rf"|\bfrom\s+(?:{_MODULES})\s+import\b"

@@ -6,6 +6,9 @@
 - AWS secret access keys: gitleaks finds key ids (`AKIA...`), not the 40-character secret keys
   that go with them; these two detectors do, after Nosey Parker's `np.aws.2` rule (Apache-2.0).
 - Credentials in URLs (`scheme://user:password@host`), which gitleaks only finds for a few providers.
+- Discord bot tokens, Telegram bot tokens, Mailchimp API keys and npm's legacy (UUID) tokens in an
+  `.npmrc` by their format alone, as detect-secrets' plugins (Apache-2.0) describe them; gitleaks
+  wants the provider's name nearby or knows only the newer formats.
 """
 
 from __future__ import annotations
@@ -62,6 +65,28 @@ OWN_DETECTORS: tuple[OwnDetector, ...] = (
             regex=r"\b[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/?#@'\"\x60<>()\[\]{}]{1,100}"
             r":([^\s/?#'\"\x60<>\[\]{}]{3,100})@[A-Za-z0-9_-]",
             keywords=("://",),
+        )
+    ),
+    OwnDetector(
+        SecretPattern(
+            id="discord-bot-token",
+            regex=r"\b([MNO][A-Za-z\d_-]{23,25}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,38})\b",
+            entropy=4.0,
+        )
+    ),
+    OwnDetector(
+        SecretPattern(id="telegram-bot-token", regex=r"\b(\d{8,10}:AA[A-Za-z0-9_-]{33})\b", keywords=(":aa",))
+    ),
+    OwnDetector(
+        SecretPattern(
+            id="npm-legacy-token",
+            regex=r":_authToken=[ \t]*([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b",
+            keywords=("_authtoken",),
+        )
+    ),
+    OwnDetector(
+        SecretPattern(
+            id="mailchimp-api-key", regex=r"\b([0-9a-f]{32}-us\d{1,2})\b", keywords=("-us",), entropy=3.0
         )
     ),
 )
