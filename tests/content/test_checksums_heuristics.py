@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from bot.engine.content.checksums import base62, crc32_base62, crc32_token_valid
+from bot.engine.content.formats import jwt_header_valid
 from bot.engine.content.heuristics import has_digit, is_placeholder, looks_like_name, shannon_entropy
 from bot.engine.content.redact import redact
 from tests.content.helpers import checksummed
@@ -94,3 +95,19 @@ def test_redaction_shows_a_prefix_and_the_length_only() -> None:
     assert redact("hunter2") == "'h…' (7 characters)"
     assert redact("abc") == "'…' (3 characters)"
     assert redact("a'\nbcdefghijkl") == "'a??…' (14 characters)"
+
+
+@pytest.mark.parametrize(
+    ("token", "valid"),
+    [
+        ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxIn0.sig", True),
+        ("eyJ0eXAiOiJKV1QiLA0KImFsZyI6IkhTMjU2In0", True),  # {"typ":"JWT",\r\n "alg":"HS256"}
+        ("eyJhbGciOiJIUzI1NiIsEnR5cCI6IkpXVCJ9.x", True),  # altered after "alg": still a token
+        ("eyJzdWIiOiIxMjM0NTY3ODkwIn0.x", False),  # {"sub": ...}: claims, not a header
+        ("eyJAAAA.eyJBBB", False),
+        ("eyJ%%%.x", False),
+        ("e", False),
+    ],
+)
+def test_jwt_headers(token: str, valid: bool) -> None:
+    assert jwt_header_valid(token) is valid

@@ -102,6 +102,16 @@ def test_npm_tokens_are_checked_by_checksum(repo: GitRepo) -> None:
         ("bot: 110201543:AAHdqTcvCH1vGWJxfSe1ofSAs0K5PALDsaw", "telegram-bot-token"),
         ("mc: 343ea45721923ed956e2b38c31db76aa-us30", "mailchimp-api-key"),
         ("//registry.npmjs.org/:_authToken=346a14f2-a672-4668-a892-956a462ab56e", "npm-legacy-token"),
+        (
+            "token: eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9.eyJuYW1lIjoiSm9lIiwKInN0YXR1cyI6ImVtcGxveWVlIgp9",
+            "jwt",
+        ),
+        ("key = sk-proj-Xi8tdMjHV6pmbBbwilTeT3BlbkFJ3UDnpdEwNNm6wVBpYM0o", "openai-project-key"),
+        (
+            "password = pypi-AgENdGVzdC5weXBpLm9yZwIkN2YxOWZhOWEtY2FjYS00MGZhLTj2MGEtODFjMnE2MjdmMzY0AAIq"
+            "WzMsImJlM2FiOWI5LTRmYUTnNEg4Z",
+            "pypi-upload-token",
+        ),
         ("uri: mongodb+srv://app:Zq8vK2pL9xR4@cluster0.example.net/db", "url-credentials"),
     ],
 )
@@ -127,6 +137,10 @@ def test_provider_formats_fire(repo: GitRepo, text: str, rule_id: str) -> None:
         "110201543:BBHdqTcvCH1vGWJxfSe1ofSAs0K5PALDsaw",
         "checksum 343ea45721923ed956e2b38c31db76aa-usa",
         "//registry.npmjs.org/:_authToken=${NPM_TOKEN}",
+        # detect-secrets' labelled negatives: the header of a JWT is JSON naming alg or typ.
+        "eyJhbasdGciOiJIUaddasdasfsasdasdzI1NiIasdsInR5cCI6IkpXVCasdJasd9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6"
+        "IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+        "eyJAAAAAAAAAAAAAA.eyJBBBBBBBBBBBBBBBB",
     ],
 )
 def test_near_misses_stay_quiet(repo: GitRepo, text: str) -> None:

@@ -8,7 +8,9 @@
 - Credentials in URLs (`scheme://user:password@host`), which gitleaks only finds for a few providers.
 - Discord bot tokens, Telegram bot tokens, Mailchimp API keys and npm's legacy (UUID) tokens in an
   `.npmrc` by their format alone, as detect-secrets' plugins (Apache-2.0) describe them; gitleaks
-  wants the provider's name nearby or knows only the newer formats.
+  wants the provider's name nearby or knows only the newer formats. Likewise test.pypi.org upload
+  tokens, OpenAI project keys in their short form and JWTs without a signature part.
+- JWTs (gitleaks' and these) must have a header that decodes to JSON naming `alg` or `typ`.
 """
 
 from __future__ import annotations
@@ -17,7 +19,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from bot.engine.content.checksums import crc32_token_valid
+from bot.engine.content.formats import jwt_header_valid
 from bot.engine.content.ruleset import SecretPattern
+
+# A secret these find is dropped unless its format checks out.
+VALIDATORS: Mapping[str, Callable[[str], bool]] = {"jwt": jwt_header_valid}
 
 CHECKSUMS: Mapping[str, Callable[[str], bool]] = {
     "github-pat": crc32_token_valid,
@@ -76,6 +82,27 @@ OWN_DETECTORS: tuple[OwnDetector, ...] = (
     ),
     OwnDetector(
         SecretPattern(id="telegram-bot-token", regex=r"\b(\d{8,10}:AA[A-Za-z0-9_-]{33})\b", keywords=(":aa",))
+    ),
+    OwnDetector(
+        SecretPattern(
+            id="jwt",
+            regex=r"\b(eyJ[A-Za-z0-9_-]{10,}={0,2}\.eyJ[A-Za-z0-9_-]{10,}={0,2})(?:[^A-Za-z0-9_.=-]|$)",
+            keywords=("eyj",),
+        )
+    ),
+    OwnDetector(
+        SecretPattern(
+            id="pypi-upload-token",
+            regex=r"\b(pypi-AgENdGVzdC5weXBpLm9yZw[\w-]{50,1000})",
+            keywords=("pypi-",),
+        )
+    ),
+    OwnDetector(
+        SecretPattern(
+            id="openai-project-key",
+            regex=r"\b(sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{10,}T3BlbkFJ[A-Za-z0-9_-]{10,})\b",
+            keywords=("t3blbkfj",),
+        )
     ),
     OwnDetector(
         SecretPattern(

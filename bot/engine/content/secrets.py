@@ -3,9 +3,10 @@
 gitleaks' default ruleset (`_gitleaks_rules.py`) runs with gitleaks' semantics: a rule runs on a
 hunk only when one of its keywords occurs in the hunk's lower-cased text; its secret must exceed the
 rule's entropy (and, for `generic-*` rules, hold a digit); the global and per-rule allowlists drop
-the rest. receipt's own detectors (`detectors.py`) add checksums, AWS secret keys and credentials
-in URLs. One secret found by several detectors is reported once, by the most specific. Findings
-show a redacted form only (`redact.py`).
+the rest. receipt's own detectors (`detectors.py`) add token checksums, AWS secret keys, credentials
+in URLs and a few formats gitleaks finds only beside the provider's name. One secret found by
+several detectors is reported once, by the most specific. Findings show a redacted form only
+(`redact.py`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import re2
 from bot.engine.change import Change
 from bot.engine.content._gitleaks_rules import GLOBAL_ALLOWLIST, RULES
 from bot.engine.content.added import AddedFile, Fragment, added_files
-from bot.engine.content.detectors import CHECKSUMS, OWN_DETECTORS
+from bot.engine.content.detectors import CHECKSUMS, OWN_DETECTORS, VALIDATORS
 from bot.engine.content.heuristics import has_digit, is_placeholder, looks_like_name, shannon_entropy
 from bot.engine.content.patternset import PatternSet
 from bot.engine.content.redact import redact
@@ -78,6 +79,7 @@ class Detector:
     path: Any | None
     allowlists: tuple[_Allow, ...]
     checksum: Callable[[str], bool] | None = None
+    valid: Callable[[str], bool] | None = None
     requires: Any | None = None
     own: bool = False
 
@@ -91,6 +93,7 @@ class Detector:
         pattern: SecretPattern,
         *,
         checksum: Callable[[str], bool] | None = None,
+        valid: Callable[[str], bool] | None = None,
         requires: str | None = None,
         own: bool = False,
     ) -> Detector:
@@ -103,6 +106,7 @@ class Detector:
             path=compile_re2(pattern.path) if pattern.path else None,
             allowlists=tuple(_Allow.of(a) for a in pattern.allowlists),
             checksum=checksum,
+            valid=valid,
             requires=compile_re2(requires) if requires else None,
             own=own,
         )
@@ -146,7 +150,7 @@ def _best_of(cluster: list[SecretFinding]) -> list[SecretFinding]:
 
 def _resolve_overlaps(found: list[SecretFinding]) -> list[SecretFinding]:
     """Overlapping findings (one secret, several detectors) keep the best; others all stay. Spans
-    are grouped into clusters that overlap first, so the work stays linear in the findings."""
+    are grouped into clusters that overlap first, so the work grows with the findings, not their square."""
     kept: list[SecretFinding] = []
     cluster: list[SecretFinding] = []
     cluster_end = -1
@@ -207,6 +211,8 @@ class SecretScanner:
             if start < 0 or start == end:
                 continue
             secret = data[start:end].decode("utf-8", "replace")
+            if detector.valid is not None and not detector.valid(secret):
+                continue
             verified = detector.checksum(secret) if detector.checksum else None
             if verified is not True and not self._keeps(detector, path, secret, match, fragment):
                 continue
@@ -252,8 +258,11 @@ class SecretScanner:
 @cache
 def default_scanner() -> SecretScanner:
     """gitleaks' rules and receipt's own detectors, compiled on first use."""
-    detectors = [Detector.of(p, checksum=CHECKSUMS.get(p.id)) for p in RULES]
-    detectors += [Detector.of(d.pattern, requires=d.requires, own=True) for d in OWN_DETECTORS]
+    detectors = [Detector.of(p, checksum=CHECKSUMS.get(p.id), valid=VALIDATORS.get(p.id)) for p in RULES]
+    detectors += [
+        Detector.of(d.pattern, requires=d.requires, valid=VALIDATORS.get(d.pattern.id), own=True)
+        for d in OWN_DETECTORS
+    ]
     return SecretScanner(detectors, GLOBAL_ALLOWLIST)
 
 
