@@ -4,7 +4,8 @@ import pytest
 
 from bot.check import CheckOptions, run_check
 from bot.cli import main
-from bot.engine.content.banned import MAX_PER_FILE, BannedPatternsRule
+from bot.engine.content.banned import BannedPatternsRule
+from bot.engine.content.limits import MAX_PER_FILE
 from bot.engine.findings import RuleId, Violation
 from bot.engine.manifest import ManifestError, parse_manifest
 from tests.content.helpers import change_of, commit_change, manifest, scan, where
@@ -73,7 +74,10 @@ def test_a_file_full_of_matches_lists_the_first_hundred(repo: GitRepo) -> None:
     found = _banned(repo, {"a.py": "print(1)\n" * (MAX_PER_FILE + 3)})
     assert len(found) == MAX_PER_FILE + 1
     assert found[0].line is None
-    assert found[0].message == "3 more line(s) of this file match no-print (the first 100 are listed)."
+    assert (
+        found[0].message
+        == "3 more line(s) matching no-print in this file are not listed (the first 100 are)."
+    )
 
 
 def test_no_patterns_no_findings(repo: GitRepo) -> None:

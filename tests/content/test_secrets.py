@@ -6,9 +6,9 @@ import hashlib
 import pytest
 
 from bot.engine.content.added import Fragment
+from bot.engine.content.limits import MAX_PER_FILE
 from bot.engine.content.ruleset import Allowlist, SecretPattern, Target
 from bot.engine.content.secrets import (
-    MAX_PER_FILE,
     Detector,
     SecretFinding,
     SecretScanner,

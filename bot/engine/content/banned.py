@@ -15,12 +15,12 @@ from typing import Any
 
 from bot.engine.change import Change
 from bot.engine.content.added import AddedFile, Fragment, added_files
+from bot.engine.content.limits import capped
 from bot.engine.findings import RuleId, Violation
 from bot.engine.globs import matches
 from bot.engine.manifest import BannedPattern, Manifest
 from bot.engine.regex import compile_re2
 
-MAX_PER_FILE = 100
 # `\A` and `\z` mean the text's ends, which differ between a hunk and a line: such a pattern is
 # matched line by line without the hunk-wide pass.
 _TEXT_ANCHOR = re.compile(r"(?<!\\)(?:\\\\)*\\[Az]")
@@ -65,19 +65,14 @@ def _matching_lines(compiled: _Compiled, fragment: Fragment) -> Iterator[int]:
 
 
 def _file_violations(compiled: _Compiled, file: AddedFile) -> Iterator[Violation]:
-    lines = [n for fragment in file.fragments for n in _matching_lines(compiled, fragment)]
     entry = compiled.entry
-    for number in lines[:MAX_PER_FILE]:
-        yield Violation(RuleId.BANNED_PATTERN, file.path, number, compiled.message(), entry.id)
-    if len(lines) > MAX_PER_FILE:
-        rest = len(lines) - MAX_PER_FILE
-        yield Violation(
-            RuleId.BANNED_PATTERN,
-            file.path,
-            None,
-            f"{rest} more line(s) of this file match {entry.id} (the first {MAX_PER_FILE} are listed).",
-            entry.id,
-        )
+    listed = [
+        Violation(RuleId.BANNED_PATTERN, file.path, number, compiled.message(), entry.id)
+        for fragment in file.fragments
+        for number in _matching_lines(compiled, fragment)
+    ]
+    what = f"line(s) matching {entry.id}"
+    return capped(listed, rule=RuleId.BANNED_PATTERN, path=file.path, what=what, more_id=entry.id)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from bot.engine.change import Change
 from bot.engine.content.added import AddedFile, Fragment, added_files
 from bot.engine.content.filekinds import Kind
+from bot.engine.content.limits import capped
 from bot.engine.content.pyconstructs import Found, PyConstruct, python_constructs
 from bot.engine.content.textconstructs import text_constructs
 from bot.engine.diff import FileStatus
@@ -141,7 +142,9 @@ class DangerousRule:
         if not manifest.content.dangerous:
             return
         for file in added_files(change):
-            if file.kind is Kind.PYTHON:
-                yield from _python(file)
-            elif file.kind is not Kind.DOCUMENT:
-                yield from _text(file)
+            if file.kind is Kind.DOCUMENT:
+                continue
+            found = list(_python(file) if file.kind is Kind.PYTHON else _text(file))
+            yield from capped(
+                found, rule=RuleId.DANGEROUS, path=file.path, what="dangerous construct(s)", more_id="more"
+            )

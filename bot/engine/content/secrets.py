@@ -23,6 +23,7 @@ from bot.engine.content._gitleaks_rules import GLOBAL_ALLOWLIST, RULES
 from bot.engine.content.added import AddedFile, Fragment, added_files
 from bot.engine.content.detectors import CHECKSUMS, OWN_DETECTORS, VALIDATORS
 from bot.engine.content.heuristics import has_digit, is_placeholder, looks_like_name, shannon_entropy
+from bot.engine.content.limits import capped
 from bot.engine.content.patternset import PatternSet
 from bot.engine.content.redact import redact
 from bot.engine.content.ruleset import Allowlist, SecretPattern, Target
@@ -30,7 +31,6 @@ from bot.engine.findings import RuleId, Violation
 from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2
 
-MAX_PER_FILE = 100
 _OVERRIDE = (
     "Not a credential? That is a maintainer's call: merge with admin approval, or set "
     "content.secrets: false in the base branch's manifest."
@@ -293,17 +293,8 @@ def file_findings(scanner: SecretScanner, file: AddedFile) -> list[SecretFinding
 
 
 def _violations(file: AddedFile, found: list[SecretFinding]) -> Iterator[Violation]:
-    for finding in found[:MAX_PER_FILE]:
-        yield Violation(RuleId.SECRET, file.path, finding.line, describe(finding), finding.detector)
-    if len(found) > MAX_PER_FILE:
-        rest = len(found) - MAX_PER_FILE
-        yield Violation(
-            RuleId.SECRET,
-            file.path,
-            None,
-            f"{rest} more possible secret(s) in this file are not listed (the first {MAX_PER_FILE} are).",
-            "more",
-        )
+    listed = [Violation(RuleId.SECRET, file.path, f.line, describe(f), f.detector) for f in found]
+    return capped(listed, rule=RuleId.SECRET, path=file.path, what="possible secret(s)", more_id="more")
 
 
 @dataclass(frozen=True, slots=True)

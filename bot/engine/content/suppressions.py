@@ -16,6 +16,7 @@ from typing import Any
 from bot.engine.change import Change
 from bot.engine.content.added import AddedFile, Fragment, added_files
 from bot.engine.content.filekinds import Kind
+from bot.engine.content.limits import capped
 from bot.engine.content.linescan import LineScan
 from bot.engine.content.patternset import PatternSet
 from bot.engine.findings import RuleId, Violation
@@ -99,7 +100,10 @@ def _file_violations(file: AddedFile) -> Iterator[Violation]:
     for fragment in file.fragments:
         for violation in _fragment_violations(file.path, file.kind, fragment):
             found.setdefault((violation.id, violation.line or 0), violation)
-    yield from found.values()
+    listed = list(found.values())
+    return capped(
+        listed, rule=RuleId.SUPPRESSION, path=file.path, what="suppression marker(s)", more_id="more"
+    )
 
 
 @dataclass(frozen=True, slots=True)

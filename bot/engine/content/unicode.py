@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from bot.engine.change import Change
 from bot.engine.content.added import AddedFile, Fragment, added_files
+from bot.engine.content.limits import capped
 from bot.engine.findings import RuleId, Violation
 from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2
@@ -95,9 +96,9 @@ def _fragment_violations(path: str, fragment: Fragment) -> Iterator[Violation]:
 
 
 def _file_violations(file: AddedFile) -> Iterator[Violation]:
-    for fragment in file.fragments:
-        if not fragment.data.isascii():
-            yield from _fragment_violations(file.path, fragment)
+    listed = [v for f in file.fragments if not f.data.isascii() for v in _fragment_violations(file.path, f)]
+    what = "invisible-character finding(s)"
+    return capped(listed, rule=RuleId.INVISIBLE_UNICODE, path=file.path, what=what, more_id="more")
 
 
 @dataclass(frozen=True, slots=True)
