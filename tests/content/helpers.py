@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
@@ -29,6 +31,18 @@ def checksummed(prefix: str, random30: str) -> str:
         number, digit = divmod(number, 62)
         digits = BASE62[digit] + digits
     return f"{prefix}_{random30}{digits.rjust(6, '0')}"
+
+
+def fake_base64(seed: str, length: int) -> str:
+    """Deterministic random-looking base64 text for test credentials (never a real one)."""
+    out = b""
+    while len(out) * 4 < length * 3 + 8:
+        out += hashlib.sha512((seed + str(len(out))).encode()).digest()
+    return base64.b64encode(out).decode()[:length]
+
+
+def fake_aws_key_id(seed: str) -> str:
+    return "AKIA" + base64.b32encode(hashlib.sha256(seed.encode()).digest()).decode()[:16]
 
 
 def commit_change(repo: GitRepo, head: Files, base: Files | None = None) -> None:

@@ -13,18 +13,17 @@ from bot.engine.receipt import render_json
 from bot.engine.render.annotations import receipt_annotations
 from bot.engine.render.markdown import render_markdown
 from bot.engine.render.terminal import render_terminal
-from tests.content.helpers import checksummed, commit_change
-from tests.content.test_secrets import _aws_key_id, _b64
+from tests.content.helpers import checksummed, commit_change, fake_aws_key_id, fake_base64
 from tests.gitrepo import GitRepo
 
 
 def _secrets() -> dict[str, str]:
-    body = _b64("pem-e2e", 64 * 8)
+    body = fake_base64("pem-e2e", 64 * 8)
     pem_lines = [body[i : i + 64] for i in range(0, len(body), 64)]
     return {
         "github": checksummed("ghp", "Rk4mN8pQ2sT6vW0xZ3bD7fH1jL5nP9"),
         "generic": "Xk9fQ2mZpL7aB3cD8eF1",
-        "aws": _b64("aws-e2e", 40),
+        "aws": fake_base64("aws-e2e", 40),
         "url": "Zq8vK2pL9xR4",
         "pem": "\n".join(
             ["-----BEGIN OPENSSH PRIVATE KEY-----", *pem_lines, "-----END OPENSSH PRIVATE KEY-----"]
@@ -46,7 +45,7 @@ def test_no_output_holds_a_secret(repo: GitRepo, tmp_path: Path, capsys: pytest.
         "config/app.cfg": (
             f"github_token = {s['github']}\n"
             f'api_secret = "{s["generic"]}"\n'
-            f"aws_access_key_id = {_aws_key_id('e2e')}\n"
+            f"aws_access_key_id = {fake_aws_key_id('e2e')}\n"
             f"aws_secret_access_key = {s['aws']}\n"
             f"database = postgres://app:{s['url']}@db.example.net/app\n"
         ),

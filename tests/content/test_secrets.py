@@ -1,8 +1,5 @@
 from __future__ import annotations
 
-import base64
-import hashlib
-
 import pytest
 
 from bot.engine.content.added import Fragment
@@ -19,22 +16,10 @@ from bot.engine.content.secrets import (
     describe,
 )
 from bot.engine.findings import RuleId, Violation
-from tests.content.helpers import change_of, checksummed, manifest, scan, where
+from tests.content.helpers import change_of, checksummed, fake_aws_key_id, fake_base64, manifest, scan, where
 from tests.gitrepo import GitRepo
 
 RULE = SecretsRule()
-
-
-def _b64(seed: str, length: int) -> str:
-    """Deterministic random-looking base64 text for test credentials (never a real one)."""
-    out = b""
-    while len(out) * 4 < length * 3 + 8:
-        out += hashlib.sha512((seed + str(len(out))).encode()).digest()
-    return base64.b64encode(out).decode()[:length]
-
-
-def _aws_key_id(seed: str) -> str:
-    return "AKIA" + base64.b32encode(hashlib.sha256(seed.encode()).digest()).decode()[:16]
 
 
 def _secrets_in(repo: GitRepo, files: dict[str, str], **kwargs: object) -> list[Violation]:
@@ -148,7 +133,7 @@ def test_near_misses_stay_quiet(repo: GitRepo, text: str) -> None:
 
 
 def test_a_private_key_is_matched_across_lines(repo: GitRepo) -> None:
-    body = _b64("pem", 64 * 12)
+    body = fake_base64("pem", 64 * 12)
     lines = [body[i : i + 64] for i in range(0, len(body), 64)]
     pem = "\n".join(["-----BEGIN RSA PRIVATE KEY-----", *lines, "-----END RSA PRIVATE KEY-----"])
     found = _secrets_in(repo, {"keys/id_rsa": f"{pem}\n"})
@@ -160,7 +145,7 @@ def test_a_private_key_is_matched_across_lines(repo: GitRepo) -> None:
 
 
 def test_aws_key_ids_come_with_their_secret_keys(repo: GitRepo) -> None:
-    key_id, secret = _aws_key_id("aws"), _b64("aws-secret", 40)
+    key_id, secret = fake_aws_key_id("aws"), fake_base64("aws-secret", 40)
     text = f"[default]\naws_access_key_id = {key_id}\naws_secret_access_key = {secret}\n"
     found = _secrets_in(repo, {"home/.aws/credentials": text})
     assert where(found) == [
@@ -171,13 +156,13 @@ def test_aws_key_ids_come_with_their_secret_keys(repo: GitRepo) -> None:
 
 
 def test_a_secret_key_without_a_name_is_found_beside_its_key_id(repo: GitRepo) -> None:
-    key_id, secret = _aws_key_id("pair"), _b64("pair-secret", 40)
+    key_id, secret = fake_aws_key_id("pair"), fake_base64("pair-secret", 40)
     found = _secrets_in(repo, {"run.sh": f"configure {key_id} {secret}\n"})
     assert [v.id for v in found] == ["aws-access-token", "aws-secret-access-key"]
 
 
 def test_forty_base64_characters_alone_are_not_an_aws_secret(repo: GitRepo) -> None:
-    assert _secrets_in(repo, {"data.cfg": f"digest {_b64('lonely', 40)}\n"}) == []
+    assert _secrets_in(repo, {"data.cfg": f"digest {fake_base64('lonely', 40)}\n"}) == []
 
 
 def test_one_secret_found_by_several_rules_is_reported_once(repo: GitRepo) -> None:
