@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
+
+import yaml
 
 from bot.engine.globs import GlobError, compile_glob
 from bot.engine.groups import GROUP_NAMES, MANIFEST_PATH
@@ -21,7 +23,6 @@ from bot.engine.schema import (
     ListOf,
     Mapping_,
     Number,
-    Problem,
     String,
     Walk,
     YamlSyntaxError,
@@ -171,19 +172,15 @@ def _glob_problem(pattern: str) -> str | None:
     return None
 
 
-def _budget_has_limit(value: dict[str, Any]) -> Problem | None:
+def _budget_has_limit(value: dict[str, Any]) -> str | None:
     if not {"files", "hunks", "logical_lines"} & value.keys():
-        return Problem("a per-path budget needs at least one of files, hunks, logical_lines")
+        return "a per-path budget needs at least one of files, hunks, logical_lines"
     return None
 
 
-def _banned_compiles(value: dict[str, Any]) -> Problem | None:
-    problem = re2_problem(value["pattern"])
-    return (
-        Problem(f"RE2 cannot compile banned pattern {value['id']!r}: {problem}", key="pattern")
-        if problem
-        else None
-    )
+def _re2_compiles(pattern: str) -> str | None:
+    problem = re2_problem(pattern)
+    return f"{_RE2_REJECTS}: {problem}" if problem else None
 
 
 _GLOB = String(refine_with=_glob_problem, description="A path pattern with gitignore semantics.")
@@ -318,12 +315,15 @@ SPEC = Mapping_(
                                 fields={
                                     "id": Field(String(max_length=64), required=True),
                                     "pattern": Field(
-                                        String(description="An RE2 regular expression."), required=True
+                                        String(
+                                            refine_with=_re2_compiles,
+                                            description="An RE2 regular expression.",
+                                        ),
+                                        required=True,
                                     ),
                                     "paths": Field(_GLOBS),
                                     "message": Field(String(max_length=500)),
                                 },
-                                check_whole=_banned_compiles,
                             ),
                             unique_key="id",
                         )
@@ -376,6 +376,36 @@ def json_schema() -> dict[str, Any]:
     return out
 
 
+_RE2_REJECTS = "RE2 cannot compile this pattern"
+
+
+def _child(node: yaml.Node | None, key: str) -> yaml.Node | None:
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    return next((v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == key), None)
+
+
+def _name_banned_patterns(root: yaml.Node, issues: list[ConfigIssue]) -> list[ConfigIssue]:
+    """A pattern RE2 rejects is named by its entry's id, so the maintainer finds it by that name.
+
+    The id is read from the YAML tree, not the validated values: it must be named even when
+    other parts of the manifest (or the entry itself) are invalid too."""
+    banned = _child(_child(root, "content"), "banned")
+    entries = banned.value if isinstance(banned, yaml.SequenceNode) else []
+    ids = {f"content.banned[{i}].pattern": _child(entry, "id") for i, entry in enumerate(entries)}
+    return [
+        replace(
+            issue,
+            problem=issue.problem.replace(
+                _RE2_REJECTS, f"RE2 cannot compile banned pattern {entry_id.value!r}"
+            ),
+        )
+        if isinstance(entry_id := ids.get(issue.key_path), yaml.ScalarNode)
+        else issue
+        for issue in issues
+    ]
+
+
 def parse_manifest(text: str | bytes, file: str = MANIFEST_PATH) -> Manifest:
     """Validate manifest text; ManifestError lists every problem with file:line:col."""
     raw_bytes = text.encode("utf-8") if isinstance(text, str) else text
@@ -394,7 +424,7 @@ def parse_manifest(text: str | bytes, file: str = MANIFEST_PATH) -> Manifest:
     walk = Walk()
     raw = SPEC.validate(node, "", walk)
     if walk.issues or isinstance(raw, Invalid):
-        raise ManifestError(file, walk.issues)
+        raise ManifestError(file, _name_banned_patterns(node, walk.issues))
     return _build(raw)
 
 

@@ -11,6 +11,11 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from bot.engine.change import Change
+from bot.engine.content.banned import BannedPatternsRule
+from bot.engine.content.dangerous import DangerousRule
+from bot.engine.content.secrets import SecretsRule
+from bot.engine.content.suppressions import SuppressionsRule
+from bot.engine.content.unicode import InvisibleUnicodeRule
 from bot.engine.findings import Violation
 from bot.engine.manifest import Manifest
 
@@ -19,7 +24,13 @@ class ContentRule(Protocol):
     def scan(self, change: Change, manifest: Manifest) -> Iterable[Violation]: ...
 
 
-CONTENT_RULES: Sequence[ContentRule] = ()
+CONTENT_RULES: Sequence[ContentRule] = (
+    SecretsRule(),
+    DangerousRule(),
+    SuppressionsRule(),
+    InvisibleUnicodeRule(),
+    BannedPatternsRule(),
+)
 
 
 def content_violations(

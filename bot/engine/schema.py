@@ -261,14 +261,6 @@ class ListOf(Spec):
         return out
 
 
-@dataclass(frozen=True)
-class Problem:
-    """A problem a whole mapping has; `key` places it on that key's value instead of the mapping."""
-
-    message: str
-    key: str | None = None
-
-
 @dataclass
 class Field:
     spec: Spec
@@ -279,7 +271,7 @@ class Field:
 class Mapping_(Spec):
     fields: Mapping[str, Field]
     description: str = ""
-    check_whole: Callable[[dict[str, Any]], Problem | None] | None = None
+    check_whole: Callable[[dict[str, Any]], str | None] | None = None
 
     def accepts(self, node: yaml.Node) -> bool:
         return isinstance(node, yaml.MappingNode)
@@ -317,11 +309,7 @@ class Mapping_(Spec):
         if failed:
             return INVALID
         problem = self.check_whole(out) if self.check_whole else None
-        if problem is None:
-            return out
-        if problem.key is None:
-            return walk.report(node, path, problem.message)
-        return walk.report(nodes[problem.key], f"{path}.{problem.key}", problem.message)
+        return walk.report(node, path, problem) if problem else out
 
     def _keys(self) -> str:
         return ", ".join(self.fields)

@@ -1,0 +1,354 @@
+"""Measure the content rules: precision and recall against labelled examples, findings on clean
+code, and speed beside detect-secrets 1.5.0 in the same run.
+
+    .venv/bin/pip install -e '.[bench]'      # detect-secrets 1.5.0
+    .venv/bin/python bench/content_rules.py  # --files N for a quicker, smaller run
+
+Labelled sets (../shared/data/secrets/):
+- Nosey Parker's rule files: every `examples` entry is a secret, every `negative_examples` entry is
+  not one for that rule (some are secrets of another shape, so "negatives flagged" overstates the
+  false positives of any broad detector).
+- detect-secrets' own plugin tests: the (payload, should_flag) pairs written as literals. They were
+  written for detect-secrets, which therefore starts with an advantage on them; many positives are
+  test values (`AKIAZZZZZZZZZZZZZZZZ`), so the set is also scored without those (`placeholder_shaped`).
+- bandit's example files for the dangerous-construct rules: the lines its functional tests count
+  for the constructs receipt covers (the same table as tests/content/test_pyconstructs.py).
+
+Each example is one new file in one change; both tools read the same diff. Clean corpus: the `.py`
+files of the Python standard library on this machine outside its `test` package, as one change of
+new files under `Lib/`. Timing: the best of five runs of receipt (one of detect-secrets, which is
+slow), on one core, on that same change; MB/s is of added text (added lines with their newlines).
+The load average is printed: other processes on the machine slow every figure alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import re
+import sys
+import sysconfig
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from bot.engine.change import Change, change_from_diff
+from bot.engine.content.added import added_files
+from bot.engine.content.dangerous import DangerousRule
+from bot.engine.content.secrets import SecretsRule
+from bot.engine.findings import Violation
+from bot.engine.manifest import Manifest, parse_manifest
+from bot.engine.rules import CONTENT_RULES
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "secrets"
+# The policy the speed runs use: every rule on, and banned patterns to match (one of them built to
+# make backtracking engines explode).
+SPEED_POLICY = """\
+version: 1
+content:
+  banned:
+    - {id: no-requests, pattern: '^\\s*import requests\\b', paths: ["Lib/**"]}
+    - {id: no-print, pattern: '\\bprint\\('}
+    - {id: nested, pattern: '^(\\w+\\s?)+$'}
+"""
+NAMES = ("example.txt", "example.cfg", "example.py")
+# bandit rates these lines (see the module docstring); subprocess_shell.py's are its 11 HIGH ones.
+BANDIT_LABELS: dict[str, set[tuple[str, int]]] = {
+    "eval.py": {("python-eval", 3), ("python-eval", 4), ("python-eval", 5)},
+    "exec.py": {("python-exec", 1)},
+    "os_system.py": {("python-os-system", 3)},
+    "wildcard-injection.py": {("python-os-system", 5), ("python-os-system", 6)},
+    "subprocess_shell.py": {
+        ("python-subprocess-shell", n) for n in (37, 38, 41, 46, 47, 48, 49, 51, 52, 53, 54)
+    },
+    "pickle_deserialize.py": {("python-pickle", 7), ("python-pickle", 12), ("python-pickle", 15)},
+    "imports-aliases.py": {("python-pickle", 15)},
+    "yaml_load.py": {("python-yaml-load", 9), ("python-yaml-load", 22)},
+    "new_candidates-all.py": {("python-yaml-load", 15), ("python-yaml-load", 17)},
+    "new_candidates-some.py": {("python-yaml-load", 15)},
+    "new_candidates-nosec.py": {("python-yaml-load", 13)},
+    "imports-function.py": {("python-import-variable", 12)},
+    "imports-with-importlib.py": {("python-import-variable", 9)},
+}
+
+
+def new_files_diff(files: Iterable[tuple[str, str]]) -> str:
+    """A git diff adding each (path, text) as a new file (empty files, which add no line, left out)."""
+    out = []
+    for path, text in files:
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        if not lines:
+            continue
+        out.append(
+            f"diff --git a/{path} b/{path}\nnew file mode 100644\nindex 0000000..1111111\n"
+            f"--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{len(lines)} @@\n"
+        )
+        out.append("".join(f"+{line}\n" for line in lines))
+    return "".join(out)
+
+
+def receipt_secrets(diff: str) -> list[Violation]:
+    return list(SecretsRule().scan(change_from_diff(diff.encode("utf-8", "surrogateescape")), Manifest()))
+
+
+class DetectSecrets:
+    """detect-secrets 1.5.0's scan_diff with its default plugins and filters, minus is_invalid_file
+    (which drops every file not on disk, that is every file of a diff)."""
+
+    def __init__(self) -> None:
+        from detect_secrets.core import scan
+        from detect_secrets.settings import default_settings, get_settings
+
+        self._context = default_settings()
+        self._context.__enter__()
+        get_settings().disable_filters("detect_secrets.filters.common.is_invalid_file")
+        scan.get_filters.cache_clear()
+        self._scan_diff = scan.scan_diff
+
+    def findings(self, diff: str) -> list[object]:
+        return list(self._scan_diff(diff))
+
+
+@dataclass
+class Score:
+    positives: int = 0
+    found: int = 0
+    negatives: int = 0
+    flagged: int = 0
+
+    @property
+    def recall(self) -> float:
+        return self.found / self.positives if self.positives else 0.0
+
+    @property
+    def precision(self) -> float:
+        return self.found / (self.found + self.flagged) if self.found + self.flagged else 0.0
+
+
+def nosey_parker_examples() -> tuple[list[str], list[str]]:
+    positives: list[str] = []
+    negatives: list[str] = []
+    for path in sorted((SHARED / "noseyparker" / "rules").glob("*.yml")):
+        for rule in yaml.safe_load(path.read_text("utf-8"))["rules"]:
+            positives += rule.get("examples") or []
+            negatives += rule.get("negative_examples") or []
+    return positives, negatives
+
+
+def detect_secrets_examples() -> tuple[list[str], list[str]]:
+    """(payload, should_flag) literals from parametrized plugin tests, but for public IPs (not a
+    credential) and the heuristic filters' own tests."""
+    positives: list[str] = []
+    negatives: list[str] = []
+    skip = {"ip_public_test.py", "heuristic_filter_test.py"}
+    for path in sorted((SHARED / "detect-secrets" / "plugin_tests").glob("*_test.py")):
+        if path.name in skip:
+            continue
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)):
+                continue
+            if "should_flag" not in str(node.args[0].value) or len(node.args) < 2:
+                continue
+            for pair in getattr(node.args[1], "elts", []):
+                try:
+                    payload, flag = ast.literal_eval(pair)
+                except (ValueError, TypeError, SyntaxError):
+                    continue  # built at run time (str.format): not a literal label
+                (positives if flag else negatives).append(payload)
+    return positives, negatives
+
+
+_REPEATED = re.compile(r"(.)\1{5,}")
+
+
+def placeholder_shaped(text: str) -> bool:
+    """A test value rather than a credential: a run of six equal characters (`AKIAZZZZZZZZZZZZZZZZ`,
+    `AP6xxxxxxxxxx`) or a literal `username:password`. receipt does not report these by design."""
+    return _REPEATED.search(text) is not None or "username:password" in text
+
+
+def score(flags: Callable[[str], bool], positives: Sequence[str], negatives: Sequence[str]) -> Score:
+    return Score(
+        positives=len(positives),
+        found=sum(1 for text in positives if flags(text)),
+        negatives=len(negatives),
+        flagged=sum(1 for text in negatives if flags(text)),
+    )
+
+
+def labelled_secrets(tool: DetectSecrets | None) -> None:
+    ds_positives, ds_negatives = detect_secrets_examples()
+    sets = {
+        "Nosey Parker": nosey_parker_examples(),
+        "detect-secrets plugin tests": (ds_positives, ds_negatives),
+        "detect-secrets plugin tests without placeholders": (
+            [p for p in ds_positives if not placeholder_shaped(p)],
+            ds_negatives,
+        ),
+    }
+    print("## Secrets: labelled examples (each example one new file)\n")
+    print("| set | file name | tool | recall | precision | negatives flagged |")
+    print("|---|---|---|---|---|---|")
+    for set_name, (positives, negatives) in sets.items():
+        for name in NAMES:
+            tools: list[tuple[str, Callable[[str], bool]]] = [
+                ("receipt", lambda t, n=name: bool(receipt_secrets(new_files_diff([(n, t)]))))
+            ]
+            if tool is not None:
+                tools.append(
+                    ("detect-secrets", lambda t, n=name: bool(tool.findings(new_files_diff([(n, t)]))))
+                )
+            for tool_name, flags in tools:
+                s = score(flags, positives, negatives)
+                print(
+                    f"| {set_name} ({s.positives}+/{s.negatives}-) | {name} | {tool_name} | {s.recall:.1%} "
+                    f"| {s.precision:.1%} | {s.flagged} |"
+                )
+    print()
+
+
+def dangerous_on_bandit() -> None:
+    examples = sorted((SHARED / "bandit" / "examples").glob("*.py"))
+    found: set[tuple[str, str, int]] = set()
+    for path in examples:
+        text = path.read_bytes().decode("utf-8", "replace")
+        diff = new_files_diff([(path.name, text)])
+        found |= {
+            (v.path, v.id, v.line or 0)
+            for v in DangerousRule().scan(change_from_diff(diff.encode()), Manifest())
+        }
+    labels = {(name, rule_id, line) for name, pairs in BANDIT_LABELS.items() for rule_id, line in pairs}
+    print(f"## Dangerous constructs: bandit's {len(examples)} example files\n")
+    print("| construct | labelled | found | true | recall | precision |")
+    print("|---|---|---|---|---|---|")
+    for construct in sorted({rule_id for _, rule_id, _ in labels | found}):
+        want = {x for x in labels if x[1] == construct}
+        got = {x for x in found if x[1] == construct}
+        hit = len(want & got)
+        print(
+            f"| {construct} | {len(want)} | {len(got)} | {hit} | {hit / len(want) if want else 0:.0%} "
+            f"| {hit / len(got) if got else 0:.0%} |"
+        )
+    hit = len(labels & found)
+    print(
+        f"| all | {len(labels)} | {len(found)} | {hit} | {hit / len(labels):.1%} | {hit / len(found):.1%} |"
+    )
+    for extra in sorted(found - labels):
+        print(f"- not labelled: {extra}")
+    for missed in sorted(labels - found):
+        print(f"- missed: {missed}")
+    print()
+
+
+# str.splitlines breaks lines at these too, and so does unidiff inside detect-secrets, which then
+# cannot parse the diff: the corpus has them replaced by spaces, for both tools alike.
+_LINE_BREAKS = str.maketrans(dict.fromkeys("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", " "))
+
+
+def stdlib_corpus(limit: int | None) -> str:
+    root = Path(sysconfig.get_paths()["stdlib"])
+    paths = sorted(
+        p for p in root.rglob("*.py") if p.relative_to(root).parts[0] not in ("test", "site-packages")
+    )
+    paths = paths[:limit] if limit else paths
+    texts = ((p.relative_to(root).as_posix(), p.read_text("utf-8", "replace")) for p in paths)
+    return new_files_diff((f"Lib/{name}", text.translate(_LINE_BREAKS)) for name, text in texts)
+
+
+def best_of(runs: int, work: Callable[[], object]) -> tuple[float, object]:
+    best, result = float("inf"), None
+    for _ in range(runs):
+        started = time.perf_counter()
+        result = work()
+        best = min(best, time.perf_counter() - started)
+    return best, result
+
+
+def clean_corpus_and_speed(tool: DetectSecrets | None, limit: int | None) -> None:
+    load = os.getloadavg()
+    diff = stdlib_corpus(limit)
+    data = diff.encode("utf-8", "surrogateescape")
+    change = change_from_diff(data)
+    files = added_files(change)
+    added = sum(len(f.data) + 1 for file in files for f in file.fragments)
+    lines = change.diff.added
+    manifest = parse_manifest(SPEED_POLICY)
+
+    def secrets_only(c: Change = change) -> list[Violation]:
+        return list(SecretsRule().scan(c, manifest))
+
+    def all_rules() -> list[Violation]:
+        fresh = Change(change.diff, change.digest, change.texts)  # fragments rebuilt each run
+        return [v for rule in CONTENT_RULES for v in rule.scan(fresh, manifest)]
+
+    secrets_only()  # compile the ruleset before timing
+    per_rule = {
+        type(rule).__name__: best_of(5, lambda r=rule: list(r.scan(change, manifest)))
+        for rule in CONTENT_RULES
+    }
+    t_secrets, found = best_of(5, lambda: secrets_only(Change(change.diff, change.digest, change.texts)))
+    t_all, everything = best_of(5, all_rules)
+    t_end_to_end, _ = best_of(1, lambda: secrets_only(change_from_diff(data)))
+    assert isinstance(found, list) and isinstance(everything, list)
+
+    print(f"## Clean corpus: Python {sys.version.split()[0]} standard library outside `test`\n")
+    print(f"{len(change.diff.files)} new files, {lines:,} added lines, {added / 1e6:.1f} MB of added text.\n")
+    print(f"- receipt secret findings: **{len(found)}**")
+    for v in found:
+        print(f"  - {v.path}:{v.line} {v.id}")
+    ds_time = None
+    if tool is not None:
+        ds_time, ds_found = best_of(1, lambda: tool.findings(diff))
+        assert isinstance(ds_found, list)
+        print(f"- detect-secrets 1.5.0 findings: **{len(ds_found)}**")
+    print(
+        "- other content findings (not secrets; the standard library does use eval, pickle, "
+        "subprocess and noqa, and the speed policy bans `print(`): "
+        + ", ".join(
+            f"{rule}: {len(v)}"
+            for rule, (_, v) in per_rule.items()
+            if rule != "SecretsRule" and isinstance(v, list)
+        )
+    )
+    print("\n## Speed (one core, same added lines)\n")
+    print("Load average before timing: " + ", ".join(f"{x:.2f}" for x in load) + ".\n")
+    print("| what | seconds | MB/s of added text | µs per added line |")
+    print("|---|---|---|---|")
+
+    def row(name: str, seconds: float) -> None:
+        print(f"| {name} | {seconds:.3f} | {added / 1e6 / seconds:.1f} | {seconds / lines * 1e6:.2f} |")
+
+    row("receipt, secrets (content.secrets) on the parsed change", t_secrets)
+    row("receipt, secrets, from diff bytes (parsing the diff included)", t_end_to_end)
+    row("receipt, all five content rules on the parsed change", t_all)
+    for name, (seconds, _) in per_rule.items():
+        row(f"receipt, {name} alone", seconds)
+    if ds_time is not None:
+        row("detect-secrets 1.5.0 scan_diff (from diff text)", ds_time)
+        print(
+            f"\ndetect-secrets / receipt secrets: **{ds_time / t_secrets:.0f}×** on the parsed change, "
+            f"**{ds_time / t_end_to_end:.0f}×** from diff bytes (both parse the same diff with unidiff)."
+        )
+    print()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, help="only the first N files of the clean corpus")
+    parser.add_argument("--no-detect-secrets", action="store_true", help="receipt only")
+    args = parser.parse_args(argv)
+    tool = None if args.no_detect_secrets else DetectSecrets()
+    labelled_secrets(tool)
+    dangerous_on_bandit()
+    clean_corpus_and_speed(tool, args.files)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""The text a change adds, as the content rules read it.
+
+Each hunk's added lines are joined by newlines into one fragment (gitleaks does the same), so a
+pattern can span lines (a PEM private key) and the regex engines run once per hunk instead of once
+per line. Rules search the fragment's UTF-8 bytes: RE2 works on bytes, and encoding once per hunk
+instead of once per pattern keeps a scan near the speed of the regex engine itself.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from threading import Lock
+
+from bot.engine.change import Change
+from bot.engine.content.filekinds import Kind, kind_of
+from bot.engine.diff import FileDiff, FileStatus, Hunk, LineKind
+
+
+class Fragment:
+    """The added lines of one hunk: `text`, its UTF-8 `data`, and the head line number of each line."""
+
+    __slots__ = ("_starts", "data", "numbers", "text")
+
+    def __init__(self, text: str, numbers: Sequence[int]) -> None:
+        self.text = text
+        self.data = text.encode("utf-8", "surrogatepass")
+        self.numbers = numbers
+        self._starts: list[int] | None = None
+
+    def _line_starts(self) -> list[int]:
+        """Byte offset of each line's start, found once and only when a rule has something to place."""
+        if self._starts is None:
+            starts = [0]
+            find = self.data.find
+            at = find(b"\n")
+            while at >= 0:
+                starts.append(at + 1)
+                at = find(b"\n", at + 1)
+            self._starts = starts
+        return self._starts
+
+    def index_at(self, offset: int) -> int:
+        """Which line of the fragment (0-based) holds byte `offset` of `data`."""
+        return bisect_right(self._line_starts(), offset) - 1
+
+    def line_at(self, offset: int) -> int:
+        """The head line number of the line holding byte `offset` of `data`."""
+        return self.numbers[self.index_at(offset)]
+
+    def lines_span(self, first: int, last: int) -> tuple[int, int]:
+        """Byte offsets of lines `first` to `last` (0-based, inclusive), without the final newline."""
+        starts = self._line_starts()
+        end = starts[last + 1] - 1 if last + 1 < len(starts) else len(self.data)
+        return starts[first], end
+
+    def line_text(self, index: int) -> bytes:
+        """Line `index` (0-based) of `data`, without its newline."""
+        start, end = self.lines_span(index, index)
+        return self.data[start:end]
+
+
+@dataclass(frozen=True, slots=True)
+class AddedFile:
+    """One changed file's added text. `head` is its full new text when known (fetched by the
+    gatherer, or rebuilt from the diff for a new file), else None."""
+
+    file: FileDiff
+    kind: Kind
+    fragments: tuple[Fragment, ...]
+    head: str | None
+
+    @property
+    def path(self) -> str:
+        return self.file.path
+
+    def added_numbers(self) -> frozenset[int]:
+        return frozenset(n for f in self.fragments for n in f.numbers)
+
+
+def _fragment(hunk: Hunk) -> Fragment | None:
+    if hunk.old_len == 0:  # only added lines: a new file, or lines put into an empty one
+        lines = hunk.lines
+        numbers: Sequence[int] = range(hunk.new_start, hunk.new_start + len(lines))
+    else:
+        lines = tuple(line for line in hunk.lines if line.kind is LineKind.ADDED)
+        numbers = tuple(line.number for line in lines)
+    if not lines:
+        return None
+    return Fragment("\n".join([line.text for line in lines]), numbers)
+
+
+def _head_text(change: Change, file: FileDiff, fragments: tuple[Fragment, ...]) -> str | None:
+    head = change.texts_of(file).head
+    if head is not None:
+        return head
+    if file.status is FileStatus.ADDED and len(fragments) == 1:
+        return fragments[0].text + "\n"
+    return None
+
+
+def _first_line(head: str | None, fragments: tuple[Fragment, ...]) -> str | None:
+    if head is not None:
+        return head.split("\n", 1)[0]
+    if fragments and fragments[0].numbers[0] == 1:
+        return fragments[0].text.split("\n", 1)[0]
+    return None
+
+
+def _build(change: Change) -> tuple[AddedFile, ...]:
+    out: list[AddedFile] = []
+    for file in change.diff.files:
+        if file.binary or file.is_submodule or file.adds_symlink or file.new_path is None:
+            continue
+        fragments = tuple(f for f in map(_fragment, file.hunks) if f is not None)
+        if not fragments:
+            continue
+        head = _head_text(change, file, fragments)
+        out.append(AddedFile(file, kind_of(file.path, _first_line(head, fragments)), fragments, head))
+    return tuple(out)
+
+
+class _LastChange:
+    """The added text of the change seen last: five rules read the same change one after another,
+    and building the fragments once keeps a scan of a large change at the regex engines' speed."""
+
+    def __init__(self) -> None:
+        self._lock = Lock()
+        self._entry: tuple[Change, tuple[AddedFile, ...]] | None = None
+
+    def get(self, change: Change) -> tuple[AddedFile, ...]:
+        with self._lock:
+            entry = self._entry
+        if entry is not None and entry[0] is change:
+            return entry[1]
+        built = _build(change)
+        with self._lock:
+            self._entry = (change, built)
+        return built
+
+
+_LAST = _LastChange()
+
+
+def added_files(change: Change) -> tuple[AddedFile, ...]:
+    """Every changed text file with added lines, in diff order (binary files, submodules and
+    symlinks are other rules' business)."""
+    return _LAST.get(change)
+
+
+def files_of_kind(change: Change, *kinds: Kind) -> Iterator[AddedFile]:
+    return (f for f in added_files(change) if f.kind in kinds)

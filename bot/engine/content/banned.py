@@ -1,0 +1,88 @@
+"""Repository-banned patterns (`content.banned`): the maintainers' own RE2 regexes, each matched
+against every added line of the files its `paths` select (all files when it has none).
+
+A pattern is read line by line (`^` and `$` are the line's ends). One pass of the pattern over a
+whole hunk, with `^`/`$` at line ends, finds every line that can match; only those lines are then
+matched alone. Matched text is never quoted in a finding: a banned pattern may well match a secret.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from bot.engine.change import Change
+from bot.engine.content.added import AddedFile, Fragment, added_files
+from bot.engine.content.limits import capped
+from bot.engine.findings import RuleId, Violation
+from bot.engine.globs import matches
+from bot.engine.manifest import BannedPattern, Manifest
+from bot.engine.regex import compile_re2
+
+# `\A` and `\z` mean the text's ends, which differ between a hunk and a line: such a pattern is
+# matched line by line without the hunk-wide pass.
+_TEXT_ANCHOR = re.compile(r"(?<!\\)(?:\\\\)*\\[Az]")
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    entry: BannedPattern
+    line: Any
+    hunk: Any | None
+
+    @classmethod
+    def of(cls, entry: BannedPattern) -> _Compiled:
+        hunk = None if _TEXT_ANCHOR.search(entry.pattern) else compile_re2("(?m)" + entry.pattern)
+        return cls(entry, compile_re2(entry.pattern), hunk)
+
+    def message(self) -> str:
+        entry = self.entry
+        why = f": {entry.message}" if entry.message else f" (content.banned pattern {entry.pattern!r})"
+        return (
+            f"Adds text the repository bans ({entry.id}){why}. Rewrite it without that; the policy is "
+            "the maintainers' to change, in content.banned of the base branch's manifest."
+        )
+
+
+def _candidate_lines(compiled: _Compiled, fragment: Fragment) -> Iterator[int]:
+    if compiled.hunk is None:
+        yield from range(len(fragment.numbers))
+        return
+    last = -1
+    for match in compiled.hunk.finditer(fragment.data):
+        start, end = match.span()
+        first = max(fragment.index_at(start), last + 1)
+        last = fragment.index_at(max(start, end - 1))
+        yield from range(first, last + 1)
+
+
+def _matching_lines(compiled: _Compiled, fragment: Fragment) -> Iterator[int]:
+    for index in _candidate_lines(compiled, fragment):
+        if compiled.line.search(fragment.line_text(index)) is not None:
+            yield fragment.numbers[index]
+
+
+def _file_violations(compiled: _Compiled, file: AddedFile) -> Iterator[Violation]:
+    entry = compiled.entry
+    listed = [
+        Violation(RuleId.BANNED_PATTERN, file.path, number, compiled.message(), entry.id)
+        for fragment in file.fragments
+        for number in _matching_lines(compiled, fragment)
+    ]
+    what = f"line(s) matching {entry.id}"
+    return capped(listed, rule=RuleId.BANNED_PATTERN, path=file.path, what=what, more_id=entry.id)
+
+
+@dataclass(frozen=True, slots=True)
+class BannedPatternsRule:
+    """`content.banned`: the maintainers' regexes over added lines."""
+
+    def scan(self, change: Change, manifest: Manifest) -> Iterator[Violation]:
+        entries = [_Compiled.of(e) for e in manifest.content.banned]
+        for file in added_files(change) if entries else ():
+            for compiled in entries:
+                paths = compiled.entry.paths
+                if paths is None or matches(paths, file.path):
+                    yield from _file_violations(compiled, file)

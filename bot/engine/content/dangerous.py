@@ -1,0 +1,150 @@
+"""Dangerous constructs on added lines (`content.dangerous`), per language.
+
+Python is decided on the syntax tree of the file's new text (`pyconstructs.py`), and only
+constructs that occupy an added line are reported. When the new text is unknown or does not parse,
+each added line that could hold a construct is parsed alone, and a line that sits inside a
+triple-quoted string of its hunk is left alone: without the whole file, receipt says less rather
+than something false. JavaScript/TypeScript and shell are matched line by line
+(`textconstructs.py`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from bot.engine.change import Change
+from bot.engine.content.added import AddedFile, Fragment, added_files
+from bot.engine.content.filekinds import Kind
+from bot.engine.content.limits import capped
+from bot.engine.content.pyconstructs import Found, PyConstruct, python_constructs
+from bot.engine.content.textconstructs import text_constructs
+from bot.engine.diff import FileStatus
+from bot.engine.findings import RuleId, Violation
+from bot.engine.manifest import Manifest
+from bot.engine.regex import compile_re2
+
+_CALLED = (
+    r"eval|exec|system|__import__|getoutput|getstatusoutput|create_subprocess_shell|unsafe_load(?:_all)?"
+    r"|Unpickler"
+)
+_MODULES = r"c?[Pp]ickle|_pickle|yaml"
+# A Python file is parsed only when its added text could hold a construct: a call by one of these
+# names, `shell=`, a pickle or yaml loader called through its module, or an import that could
+# name one. When such an import came earlier and only the call is added (`from pickle import
+# loads as lp`, then `lp(data)`), the file's new text says so.
+_TRIGGER = compile_re2(
+    rf"\b(?:{_CALLED})\s*\(|\bshell\s*=|\b(?:{_MODULES})\s*\.\s*(?:loads?|load_all|Unpickler)\b"
+    rf"|\bfrom\s+(?:{_MODULES})\s+import\b|\bimport\s+(?:{_MODULES})\s+as\b"
+)
+_IMPORTED = compile_re2(
+    rf"\b(?:{_CALLED}|loads?|load_all)\s+as\s+\w|\bimport\s+(?:{_MODULES})\s+as\b"
+    rf"|\bfrom\s+(?:{_MODULES})\s+import\b"
+)
+_TRIPLE_QUOTES = (b'"""', b"'''")
+
+_OVERRIDE = (
+    "If it is deliberate, that is a maintainer's call: merge with admin approval, or set "
+    "content.dangerous: false in the base branch's manifest."
+)
+_PYTHON_ADVICE = {
+    PyConstruct.EVAL: "runs a string as Python code: code injection if any part of it comes from "
+    "outside. Parse data with ast.literal_eval or json.loads, or call the code directly.",
+    PyConstruct.EXEC: "runs a string as Python code: code injection if any part of it comes from "
+    "outside. Call the code directly.",
+    PyConstruct.OS_SYSTEM: "runs its argument through the shell: shell injection if any part of it "
+    "comes from outside. Use subprocess.run with a list of arguments and no shell.",
+    PyConstruct.SHELL: "runs a command built at run time through the shell: shell injection. Pass "
+    "subprocess.run a list of arguments, without shell=True.",
+    PyConstruct.PICKLE: "runs code chosen by whoever wrote the data it loads. Never unpickle data you "
+    "did not produce; use json or another data-only format.",
+    PyConstruct.YAML: "without a safe Loader builds arbitrary Python objects from the document. Use "
+    "yaml.safe_load, or Loader=yaml.SafeLoader.",
+    PyConstruct.IMPORT: "imports whichever module a run-time value names. Map the allowed names to "
+    "modules explicitly.",
+}
+_ALONE = " (Judged from this line alone: the file's new text was not available or does not parse.)"
+
+
+def _python_message(found: Found, *, alone: bool) -> str:
+    return f"{found.call}() {_PYTHON_ADVICE[found.construct]} {_OVERRIDE}" + (_ALONE if alone else "")
+
+
+def _parse(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _worth_parsing(file: AddedFile) -> bool:
+    if any(_TRIGGER.search(f.data) for f in file.fragments):
+        return True
+    if file.head is None or file.file.status is FileStatus.ADDED:
+        return False  # a new file's added text is all of it
+    return _IMPORTED.search(file.head) is not None
+
+
+def _whole_file(file: AddedFile, tree: ast.Module) -> Iterator[Violation]:
+    added = file.added_numbers()
+    lines = None if file.file.status is FileStatus.ADDED else sorted(added)
+    for found in python_constructs(tree, lines=lines):
+        on_added = next((n for n in range(found.line, found.end_line + 1) if n in added), None)
+        if on_added is not None:
+            message = _python_message(found, alone=False)
+            yield Violation(RuleId.DANGEROUS, file.path, on_added, message, found.construct.value)
+
+
+def _line_alone(file: AddedFile, fragment: Fragment) -> Iterator[Violation]:
+    data = fragment.data
+    counted_to = 0
+    quotes = 0
+    seen: set[int] = set()
+    for match in _TRIGGER.finditer(data):
+        index = fragment.index_at(match.start())
+        line_start = fragment.lines_span(index, index)[0]
+        quotes += sum(data.count(q, counted_to, line_start) for q in _TRIPLE_QUOTES)
+        counted_to = max(counted_to, line_start)
+        if index in seen or quotes % 2:
+            continue
+        seen.add(index)
+        tree = _parse(fragment.line_text(index).decode("utf-8", "replace").strip())
+        for found in python_constructs(tree, whole=False) if tree else ():
+            message = _python_message(found, alone=True)
+            yield Violation(
+                RuleId.DANGEROUS, file.path, fragment.numbers[index], message, found.construct.value
+            )
+
+
+def _python(file: AddedFile) -> Iterator[Violation]:
+    if not _worth_parsing(file):
+        return
+    tree = _parse(file.head) if file.head is not None else None
+    if tree is not None:
+        yield from _whole_file(file, tree)
+        return
+    for fragment in file.fragments:
+        yield from _line_alone(file, fragment)
+
+
+def _text(file: AddedFile) -> Iterator[Violation]:
+    for finding in text_constructs(file):
+        message = f"{finding.construct.message} {_OVERRIDE}"
+        yield Violation(RuleId.DANGEROUS, file.path, finding.line, message, finding.construct.id)
+
+
+@dataclass(frozen=True, slots=True)
+class DangerousRule:
+    """`content.dangerous`: eval, shell injection, unsafe deserialisation and the like."""
+
+    def scan(self, change: Change, manifest: Manifest) -> Iterator[Violation]:
+        if not manifest.content.dangerous:
+            return
+        for file in added_files(change):
+            if file.kind is Kind.DOCUMENT:
+                continue
+            found = list(_python(file) if file.kind is Kind.PYTHON else _text(file))
+            yield from capped(
+                found, rule=RuleId.DANGEROUS, path=file.path, what="dangerous construct(s)", more_id="more"
+            )

@@ -1,0 +1,309 @@
+"""Secrets: credentials and private keys in added text (`content.secrets`).
+
+gitleaks' default ruleset (`_gitleaks_rules.py`) runs with gitleaks' semantics: a rule runs on a
+hunk only when one of its keywords occurs in the hunk's lower-cased text; its secret must exceed the
+rule's entropy (and, for `generic-*` rules, hold a digit); the global and per-rule allowlists drop
+the rest. receipt's own detectors (`detectors.py`) add token checksums, AWS secret keys, credentials
+in URLs and a few formats gitleaks finds only beside the provider's name. One secret found by
+several detectors is reported once, by the most specific. Findings show a redacted form only
+(`redact.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import re2
+
+from bot.engine.change import Change
+from bot.engine.content._gitleaks_rules import GLOBAL_ALLOWLIST, RULES
+from bot.engine.content.added import AddedFile, Fragment, added_files
+from bot.engine.content.detectors import CHECKSUMS, OWN_DETECTORS, VALIDATORS
+from bot.engine.content.heuristics import has_digit, is_placeholder, looks_like_name, shannon_entropy
+from bot.engine.content.limits import capped
+from bot.engine.content.patternset import PatternSet
+from bot.engine.content.redact import redact
+from bot.engine.content.ruleset import Allowlist, SecretPattern, Target
+from bot.engine.findings import RuleId, Violation
+from bot.engine.manifest import Manifest
+from bot.engine.regex import compile_re2
+
+_OVERRIDE = (
+    "Not a credential? That is a maintainer's call: merge with admin approval, or set "
+    "content.secrets: false in the base branch's manifest."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Allow:
+    regexes: tuple[Any, ...]
+    target: Target
+    paths: tuple[Any, ...]
+    stopwords: tuple[str, ...]
+    require_all: bool
+
+    @classmethod
+    def of(cls, allow: Allowlist) -> _Allow:
+        return cls(
+            tuple(compile_re2(r) for r in allow.regexes),
+            allow.target,
+            tuple(compile_re2(p) for p in allow.paths),
+            allow.stopwords,
+            allow.require_all,
+        )
+
+    def drops(self, path: str, secret: str, match: str, line: Callable[[], str]) -> bool:
+        checks: list[bool] = []
+        if self.regexes:
+            targets = {Target.SECRET: lambda: secret, Target.MATCH: lambda: match, Target.LINE: line}
+            text = targets[self.target]()
+            checks.append(any(r.search(text) for r in self.regexes))
+        if self.paths:
+            checks.append(any(p.search(path) for p in self.paths))
+        if self.stopwords:
+            lowered = secret.lower()
+            checks.append(any(word in lowered for word in self.stopwords))
+        return bool(checks) and (all(checks) if self.require_all else any(checks))
+
+
+@dataclass(frozen=True, slots=True)
+class Detector:
+    id: str
+    regex: Any
+    keywords: tuple[str, ...]
+    entropy: float
+    secret_group: int
+    path: Any | None
+    allowlists: tuple[_Allow, ...]
+    checksum: Callable[[str], bool] | None = None
+    valid: Callable[[str], bool] | None = None
+    requires: Any | None = None
+    own: bool = False
+
+    @property
+    def generic(self) -> bool:
+        return self.id.startswith("generic")
+
+    @classmethod
+    def of(
+        cls,
+        pattern: SecretPattern,
+        *,
+        checksum: Callable[[str], bool] | None = None,
+        valid: Callable[[str], bool] | None = None,
+        requires: str | None = None,
+        own: bool = False,
+    ) -> Detector:
+        return cls(
+            id=pattern.id,
+            regex=compile_re2(pattern.regex),
+            keywords=pattern.keywords,
+            entropy=pattern.entropy,
+            secret_group=pattern.secret_group,
+            path=compile_re2(pattern.path) if pattern.path else None,
+            allowlists=tuple(_Allow.of(a) for a in pattern.allowlists),
+            checksum=checksum,
+            valid=valid,
+            requires=compile_re2(requires) if requires else None,
+            own=own,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SecretFinding:
+    """One secret: `start`/`end` are byte offsets in its fragment, `line` its head line."""
+
+    detector: str
+    line: int
+    start: int
+    end: int
+    secret: str
+    checksum: bool | None
+    own: bool
+    generic: bool
+    public_prefix: int
+
+    def rank(self) -> tuple[bool, bool, int, int, str]:
+        """Most trustworthy first: a verified checksum, a specific format, the longest span."""
+        return (self.checksum is not True, self.generic, self.start - self.end, self.start, self.detector)
+
+
+def _public_prefix(detector: Detector, secret: str) -> int:
+    """How much of the secret is format rather than secret: `-----BEGIN ... KEY-----`, `ghp_`."""
+    if secret.startswith("-----BEGIN"):
+        end = secret.find("-----", len("-----BEGIN"))
+        return end + 5 if end > 0 else len("-----BEGIN")
+    lowered = secret.lower()
+    return max((len(k) for k in detector.keywords if lowered.startswith(k)), default=0)
+
+
+def _best_of(cluster: list[SecretFinding]) -> list[SecretFinding]:
+    kept: list[SecretFinding] = []
+    for candidate in sorted(cluster, key=SecretFinding.rank):
+        if all(candidate.end <= k.start or k.end <= candidate.start for k in kept):
+            kept.append(candidate)
+    return kept
+
+
+def _resolve_overlaps(found: list[SecretFinding]) -> list[SecretFinding]:
+    """Overlapping findings (one secret, several detectors) keep the best; others all stay. Spans
+    are grouped into clusters that overlap first, so the work grows with the findings, not their square."""
+    kept: list[SecretFinding] = []
+    cluster: list[SecretFinding] = []
+    cluster_end = -1
+    for finding in sorted(found, key=lambda f: (f.start, f.end, f.detector)):
+        if finding.start >= cluster_end and cluster:
+            kept.extend(_best_of(cluster))
+            cluster = []
+        cluster.append(finding)
+        cluster_end = max(cluster_end, finding.end)
+    kept.extend(_best_of(cluster))
+    return sorted(kept, key=lambda f: (f.start, f.detector))
+
+
+class SecretScanner:
+    """Detectors compiled once, with a keyword prefilter: an RE2 set of every keyword runs over the
+    lower-cased hunk in one pass, and only the detectors whose keywords occur run their regex."""
+
+    def __init__(self, detectors: Sequence[Detector], global_allow: Allowlist) -> None:
+        self._detectors = tuple(detectors)
+        self._global = _Allow.of(global_allow)
+        paths = global_allow.paths
+        self._skipped_paths = compile_re2("|".join(f"(?:{p})" for p in paths)) if paths else None
+        keywords = sorted({k for d in detectors for k in d.keywords})
+        self._keyword_set = PatternSet([re2.escape(k) for k in keywords])
+        self._by_keyword = tuple(
+            tuple(i for i, d in enumerate(detectors) if k in d.keywords) for k in keywords
+        )
+        self._always = tuple(i for i, d in enumerate(detectors) if not d.keywords)
+
+    def skips_path(self, path: str) -> bool:
+        return self._skipped_paths is not None and self._skipped_paths.search(path) is not None
+
+    def _candidates(self, data: bytes) -> list[int]:
+        chosen = set(self._always)
+        for hit in self._keyword_set.present(data.lower()):
+            chosen.update(self._by_keyword[hit])
+        return sorted(chosen)
+
+    def scan(self, path: str, fragment: Fragment) -> list[SecretFinding]:
+        data = fragment.data
+        found: list[SecretFinding] = []
+        for index in self._candidates(data):
+            detector = self._detectors[index]
+            if detector.path is not None and not detector.path.search(path):
+                continue
+            if detector.requires is not None and not detector.requires.search(data):
+                continue
+            found.extend(self._matches(detector, path, fragment))
+        return _resolve_overlaps(found)
+
+    def _matches(self, detector: Detector, path: str, fragment: Fragment) -> Iterator[SecretFinding]:
+        data = fragment.data
+        for match in detector.regex.finditer(data):
+            group = detector.secret_group or next(
+                (g for g in range(1, detector.regex.groups + 1) if match.group(g)), 0
+            )
+            start, end = match.span(group)
+            if start < 0 or start == end:
+                continue
+            secret = data[start:end].decode("utf-8", "replace")
+            if detector.valid is not None and not detector.valid(secret):
+                continue
+            verified = detector.checksum(secret) if detector.checksum else None
+            if verified is not True and not self._keeps(detector, path, secret, match, fragment):
+                continue
+            yield SecretFinding(
+                detector=detector.id,
+                line=fragment.line_at(start),
+                start=start,
+                end=end,
+                secret=secret,
+                checksum=verified,
+                own=detector.own,
+                generic=detector.generic,
+                public_prefix=_public_prefix(detector, secret),
+            )
+
+    def _keeps(self, detector: Detector, path: str, secret: str, match: Any, fragment: Fragment) -> bool:
+        if detector.entropy:
+            if shannon_entropy(secret) <= detector.entropy:
+                return False
+            if detector.generic and not has_digit(secret):
+                return False
+        if detector.generic and looks_like_name(secret):
+            return False
+        if (detector.own or detector.checksum) and is_placeholder(secret):
+            return False
+        if any(r.search(secret) for r in self._global.regexes):
+            return False
+        lowered = secret.lower()
+        if any(word in lowered for word in self._global.stopwords):
+            return False
+        if not detector.allowlists:
+            return True
+        text = match.group(0).decode("utf-8", "replace")
+
+        def lines() -> str:
+            start, end = match.span()
+            span = fragment.lines_span(fragment.index_at(start), fragment.index_at(max(start, end - 1)))
+            return fragment.data[span[0] : span[1]].decode("utf-8", "replace")
+
+        return not any(a.drops(path, secret, text, lines) for a in detector.allowlists)
+
+
+@cache
+def default_scanner() -> SecretScanner:
+    """gitleaks' rules and receipt's own detectors, compiled on first use."""
+    detectors = [Detector.of(p, checksum=CHECKSUMS.get(p.id), valid=VALIDATORS.get(p.id)) for p in RULES]
+    detectors += [
+        Detector.of(d.pattern, requires=d.requires, valid=VALIDATORS.get(d.pattern.id), own=True)
+        for d in OWN_DETECTORS
+    ]
+    return SecretScanner(detectors, GLOBAL_ALLOWLIST)
+
+
+def describe(finding: SecretFinding) -> str:
+    shown = redact(finding.secret, finding.public_prefix)
+    if finding.checksum is True:
+        return (
+            f"A {finding.detector} token whose checksum verifies: {shown}. Revoke it now and remove it "
+            f"from the change; it is in the branch's history. {_OVERRIDE}"
+        )
+    if finding.checksum is False:
+        return (
+            f"Looks like a {finding.detector} token: {shown}. Its checksum does not verify, so it may be "
+            "invented, but a credential-shaped literal does not belong in code: remove it, read it from "
+            f"the environment or a secret store, and revoke it if it was ever real. {_OVERRIDE}"
+        )
+    source = "detector" if finding.own else "gitleaks rule"
+    return (
+        f"Possible credential ({source} {finding.detector}): {shown}. Remove it, read it from the "
+        f"environment or a secret store, and rotate it: it is in the branch's history. {_OVERRIDE}"
+    )
+
+
+def file_findings(scanner: SecretScanner, file: AddedFile) -> list[SecretFinding]:
+    if scanner.skips_path(file.path):
+        return []
+    return [f for fragment in file.fragments for f in scanner.scan(file.path, fragment)]
+
+
+def _violations(file: AddedFile, found: list[SecretFinding]) -> Iterator[Violation]:
+    listed = [Violation(RuleId.SECRET, file.path, f.line, describe(f), f.detector) for f in found]
+    return capped(listed, rule=RuleId.SECRET, path=file.path, what="possible secret(s)", more_id="more")
+
+
+@dataclass(frozen=True, slots=True)
+class SecretsRule:
+    """`content.secrets`: credentials and private keys in added lines."""
+
+    def scan(self, change: Change, manifest: Manifest) -> Iterator[Violation]:
+        if not manifest.content.secrets:
+            return
+        scanner = default_scanner()
+        for file in added_files(change):
+            yield from _violations(file, file_findings(scanner, file))

@@ -1,0 +1,135 @@
+from __future__ import annotations
+
+import pytest
+
+from bot.engine.change import Change, FileTexts
+from bot.engine.content.added import Fragment, added_files, files_of_kind
+from bot.engine.content.filekinds import Kind, kind_of
+from tests.content.helpers import change_of
+from tests.gitrepo import GitRepo
+
+
+def test_each_hunk_is_one_fragment_of_its_added_lines(repo: GitRepo) -> None:
+    base = "".join(f"line {i}\n" for i in range(1, 31))
+    head = base.replace("line 3\n", "line 3\nnew a\nnew b\n").replace("line 25\n", "changed 25\n")
+    change = change_of(repo, {"notes.cfg": head}, {"notes.cfg": base})
+    [file] = added_files(change)
+    assert file.path == "notes.cfg"
+    assert [f.text for f in file.fragments] == ["new a\nnew b", "changed 25"]
+    assert [list(f.numbers) for f in file.fragments] == [[4, 5], [27]]
+    assert file.added_numbers() == frozenset({4, 5, 27})
+    assert file.head == head
+    assert file.kind is Kind.OTHER
+
+
+def test_a_new_file_is_one_fragment_and_its_text_is_rebuilt_without_texts(repo: GitRepo) -> None:
+    change = change_of(repo, {"tool.py": "import os\nos.system(cmd)\n"}, texts=False)
+    [file] = added_files(change)
+    assert file.fragments[0].text == "import os\nos.system(cmd)"
+    assert list(file.fragments[0].numbers) == [1, 2]
+    assert file.head == "import os\nos.system(cmd)\n"
+    assert file.kind is Kind.PYTHON
+
+
+def test_a_modified_file_without_texts_has_no_head(repo: GitRepo) -> None:
+    change = change_of(repo, {"a.py": "x = 1\ny = 2\n"}, {"a.py": "x = 1\n"}, texts=False)
+    [file] = added_files(change)
+    assert file.head is None
+    assert file.fragments[0].text == "y = 2"
+
+
+def test_binary_deleted_symlinks_and_pure_deletions_have_no_added_text(repo: GitRepo) -> None:
+    repo.write("gone.txt", "bye\n")
+    repo.write("keep.txt", "a\nb\n")
+    repo.commit("base")
+    repo.branch("pr")
+    repo.remove("gone.txt")
+    repo.write("keep.txt", "a\n")
+    repo.write("blob.bin", b"\x00\x01\x02")
+    repo.symlink("link", "keep.txt")
+    repo.commit("head")
+    from bot.check import gather_change, resolve_revisions
+    from bot.git import Git
+
+    git = Git.open(repo.root)
+    change = gather_change(git, resolve_revisions(git, "main", "pr"))
+    assert {f.path for f in change.diff.files} == {"gone.txt", "keep.txt", "blob.bin", "link"}
+    assert added_files(change) == ()
+
+
+def test_the_first_line_decides_an_extensionless_file(repo: GitRepo) -> None:
+    change = change_of(repo, {"bin/deploy": '#!/usr/bin/env bash\neval "$1"\n'}, texts=False)
+    [file] = added_files(change)
+    assert file.kind is Kind.SHELL
+    assert list(files_of_kind(change, Kind.SHELL)) == [file]
+    assert list(files_of_kind(change, Kind.PYTHON)) == []
+
+
+def test_a_modified_extensionless_file_reads_its_first_line_from_the_hunk(repo: GitRepo) -> None:
+    change = change_of(repo, {"run": "#!/bin/sh\necho hi\n"}, {"run": "echo hi\n"}, texts=False)
+    [file] = added_files(change)
+    assert file.kind is Kind.SHELL
+
+
+def test_an_extensionless_file_whose_first_line_is_not_added_is_other(repo: GitRepo) -> None:
+    change = change_of(repo, {"run": "#!/bin/sh\necho hi\n"}, {"run": "#!/bin/sh\n"}, texts=False)
+    [file] = added_files(change)
+    assert file.kind is Kind.OTHER
+
+
+def test_the_same_change_is_built_once(repo: GitRepo) -> None:
+    change = change_of(repo, {"a.txt": "x\n"})
+    assert added_files(change) is added_files(change)
+    copy = Change(change.diff, change.digest, change.texts)
+    assert added_files(copy) is not added_files(change)
+    assert [f.fragments[0].text for f in added_files(copy)] == ["x"]
+
+
+def test_texts_win_over_the_diff(repo: GitRepo) -> None:
+    change = change_of(repo, {"a.py": "x = 1\n"}, texts=False)
+    with_texts = Change(change.diff, change.digest, {"a.py": FileTexts("", "y = 2\n")})
+    assert added_files(with_texts)[0].head == "y = 2\n"
+
+
+def test_fragment_offsets_map_to_lines() -> None:
+    fragment = Fragment("ab\nçd\n\nlast", [10, 11, 12, 13])
+    assert fragment.data == "ab\nçd\n\nlast".encode()
+    assert [fragment.index_at(i) for i in (0, 2, 3, 6, 7, 8, 11)] == [0, 0, 1, 1, 2, 3, 3]
+    assert fragment.line_at(4) == 11
+    assert fragment.line_text(1) == "çd".encode()
+    assert fragment.line_text(2) == b""
+    assert fragment.line_text(3) == b"last"
+    assert fragment.lines_span(0, 1) == (0, 6)
+
+
+@pytest.mark.parametrize(
+    ("path", "first", "kind"),
+    [
+        ("a/b.py", None, Kind.PYTHON),
+        ("x.PYW", None, Kind.PYTHON),
+        ("web/app.tsx", None, Kind.JAVASCRIPT),
+        ("lib.mjs", None, Kind.JAVASCRIPT),
+        ("s.zsh", None, Kind.SHELL),
+        ("Dockerfile", None, Kind.DOCKERFILE),
+        ("docker/Dockerfile.dev", None, Kind.DOCKERFILE),
+        ("api.Dockerfile", None, Kind.DOCKERFILE),
+        ("rules.mk", None, Kind.MAKEFILE),
+        ("GNUmakefile", None, Kind.MAKEFILE),
+        (".github/workflows/ci.yml", None, Kind.CI),
+        (".github/actions/setup/action.yaml", None, Kind.CI),
+        (".gitlab-ci.yml", None, Kind.CI),
+        ("config/ci.yml", None, Kind.OTHER),
+        ("README.md", None, Kind.DOCUMENT),
+        ("docs/guide.rst", None, Kind.DOCUMENT),
+        ("notes.txt", None, Kind.DOCUMENT),
+        ("setup.cfg", "#!/bin/sh", Kind.OTHER),
+        ("tool", "#!/usr/bin/env -S python3.12 -u", Kind.PYTHON),
+        ("tool", "#!/usr/local/bin/node", Kind.JAVASCRIPT),
+        ("tool", "#!/bin/dash", Kind.SHELL),
+        ("tool", "#!/usr/bin/perl", Kind.OTHER),
+        ("tool", "echo hi", Kind.OTHER),
+        ("tool", None, Kind.OTHER),
+    ],
+)
+def test_kind_of(path: str, first: str | None, kind: Kind) -> None:
+    assert kind_of(path, first) is kind
