@@ -12,7 +12,8 @@ against G when there is a reference and against C otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import ast
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
@@ -71,6 +72,13 @@ class ExcessResult:
     unparsed: tuple[str, ...] = ()  # Python files read by the tokenizer alone: they do not parse
     complexity_changes: tuple[ComplexityChange, ...] = ()
     complexity_unmeasured: tuple[str, ...] = ()  # Python files whose functions could not be read
+    too_large: int | None = None  # characters of text, when above TEXT_LIMIT: nothing was measured
+
+
+# The metrics read whole files (parse, unparse, tokenize, edit distance) at about a megabyte a second;
+# past this many characters of C, M and G a receipt would take minutes, so the numbers are left out
+# and said to be. A limit is a count, not a clock, so the same change always gets the same receipt.
+TEXT_LIMIT = 4 * 1024 * 1024
 
 
 # A file is known by where its base version lives, so a rename on one side only still pairs with the
@@ -195,7 +203,9 @@ def check_reference(change: Change, reference: Reference) -> None:
     _reference(change, reference)
 
 
-def _complexity(versions: Iterable[_Version]) -> tuple[int | None, list[ComplexityChange], list[str]]:
+def _complexity(
+    versions: Iterable[_Version], parse: Callable[[str], ast.Module | None]
+) -> tuple[int | None, list[ComplexityChange], list[str]]:
     """Added cognitive complexity: Σ over the touched Python files of CC(after) − CC(before).
 
     Functions a change leaves alone have equal complexity on both sides, so this is what the change
@@ -209,8 +219,8 @@ def _complexity(versions: Iterable[_Version]) -> tuple[int | None, list[Complexi
     for version in versions:
         if not is_python(version.label):
             continue
-        before = function_complexities(version.before)
-        after = function_complexities(version.after)
+        before = function_complexities(version.before, parse)
+        after = function_complexities(version.after, parse)
         if before is None or after is None:
             unmeasured.append(version.label)
             continue
@@ -257,6 +267,16 @@ def measure_excess(change: Change, reference: Reference | None = None) -> Excess
     """
     measure = _Measure()
     mine = _candidate(change)
+    theirs = _reference(change, reference) if reference is not None else None
+    size = sum(
+        len(v.before) + len(v.after) for side in (mine, theirs) if side for v in side.versions.values()
+    )
+    if size > TEXT_LIMIT:
+        return ExcessResult(
+            reference=ReferenceInfo(reference.source, reference.digest) if reference else None,
+            files=len(mine.versions),
+            too_large=size,
+        )
     counts = {key: measure.count(v) for key, v in mine.versions.items()}
     result = ExcessResult(
         distance=total(list(counts.values())).value,
@@ -265,8 +285,7 @@ def measure_excess(change: Change, reference: Reference | None = None) -> Excess
     )
     excluded = list(mine.excluded)
     compared = list(mine.versions.values())  # (C or G, M) for the complexity
-    if reference is not None:
-        theirs = _reference(change, reference)
+    if reference is not None and theirs is not None:
         excluded.extend(theirs.excluded)
         gold_counts = {key: measure.count(v) for key, v in theirs.versions.items()}
         head_total, gold_total, compared = _union(measure, mine, counts, theirs, gold_counts)
@@ -278,7 +297,7 @@ def measure_excess(change: Change, reference: Reference | None = None) -> Excess
             union_distance=head_total.value,
             union_reference_distance=gold_total.value,
         )
-    added, changes, unmeasured = _complexity(compared)
+    added, changes, unmeasured = _complexity(compared, measure.tokenizer.tree)
     return replace(
         result,
         added_complexity=added,
@@ -296,6 +315,12 @@ def _above(value: float | None, limit: float | None) -> bool:
 def judge_excess(result: ExcessResult, policy: ExcessPolicy) -> ExcessResult:
     """Raise the alarm for every limit the manifest sets and the numbers exceed; no limit, no alarm."""
     reasons: list[str] = []
+    limits = (policy.max_distance, policy.max_excess, policy.max_added_complexity)
+    if result.too_large is not None and any(limit is not None for limit in limits):
+        reasons.append(
+            f"excess could not be measured: the changed files hold {result.too_large:,} characters, above "
+            f"the {TEXT_LIMIT:,} the metrics read, so the limits the policy sets cannot be checked"
+        )
     if _above(result.distance, policy.max_distance):
         reasons.append(f"distance {result.distance:.3f} is above excess.max_distance {policy.max_distance:g}")
     if _above(result.excess, policy.max_excess):

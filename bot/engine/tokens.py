@@ -26,11 +26,16 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fnmatch import fnmatchcase
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from pygments.lexer import Lexer
-from pygments.lexers import find_lexer_class, get_all_lexers
-from pygments.lexers.python import PythonLexer
-from pygments.token import Comment, String, Text, _TokenType, is_token_subtype
+if TYPE_CHECKING:
+    from pygments.lexer import Lexer
+    from pygments.token import _TokenType
+
+# Pygments is imported where a lexer is needed, not here: it costs about 20 ms, more than a tenth
+# of a typical receipt, and a change of Python files only never needs it.
+
+from bot.engine.pyscan import raw_pieces, unparsed_tokens
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 
@@ -87,15 +92,19 @@ def parse_python(text: str) -> ast.Module | None:
             return None
 
 
-def python_normalized(text: str) -> Tokens | None:
-    """The paper's token list for Python source; None when the source does not parse."""
-    tree = parse_python(text)
+def python_normalized(text: str, tree: ast.Module | None = None) -> Tokens | None:
+    """The paper's token list for Python source; None when the source does not parse.
+
+    `tree`, when given, is `parse_python(text)` already computed (complexity reads the same tree)."""
+    tree = tree or parse_python(text)
     if tree is None:
         return None
     try:
-        return _significant_python(ast.unparse(tree))
+        unparsed = ast.unparse(tree)
     except _PYTHON_FAILURES:  # ast.unparse recurses: a sum of a few hundred terms is too deep for it
         return None
+    fast = unparsed_tokens(unparsed)
+    return fast if fast is not None else _significant_python(unparsed)
 
 
 def python_tokens(text: str) -> Tokens | None:
@@ -116,6 +125,11 @@ def _line_starts(text: str) -> list[int]:
 
 def python_raw(text: str) -> Tokens | None:
     """Python tokens as written, comments and line breaks included, each with the whitespace before it."""
+    fast = raw_pieces(text)
+    return fast if fast is not None else _stdlib_raw(text)
+
+
+def _stdlib_raw(text: str) -> Tokens | None:
     starts = _line_starts(text)
     out: list[str] = []
     done = 0
@@ -144,6 +158,8 @@ def lexer_class_for(path: str) -> type[Lexer] | None:
 
 @lru_cache(maxsize=1024)
 def _lexer_for_name(name: str) -> type[Lexer] | None:
+    from pygments.lexers import find_lexer_class, get_all_lexers
+
     best: tuple[float, str] | None = None
     chosen: type[Lexer] | None = None
     for lexer_name, _aliases, patterns, _mimetypes in get_all_lexers(plugins=False):
@@ -158,7 +174,15 @@ def _lexer_for_name(name: str) -> type[Lexer] | None:
     return chosen
 
 
+def _python_lexer() -> type[Lexer]:
+    from pygments.lexers.python import PythonLexer
+
+    return PythonLexer
+
+
 def _is_comment(ttype: _TokenType) -> bool:
+    from pygments.token import Comment, is_token_subtype
+
     # Preprocessor lines (#include, #define) are code that Pygments files under Comment.
     return is_token_subtype(ttype, Comment) and not (
         is_token_subtype(ttype, Comment.Preproc) or is_token_subtype(ttype, Comment.PreprocFile)
@@ -174,6 +198,8 @@ def _lex(text: str, lexer: type[Lexer]) -> Iterator[tuple[_TokenType, str]]:
 
 def lexed(text: str, lexer: type[Lexer]) -> Tokens:
     """Significant tokens: comments dropped; plain text (prose, whitespace) split into words."""
+    from pygments.token import String, Text, is_token_subtype
+
     out: list[str] = []
     for ttype, value in _lex(text, lexer):
         if _is_comment(ttype):
@@ -200,6 +226,8 @@ def _with_leading_space(pieces: Iterable[tuple[str, bool]]) -> Tokens:
 
 
 def lexed_raw(text: str, lexer: type[Lexer]) -> Tokens:
+    from pygments.token import Text, is_token_subtype
+
     return _with_leading_space((value, is_token_subtype(ttype, Text)) for ttype, value in _lex(text, lexer))
 
 
@@ -219,13 +247,14 @@ class _Reader(StrEnum):
     LEXED_RAW = "lexed_raw"
 
 
-def _read(reader: _Reader, text: str, lexer: type[Lexer]) -> Tokens | None:
+def _read(reader: _Reader, text: str, lexer: type[Lexer] | None, tree: ast.Module | None) -> Tokens | None:
     if reader is _Reader.NORMALIZED:
-        return python_normalized(text)
+        return python_normalized(text, tree)
     if reader is _Reader.TOKENIZED:
         return python_tokens(text)
     if reader is _Reader.PYTHON_RAW:
         return python_raw(text)
+    assert lexer is not None  # the Python readers alone need no lexer
     if reader is _Reader.LEXED:
         return lexed(text, lexer)
     return lexed_raw(text, lexer)
@@ -235,16 +264,24 @@ class Tokenizer:
     """Reads pairs of texts the same way, remembering each text's tokens (C is compared twice)."""
 
     def __init__(self) -> None:
-        self._memo: dict[tuple[_Reader, type[Lexer], str], Tokens | None] = {}
+        self._memo: dict[tuple[_Reader, type[Lexer] | None, str], Tokens | None] = {}
+        self._trees: dict[str, ast.Module | None] = {}
 
-    def _get(self, reader: _Reader, lexer: type[Lexer], text: str) -> Tokens | None:
+    def tree(self, text: str) -> ast.Module | None:
+        """`parse_python(text)`, parsed once per text: normalization and complexity both read it."""
+        if text not in self._trees:
+            self._trees[text] = parse_python(text)
+        return self._trees[text]
+
+    def _get(self, reader: _Reader, lexer: type[Lexer] | None, text: str) -> Tokens | None:
         key = (reader, lexer, text)
         if key not in self._memo:
-            self._memo[key] = _read(reader, text, lexer)
+            tree = self.tree(text) if reader is _Reader.NORMALIZED else None
+            self._memo[key] = _read(reader, text, lexer, tree)
         return self._memo[key]
 
     def _both(
-        self, reader: _Reader, lexer: type[Lexer], left: str, right: str
+        self, reader: _Reader, lexer: type[Lexer] | None, left: str, right: str
     ) -> tuple[Tokens, Tokens] | None:
         a = self._get(reader, lexer, left)
         b = self._get(reader, lexer, right) if a is not None else None
@@ -262,10 +299,10 @@ class Tokenizer:
                 (_Reader.NORMALIZED, TokenMode.NORMALIZED),
                 (_Reader.TOKENIZED, TokenMode.TOKENIZED),
             ):
-                found = self._both(reader, PythonLexer, left, right)
+                found = self._both(reader, None, left, right)
                 if found is not None:
                     return TokenPair(mode, *found)
-            return TokenPair(TokenMode.LEXED, *self._lexed(_Reader.LEXED, PythonLexer, left, right))
+            return TokenPair(TokenMode.LEXED, *self._lexed(_Reader.LEXED, _python_lexer(), left, right))
         lexer = lexer_class_for(path)
         if lexer is None:
             return TokenPair(TokenMode.WORDS, words(left), words(right))
@@ -274,8 +311,10 @@ class Tokenizer:
     def raw_pair(self, path: str, left: str, right: str) -> tuple[Tokens, Tokens]:
         """Tokens as written (comments, layout, quote style) of two versions of the file at `path`."""
         if is_python(path):
-            found = self._both(_Reader.PYTHON_RAW, PythonLexer, left, right)
-            return found if found is not None else self._lexed(_Reader.LEXED_RAW, PythonLexer, left, right)
+            found = self._both(_Reader.PYTHON_RAW, None, left, right)
+            return (
+                found if found is not None else self._lexed(_Reader.LEXED_RAW, _python_lexer(), left, right)
+            )
         lexer = lexer_class_for(path)
         if lexer is None:
             return words_raw(left), words_raw(right)

@@ -288,5 +288,10 @@ def test_source_that_does_not_parse(source: str) -> None:
 
 
 def test_expressions_too_deep_to_walk() -> None:
-    deep = "def f():\n    return " + "+".join(["1"] * 700) + "\n"
+    deep = "def f():\n    return " + "+".join(["(x if y else 1)"] * 700) + "\n"
     assert function_complexities(deep) is None
+
+
+def test_deep_expressions_without_decisions_are_not_walked() -> None:
+    deep = "def f():\n    return " + "+".join(["1"] * 700) + "\n"
+    assert function_complexities(deep) == (FunctionComplexity("f", 1, 0),)

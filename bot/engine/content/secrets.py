@@ -39,21 +39,27 @@ _OVERRIDE = (
 
 @dataclass(frozen=True, slots=True)
 class _Allow:
-    regexes: tuple[Any, ...]
+    """An allowlist. Its patterns compile when first consulted (compile_re2 caches them): most
+    detectors never match anything in a given change, and compiling them all costs more than a
+    typical whole receipt."""
+
+    regex_sources: tuple[str, ...]
     target: Target
-    paths: tuple[Any, ...]
+    path_sources: tuple[str, ...]
     stopwords: tuple[str, ...]
     require_all: bool
 
     @classmethod
     def of(cls, allow: Allowlist) -> _Allow:
-        return cls(
-            tuple(compile_re2(r) for r in allow.regexes),
-            allow.target,
-            tuple(compile_re2(p) for p in allow.paths),
-            allow.stopwords,
-            allow.require_all,
-        )
+        return cls(allow.regexes, allow.target, allow.paths, allow.stopwords, allow.require_all)
+
+    @property
+    def regexes(self) -> tuple[Any, ...]:
+        return tuple(compile_re2(r) for r in self.regex_sources)
+
+    @property
+    def paths(self) -> tuple[Any, ...]:
+        return tuple(compile_re2(p) for p in self.path_sources)
 
     def drops(self, path: str, secret: str, match: str, line: Callable[[], str]) -> bool:
         checks: list[bool] = []
@@ -71,17 +77,31 @@ class _Allow:
 
 @dataclass(frozen=True, slots=True)
 class Detector:
+    """One detector; its patterns compile on first use, like allowlists'."""
+
     id: str
-    regex: Any
+    regex_source: str
     keywords: tuple[str, ...]
     entropy: float
     secret_group: int
-    path: Any | None
+    path_source: str | None
     allowlists: tuple[_Allow, ...]
     checksum: Callable[[str], bool] | None = None
     valid: Callable[[str], bool] | None = None
-    requires: Any | None = None
+    requires_source: str | None = None
     own: bool = False
+
+    @property
+    def regex(self) -> Any:
+        return compile_re2(self.regex_source)
+
+    @property
+    def path(self) -> Any | None:
+        return compile_re2(self.path_source) if self.path_source else None
+
+    @property
+    def requires(self) -> Any | None:
+        return compile_re2(self.requires_source) if self.requires_source else None
 
     @property
     def generic(self) -> bool:
@@ -99,15 +119,15 @@ class Detector:
     ) -> Detector:
         return cls(
             id=pattern.id,
-            regex=compile_re2(pattern.regex),
+            regex_source=pattern.regex,
             keywords=pattern.keywords,
             entropy=pattern.entropy,
             secret_group=pattern.secret_group,
-            path=compile_re2(pattern.path) if pattern.path else None,
+            path_source=pattern.path or None,
             allowlists=tuple(_Allow.of(a) for a in pattern.allowlists),
             checksum=checksum,
             valid=valid,
-            requires=compile_re2(requires) if requires else None,
+            requires_source=requires or None,
             own=own,
         )
 
@@ -194,18 +214,20 @@ class SecretScanner:
         found: list[SecretFinding] = []
         for index in self._candidates(data):
             detector = self._detectors[index]
-            if detector.path is not None and not detector.path.search(path):
+            where, requires = detector.path, detector.requires
+            if where is not None and not where.search(path):
                 continue
-            if detector.requires is not None and not detector.requires.search(data):
+            if requires is not None and not requires.search(data):
                 continue
             found.extend(self._matches(detector, path, fragment))
         return _resolve_overlaps(found)
 
     def _matches(self, detector: Detector, path: str, fragment: Fragment) -> Iterator[SecretFinding]:
         data = fragment.data
-        for match in detector.regex.finditer(data):
+        regex = detector.regex
+        for match in regex.finditer(data):
             group = detector.secret_group or next(
-                (g for g in range(1, detector.regex.groups + 1) if match.group(g)), 0
+                (g for g in range(1, regex.groups + 1) if match.group(g)), 0
             )
             start, end = match.span(group)
             if start < 0 or start == end:

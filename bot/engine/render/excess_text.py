@@ -34,6 +34,11 @@ def _plural(n: int, word: str) -> str:
 
 def headline(x: ExcessResult) -> str:
     """What the numbers say, in one sentence."""
+    if x.too_large is not None:
+        return (
+            f"Not measured: the {_plural(x.files, 'file')} this change touches hold {x.too_large:,} "
+            "characters of text, more than the excess metrics read in one receipt."
+        )
     if x.distance is None and x.union_distance is None:
         return "No text file to measure."
     if x.excess is None or x.union_distance is None or x.union_reference_distance is None:

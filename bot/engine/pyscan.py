@@ -1,0 +1,127 @@
+"""Python token strings exactly as stdlib `tokenize` gives them, in one regex pass.
+
+The paper's scorer tokenizes `ast.unparse` output with stdlib `tokenize`, whose pure-Python loop costs
+a few microseconds a token: most of a receipt's time on an ordinary change. Unparsed source is
+canonical (no comments, no backslash continuations, no tabs, one statement per line), so its token
+strings (NAME, NUMBER, STRING, OP, and NEWLINE at the end of each logical line) come out of one
+`findall` over `tokenize`'s own regular expressions. Anything this reader does not expect (a
+character no token pattern matches) returns None, and the caller falls back to `tokenize` itself;
+tests compare both on every module of the standard library. The raw view of source as written
+(`raw_pieces`) is read the same way, with comments, line breaks and backslash continuations.
+"""
+
+from __future__ import annotations
+
+import re
+import tokenize
+
+
+def _plain(pattern: str) -> str:
+    """`tokenize`'s patterns with their groups made non-capturing, so `findall` yields whole tokens."""
+    return re.sub(r"(?<!\\)\((?!\?)", "(?:", pattern)
+
+
+def _any(*choices: str) -> str:
+    return "(?:" + "|".join(choices) + ")"
+
+
+_PREFIX = _plain(tokenize.StringPrefix)
+_TRIPLE = _any(_PREFIX + "'''" + _plain(tokenize.Single3), _PREFIX + '"""' + _plain(tokenize.Double3))
+_SINGLE = _any(_PREFIX + r"'[^\n'\\]*(?:\\.[^\n'\\]*)*'", _PREFIX + r'"[^\n"\\]*(?:\\.[^\n"\\]*)*"')
+# Names first, as the commonest token: one that runs into a quote is a string prefix (b'x'), so the
+# name pattern is atomic and refuses it, and the string patterns take it. Numbers come before
+# operators (.5 is a number); operators are tokenize's, longest first.
+_NAME = r"(?!\d)\w++(?!['\"])"
+_TOKEN = re.compile(
+    r"[ \f\t]*+(?:(\n)|("
+    + _any(_NAME, _plain(tokenize.Number), _plain(tokenize.Special), _TRIPLE, _SINGLE)
+    + r")|(.))"
+)
+_OPEN = frozenset("([{")
+_CLOSE = frozenset(")]}")
+
+
+def unparsed_tokens(text: str) -> tuple[str, ...] | None:
+    """Token strings of `text` (ast.unparse output) without NL/INDENT/DEDENT/ENDMARKER; None if unsure."""
+    out: list[str] = []
+    depth = 0
+    line_has_tokens = False
+    for newline, token, stray in _TOKEN.findall(text):
+        if stray:
+            return None
+        if newline:
+            if line_has_tokens and depth == 0:
+                out.append("\n")
+                line_has_tokens = False
+            continue
+        if token in _OPEN:
+            depth += 1
+        elif token in _CLOSE:
+            depth -= 1
+        out.append(token)
+        line_has_tokens = True
+    if line_has_tokens:
+        out.append("")  # tokenize ends an unterminated last line with an empty NEWLINE
+    return tuple(out)
+
+
+# Source as written: each piece is a token with the blanks (and backslash continuations) before it.
+_RAW = re.compile(
+    r"(?:[ \f\t]|\\\r?\n)*+(?:("
+    + _any(r"\r?\n", r"#[^\r\n]*", _NAME, _plain(tokenize.Number), _plain(tokenize.Special), _TRIPLE, _SINGLE)
+    + r")|(.))",
+    re.DOTALL,
+)
+
+
+def _indent_width(piece: str) -> int:
+    """tokenize's column of a line's first token: tabs to the next multiple of 8, form feeds reset."""
+    column = 0
+    for char in piece:  # only blanks: the text between a line break and the line's first token
+        if char == " ":
+            column += 1
+        elif char == "\t":
+            column = (column // 8 + 1) * 8
+        else:
+            column = 0  # a form feed
+    return column
+
+
+def raw_pieces(text: str) -> tuple[str, ...] | None:
+    """Tokens of `text` as written, each with the whitespace before it; None if unsure (see above).
+
+    Where `tokenize` raises (a bracket still open at the end, a dedent to no enclosing level) this
+    returns None too, so both views agree on which files cannot be tokenized."""
+    out: list[str] = []
+    done = 0
+    depth = 0
+    indents = [0]
+    at_line_start = True
+    for match in _RAW.finditer(text):
+        token = match.group(1)
+        if token is None:
+            return None
+        piece = text[done : match.end()]
+        out.append(piece)
+        done = match.end()
+        if token[-1] == "\n":
+            at_line_start = at_line_start or depth == 0
+            continue
+        if token[0] == "#":
+            continue  # a comment-only line does not indent
+        if at_line_start and depth == 0:
+            column = _indent_width(text[match.start() : match.start(1)].rsplit("\n", 1)[-1])
+            if column > indents[-1]:
+                indents.append(column)
+            while column < indents[-1]:
+                indents.pop()
+            if column != indents[-1]:
+                return None
+        at_line_start = False
+        if token in _OPEN:
+            depth += 1
+        elif token in _CLOSE:
+            depth -= 1  # below zero too: tokenize then reads every later line as a continuation
+    if done < len(text):
+        out.append(text[done:])  # blanks after the last token, kept as tokenize keeps them
+    return tuple(out) if depth == 0 else None

@@ -1,0 +1,86 @@
+"""The one-pass token readers agree with stdlib tokenize, on real code and on the edge cases."""
+
+from __future__ import annotations
+
+import ast
+import sysconfig
+import warnings
+from pathlib import Path
+
+import pytest
+
+from bot.engine.pyscan import raw_pieces, unparsed_tokens
+from bot.engine.tokens import _significant_python, _stdlib_raw
+from tests.excess import corpus
+
+_STDLIB = Path(sysconfig.get_paths()["stdlib"])
+# A fixed, spread-out sample of the standard library: every module would take a minute.
+_SAMPLE = sorted(_STDLIB.glob("*.py"))[::3] + sorted(_STDLIB.glob("*/*.py"))[::10]
+
+
+def _sources() -> list[tuple[str, str]]:
+    out = [(f.name, f.read_text(encoding="utf-8", errors="replace")) for f in _SAMPLE]
+    for task in corpus.load_tasks():
+        out += [(f"{task.task_id} C", task.buggy), (f"{task.task_id} G", task.gold)]
+    return out
+
+
+def test_readers_agree_with_tokenize_on_real_code() -> None:
+    checked = 0
+    for name, source in _sources():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                unparsed = ast.unparse(ast.parse(source))
+            except (SyntaxError, ValueError, RecursionError):
+                continue
+        fast = unparsed_tokens(unparsed)
+        assert fast is None or fast == _significant_python(unparsed), name
+        raw = raw_pieces(source)
+        assert raw is None or raw == _stdlib_raw(source), name
+        checked += fast is not None and raw is not None
+    assert checked > 800
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = b'a' + rb\"b\" + f'{x!r}' + '''multi\nline''' + .5 + 1e-05 + 2j\n",
+        "def f(a, *, b=...):\n    return a ** -b // 2 @ m\n",
+        "if a:\n\n    pass\nelse:\n    x = [1,\n         2]\n",
+        "class C:\n    '''doc\n    more'''\n    x = 1",
+        "x = 1\r\ny = 2\r\n",
+        "x = 1 + \\\n    2\n",
+        "if x:\n\ty = 1\n",
+        "\x0cx = 1\n",
+        "x = (1, # comment\n     2)\n",
+        "x = 1)\n",
+    ],
+)
+def test_readers_agree_on_edge_cases(source: str) -> None:
+    assert raw_pieces(source) == _stdlib_raw(source)
+    try:
+        unparsed = ast.unparse(ast.parse(source))
+    except SyntaxError:
+        return
+    assert unparsed_tokens(unparsed) == _significant_python(unparsed)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = (\n",
+        "if x:\n        y = 1\n    z = 2\n",
+        "℘ = 1\n",
+        "s = 'unterminated\n",
+        "s = '''unterminated\n",
+    ],
+)
+def test_raw_reader_gives_up_where_tokenize_does_or_is_unsure(source: str) -> None:
+    assert raw_pieces(source) is None
+
+
+def test_unparsed_reader_gives_up_on_unexpected_characters() -> None:
+    assert unparsed_tokens("℘ = 1") is None
+    assert unparsed_tokens("x = 1\n\n") == ("x", "=", "1", "\n")
+    assert unparsed_tokens("") == ()
