@@ -1,7 +1,7 @@
 """Measure the content rules: precision and recall against labelled examples, findings on clean
 code, and speed beside detect-secrets 1.5.0 in the same run.
 
-    .venv/bin/pip install -e '.[bench]'      # detect-secrets 1.5.0
+    .venv/bin/pip install -e '.[bench]' --config-settings editable_mode=compat  # detect-secrets 1.5.0
     .venv/bin/python bench/content_rules.py  # --files N for a quicker, smaller run
 
 Labelled sets (../shared/data/secrets/):
