@@ -1,7 +1,7 @@
 """Measure the content rules: precision and recall against labelled examples, findings on clean
 code, and speed beside detect-secrets 1.5.0 in the same run.
 
-    .venv/bin/pip install -e '.[bench]'      # detect-secrets 1.5.0
+    .venv/bin/pip install -e '.[bench]' --config-settings editable_mode=compat  # detect-secrets 1.5.0
     .venv/bin/python bench/content_rules.py  # --files N for a quicker, smaller run
 
 Labelled sets (../shared/data/secrets/):
@@ -295,6 +295,8 @@ def clean_corpus_and_speed(tool: DetectSecrets | None, limit: int | None) -> Non
     t_secrets, found = best_of(5, lambda: secrets_only(Change(change.diff, change.digest, change.texts)))
     t_all, everything = best_of(5, all_rules)
     t_end_to_end, _ = best_of(1, lambda: secrets_only(change_from_diff(data)))
+    whole_files = DangerousRule(parse_whole_files=True)
+    t_whole, whole_found = best_of(5, lambda: list(whole_files.scan(change, manifest)))
     assert isinstance(found, list) and isinstance(everything, list)
 
     print(f"## Clean corpus: Python {sys.version.split()[0]} standard library outside `test`\n")
@@ -316,6 +318,11 @@ def clean_corpus_and_speed(tool: DetectSecrets | None, limit: int | None) -> Non
             if rule != "SecretsRule" and isinstance(v, list)
         )
     )
+    selected_found = per_rule["DangerousRule"][1]
+    print(
+        "- dangerous findings the same as parsing each candidate file whole (the reference): "
+        + ("**yes**" if selected_found == whole_found else "**NO**")
+    )
     print("\n## Speed (one core, same added lines)\n")
     print("Load average before timing: " + ", ".join(f"{x:.2f}" for x in load) + ".\n")
     print("| what | seconds | MB/s of added text | µs per added line |")
@@ -329,6 +336,7 @@ def clean_corpus_and_speed(tool: DetectSecrets | None, limit: int | None) -> Non
     row("receipt, all five content rules on the parsed change", t_all)
     for name, (seconds, _) in per_rule.items():
         row(f"receipt, {name} alone", seconds)
+    row("receipt, DangerousRule parsing each candidate file whole (the reference)", t_whole)
     if ds_time is not None:
         row("detect-secrets 1.5.0 scan_diff (from diff text)", ds_time)
         print(

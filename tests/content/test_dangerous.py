@@ -14,8 +14,10 @@ RULE = DangerousRule()
 def _dangerous(
     repo: GitRepo, head: dict[str, str], base: dict[str, str] | None = None, **kw: bool
 ) -> list[Violation]:
-    found = scan(RULE, change_of(repo, head, base, **kw))
+    change = change_of(repo, head, base, **kw)
+    found = scan(RULE, change)
     assert all(v.rule is RuleId.DANGEROUS for v in found)
+    assert found == scan(DangerousRule(parse_whole_files=True), change)  # the selection changes nothing
     return found
 
 

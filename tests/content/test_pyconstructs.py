@@ -1,17 +1,23 @@
 from __future__ import annotations
 
 import ast
+import tokenize
 from pathlib import Path
 
 import pytest
 
 from bot.engine.content.pyconstructs import PyConstruct, python_constructs
+from bot.engine.content.pyselect import selected_source
 from tests.content.helpers import SHARED
 
 
 def _found(source: str, *, whole: bool = True, lines: list[int] | None = None) -> list[tuple[str, str, int]]:
     tree = ast.parse(source)
-    return [(f.construct.value, f.call, f.line) for f in python_constructs(tree, whole=whole, lines=lines)]
+    found = python_constructs(tree, whole=whole, lines=lines)
+    selected = selected_source(source)
+    if whole and selected is not None:  # what `dangerous` parses finds the same (pyselect.py)
+        assert python_constructs(ast.parse(selected), lines=lines) == found
+    return [(f.construct.value, f.call, f.line) for f in found]
 
 
 @pytest.mark.parametrize(
@@ -193,4 +199,8 @@ def test_bandit_examples_match_their_labels_exactly() -> None:
             continue
         got = [(f.construct.value, f.line) for f in python_constructs(tree)]
         assert got == BANDIT_LABELS.get(path.name, []), path.name
+        with tokenize.open(path) as file:  # decoded as its coding line says
+            selected = selected_source(file.read())
+        if selected is not None:
+            assert python_constructs(ast.parse(selected)) == python_constructs(tree), path.name
     assert {c.value for c in PyConstruct} == {c for labels in BANDIT_LABELS.values() for c, _ in labels}

@@ -1,8 +1,11 @@
 """Dangerous constructs on added lines (`content.dangerous`), per language.
 
 Python is decided on the syntax tree of the file's new text (`pyconstructs.py`), and only
-constructs that occupy an added line are reported. When the new text is unknown or does not parse,
-each added line that could hold a construct is parsed alone, and a line that sits inside a
+constructs that occupy an added line are reported. Only the statements that can hold or change a
+construct are parsed (`pyselect.py`: the rest become empty lines, so the findings are the whole
+file's), and whether the whole file parses is asked of CPython's parser without making its tree;
+when the selection cannot say, the whole file is parsed. When the new text is unknown or does not
+parse, each added line that could hold a construct is parsed alone, and a line that sits inside a
 triple-quoted string of its hunk is left alone: without the whole file, receipt says less rather
 than something false. JavaScript/TypeScript and shell are matched line by line
 (`textconstructs.py`).
@@ -11,6 +14,7 @@ than something false. JavaScript/TypeScript and shell are matched line by line
 from __future__ import annotations
 
 import ast
+import symtable
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -19,6 +23,7 @@ from bot.engine.content.added import AddedFile, Fragment, added_files
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
 from bot.engine.content.pyconstructs import Found, PyConstruct, python_constructs
+from bot.engine.content.pyselect import selected_source
 from bot.engine.content.textconstructs import text_constructs
 from bot.engine.diff import FileStatus
 from bot.engine.findings import RuleId, Violation
@@ -117,15 +122,62 @@ def _line_alone(file: AddedFile, fragment: Fragment) -> Iterator[Violation]:
             )
 
 
-def _python(file: AddedFile) -> Iterator[Violation]:
+def _parses(source: str) -> bool:
+    """Whether `source` parses, as `_parse` would answer, without making its syntax tree: CPython's
+    symbol-table pass runs the same parser at more than twice ast.parse's speed (which goes mostly
+    on making Python objects of the tree). It refuses a little more than ast.parse (`nonlocal` at
+    module level, a name assigned before its `global`); the caller then parses the whole file, which
+    decides."""
+    try:
+        _symbol_table(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def _symbol_table(source: str) -> object:
+    """CPython bounds both the symbol-table pass and ast.parse's making of objects by the depth of the
+    Python stack, and on an equally deep tree the latter gives up about one frame sooner. `_parses`
+    is called from no shallower a frame than `_parse` is, and through it and this function the
+    symbol table is built at least one frame deeper than `_parse` builds a tree: a module too deep
+    for ast.parse is too deep for `_parses` too (tests/content/test_dangerous_selection.py checks
+    this at the limit)."""
+    return symtable.symtable(source, "<unknown>", "exec")
+
+
+def _alone(file: AddedFile) -> Iterator[Violation]:
+    for fragment in file.fragments:
+        yield from _line_alone(file, fragment)
+
+
+def _selected(file: AddedFile, head: str) -> list[Violation] | None:
+    """The findings of the whole file, from its statements that can matter (pyselect.py); None when
+    the selection cannot say (the caller parses the whole file). When the selection parses, the
+    whole file has the same findings if it parses too; if it does not, each added line is judged
+    alone, so unless both ways find nothing, the whole file must be known to parse."""
+    source = selected_source(head)
+    tree = _parse(source) if source is not None else None
+    if tree is None:
+        return None
+    found = list(_whole_file(file, tree))
+    if (found or any(_alone(file))) and not _parses(head):
+        return None
+    return found
+
+
+def _python(file: AddedFile, *, select: bool) -> Iterator[Violation]:
     if not _worth_parsing(file):
         return
+    if select and file.head is not None:
+        found = _selected(file, file.head)
+        if found is not None:
+            yield from found
+            return
     tree = _parse(file.head) if file.head is not None else None
     if tree is not None:
         yield from _whole_file(file, tree)
         return
-    for fragment in file.fragments:
-        yield from _line_alone(file, fragment)
+    yield from _alone(file)
 
 
 def _text(file: AddedFile) -> Iterator[Violation]:
@@ -136,7 +188,12 @@ def _text(file: AddedFile) -> Iterator[Violation]:
 
 @dataclass(frozen=True, slots=True)
 class DangerousRule:
-    """`content.dangerous`: eval, shell injection, unsafe deserialisation and the like."""
+    """`content.dangerous`: eval, shell injection, unsafe deserialisation and the like.
+
+    `parse_whole_files` parses every candidate Python file whole instead of its statements that can
+    matter: the reference the selection is tested against, with the same findings."""
+
+    parse_whole_files: bool = False
 
     def scan(self, change: Change, manifest: Manifest) -> Iterator[Violation]:
         if not manifest.content.dangerous:
@@ -144,7 +201,8 @@ class DangerousRule:
         for file in added_files(change):
             if file.kind is Kind.DOCUMENT:
                 continue
-            found = list(_python(file) if file.kind is Kind.PYTHON else _text(file))
+            python = file.kind is Kind.PYTHON
+            found = list(_python(file, select=not self.parse_whole_files) if python else _text(file))
             yield from capped(
                 found, rule=RuleId.DANGEROUS, path=file.path, what="dangerous construct(s)", more_id="more"
             )

@@ -1,0 +1,266 @@
+"""The statements of a Python module that can hold or change a dangerous call, found in one pass over
+its text, so that `dangerous` parses those instead of the whole file.
+
+What `python_constructs` finds in a whole module depends on three things only:
+- its calls whose function resolves to one of DANGEROUS_CALLS (`m.f`, or a builtin `f`). Such a
+  call names `f` in its own text (`x.f(...)`, or `f(...)` after `from m import f`), and `m` is
+  named somewhere in the module's code (in the import that defines the name, or in the call). Only
+  `f` imported under another name (`from m import f as g`, then `g(...)`) escapes this: then there
+  is no selection, and the caller parses the whole file;
+- its imports, wherever they are (what each name stands for; the last import of a name wins);
+- the names it binds at its top level, of which only those of builtins it judges (eval, exec,
+  __import__) change a verdict, and binding one names it.
+So a statement matters when its code (outside strings and comments) names `import` or one of those
+words. A top-level statement that does not matter is replaced by empty lines; one that does is kept,
+and so is each header of a compound statement (with its decorators and its `else`/`except`/...
+clauses), whose body is selected the same way, a statement that does not matter becoming `pass`.
+Every kept line keeps its number and its columns, so the calls it holds are the nodes the whole
+file's syntax tree would give, resolved through the same imports and bindings.
+
+Statements are told apart the way the tokenizer does: a line starts a statement at a block's
+indentation when it starts outside a string, at bracket depth 0, after a line that does not end in a
+backslash; `else`, `elif`, `except` and `finally` continue the statement before, and so does the
+line after a decorator. Blocks are entered only in a file whose code holds no tab or form feed, and
+never a `match` statement (its cases cannot become `pass`); a statement shorter than _WHOLE_BELOW
+is kept whole, as parsing it costs less than reading it. This holds for a file that parses; one
+that does not is the caller's to find out (the selection may parse when the file does not). Where a
+reading could be wrong the answer is None: code (outside strings and comments) that is not ASCII (an
+identifier is NFKC-normalized, so `ｅｖａｌ` is `eval`), a lone carriage return (a line break to
+Python, not to the diff), and a template string (f-string, t-string) whose fields hold a quote
+(but in a nested one-line string), a `#` (but in the format spec of a name or call), a backslash, a
+line break or braces two deep: Python 3.12 can read those differently from 3.11. A template
+string's fields are code: their words count as the statement's.
+
+The string-and-comment pattern matches at every quote or `#` it starts on (an unterminated string
+runs to the end of its line, or of the text) and its loops are possessive, so that pass is linear
+in the text; the word patterns run on RE2.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections import defaultdict
+from collections.abc import Iterator
+from functools import cache
+from typing import Any
+
+from bot.engine.content.pyconstructs import DANGEROUS_CALLS
+from bot.engine.regex import compile_re2
+
+_ESCAPE = r"\\(?:\r\n|.)"
+_STRING_OR_COMMENT = re.compile(
+    r"(#[^\r\n]*+"
+    rf"|'''[^'\\]*+(?:(?:{_ESCAPE}|'(?!''))[^'\\]*+)*+(?:'''|.*)"
+    rf'|"""[^"\\]*+(?:(?:{_ESCAPE}|"(?!""))[^"\\]*+)*+(?:"""|.*)'
+    rf"|'[^\n'\\]*+(?:{_ESCAPE}[^\n'\\]*+)*+'?"
+    rf'|"[^\n"\\]*+(?:{_ESCAPE}[^\n"\\]*+)*+"?)',
+    re.DOTALL,
+)
+_TEMPLATE_PREFIX = frozenset("fFtT")
+_RAW_PREFIX = frozenset("rR")
+# Fields of a template string whose extent every Python version agrees on: no quote but inside a
+# nested one-line string, no backslash, no line break, no `#` (3.12 reads a comment there) but in the
+# format spec of a dotted name or call without a colon before it (`{id(self):#x}`); braces nested one
+# level deep (`{x:>{width}}`, `{ {1: 2}[k] }`).
+_NESTED_STRING = r"'[^'\\\r\n]*+'" + "|" + r'"[^"\\\r\n]*+"'
+_FIELD_PART = r"""[^{}'"#\\\r\n]|""" + _NESTED_STRING
+_FIELD = (
+    r"""\{[\w.]++(?:\([^(){}\[\]:'"#\\\r\n]*+\)[\w.]*+)*+(?:![rsa])?:[^{}'"\\\r\n]*+\}"""
+    rf"|\{{(?:{_FIELD_PART}|\{{(?:{_FIELD_PART})*+\}})*+\}}"
+)
+_FIELDS = re.compile(_FIELD)
+_TEMPLATE_BODY = re.compile(rf"(?:[^{{}}\\]|\\[^{{}}]|\\(?=[{{}}])|\{{\{{|\}}\}}|{_FIELD})*+", re.DOTALL)
+_WORD = re.compile(r"\w+")
+_LONE_CR = re.compile(r"\r(?!\n)")
+# A line break inside a string: the next line starts with \x01, so it never starts a statement.
+_BREAK = "\n\x01"
+
+_CONTINUED = ("\\\n", "\\\r\n")  # a line that ends in a backslash continues on the next
+_CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
+_MATCH = re.compile(r"match\b")
+
+
+def _opens_template(before: str) -> bool:
+    """Whether a string after the code `before` is a template string: its prefix (`f`, `rf`, `fR`,
+    `t`...) ends `before`. A name that merely ends so (`if'x'`) is read as one too, which is safe."""
+    last = before[-1:]
+    return last in _TEMPLATE_PREFIX or (last in _RAW_PREFIX and before[-2:-1] in _TEMPLATE_PREFIX)
+
+
+def _template_words(span: str) -> str | None:
+    """The words of a template string's fields, each after a blank; None if unsure (see above)."""
+    quote = span[:3] if span[:3] in ("'''", '"""') else span[0]
+    if len(span) < 2 * len(quote) or not span.endswith(quote):
+        return None  # unterminated: the file does not parse
+    body = span[len(quote) : -len(quote)]
+    if _TEMPLATE_BODY.fullmatch(body) is None:
+        return None
+    return "".join(" " + word for word in _WORD.findall("".join(_FIELDS.findall(body))))
+
+
+def _code(text: str) -> str | None:
+    """A line break, then `text` line for line, with comments removed and each string replaced by
+    `S` (a template string: `S` and the words of its fields) and its line breaks; None if unsure
+    (see above)."""
+    if "\r" in text and _LONE_CR.search(text):
+        return None
+    pieces = _STRING_OR_COMMENT.split(text)
+    for index in range(1, len(pieces), 2):
+        span = pieces[index]
+        if span[0] == "#":
+            pieces[index] = ""
+            continue
+        words = ""
+        if _opens_template(pieces[index - 1]):
+            found = _template_words(span)
+            if found is None:
+                return None
+            words = found
+        pieces[index] = "S" + words + _BREAK * span.count("\n") if "\n" in span else "S" + words
+    code = "".join(["\n", *pieces])  # a line break before every line, the first one too
+    return code if code.isascii() else None
+
+
+def _words_by_module() -> tuple[frozenset[str], dict[str, frozenset[str]]]:
+    """The words a dangerous call names whatever the module holds (`eval`), and those it names only
+    when a module is named too (`system` needs `os`, `posix` or `nt`)."""
+    always: set[str] = set()
+    gated: defaultdict[str, set[str]] = defaultdict(set)
+    for name in DANGEROUS_CALLS:
+        parts = name.split(".")
+        if len(parts) == 1:
+            always.add(name)
+        else:
+            gated[parts[0]].add(parts[-1])
+    return frozenset(always), {module: frozenset(words) for module, words in gated.items()}
+
+
+_ALWAYS, _GATED = _words_by_module()
+_MODULES = compile_re2(r"\b(?:" + "|".join(sorted(_GATED)) + r")\b")
+
+
+@cache
+def _word_patterns(words: frozenset[str]) -> tuple[Any, Any]:
+    """What makes a statement matter, and an import of one of `words` under another name (RE2)."""
+    alternatives = "|".join(sorted(words))
+    return (
+        compile_re2(rf"\b(?:import|{alternatives})\b"),
+        compile_re2(rf"\b(?:{alternatives})[\s\\]+as\b"),
+    )
+
+
+@cache
+def _line_at(indent: str, *, deeper: bool = False) -> re.Pattern[str]:
+    """A line break, then a line whose first character is at `indent` (or, `deeper`, after it) and
+    outside a string. (A literal line break first is much faster than `^`.)"""
+    return re.compile(f"\\n{indent}{' +' if deeper else ''}[^\\s\\x01]")
+
+
+# Opening brackets become `(`, closing ones `)`, anything else a blank: two counts give a depth.
+_BRACKETS = bytes(
+    ord("(") if byte in b"([{" else ord(")") if byte in b")]}" else ord(" ") for byte in range(256)
+)
+# A statement this small is kept whole rather than read block by block: parsing it costs less.
+_WHOLE_BELOW = 2048
+
+
+class _Selection:
+    """Which lines of one module's code to keep (`spans`, in text order) and which become `pass`."""
+
+    def __init__(self, code: str, data: bytes, words: list[int], *, enter_blocks: bool) -> None:
+        self.code = code
+        self.brackets = data.translate(_BRACKETS)
+        self.words = words  # offsets of the words that make a statement matter, ascending
+        self.enter_blocks = enter_blocks
+        self.spans: list[tuple[int, int, str | None]] = []  # (start, end, None) kept; (start, 0, indent) pass
+
+    def matters(self, start: int, end: int) -> bool:
+        index = bisect_left(self.words, start)
+        return index < len(self.words) and self.words[index] < end
+
+    def logical_lines(self, start: int, end: int, line: re.Pattern[str]) -> Iterator[tuple[int, int]]:
+        """Each line in [start, end) that `line` matches and that starts a logical line (bracket depth
+        0, no backslash before its line break), as (offset, offset of its first character). `start`
+        must itself start a logical line."""
+        code = self.code
+        count = self.brackets.count
+        depth = 0
+        done = start
+        for match in line.finditer(code, start - 1, end):
+            at = match.start() + 1
+            depth += count(b"(", done, at) - count(b")", done, at)
+            done = at
+            if depth == 0 and not code.endswith(_CONTINUED, start, at):
+                yield at, match.end() - 1
+
+    def statements(self, start: int, end: int, indent: str) -> list[list[int]]:
+        """The statements in [start, end) at `indent`, each as the offsets of its parts: its first
+        line, then each clause (`else:`, `except ...:`) and, after decorators, the definition."""
+        statements: list[list[int]] = []
+        after_decorator = False
+        for at, first in self.logical_lines(start, end, _line_at(indent)):
+            if statements and (after_decorator or _CLAUSE.match(self.code, first)):
+                statements[-1].append(at)
+            else:
+                statements.append([at])
+            after_decorator = self.code[first] == "@"
+        return statements
+
+    def block(self, start: int, end: int, indent: str) -> None:
+        """Select among the statements of the block [start, end), at `indent`."""
+        statements = self.statements(start, end, indent)
+        for index, parts in enumerate(statements):
+            stop = statements[index + 1][0] if index + 1 < len(statements) else end
+            if not self.matters(parts[0], stop):
+                if indent:
+                    self.spans.append((parts[0], 0, indent))
+                continue
+            if (
+                not self.enter_blocks
+                or stop - parts[0] < _WHOLE_BELOW
+                or _MATCH.match(self.code, parts[0] + len(indent))
+            ):
+                self.spans.append((parts[0], stop, None))
+                continue
+            for part, part_stop in zip(parts, [*parts[1:], stop], strict=True):
+                self.part(part, part_stop, indent)
+
+    def part(self, start: int, end: int, indent: str) -> None:
+        """A header with its body (selected in turn), or a line without one (kept whole)."""
+        body = next(self.logical_lines(start, end, _line_at(indent, deeper=True)), None)
+        if body is None:
+            self.spans.append((start, end, None))
+            return
+        self.spans.append((start, body[0], None))
+        self.block(body[0], end, self.code[body[0] : body[1]])
+
+
+def selected_source(text: str) -> str | None:
+    """`text` with every statement that cannot hold or change a dangerous call blanked (see above),
+    every line keeping its number; None when unsure."""
+    code = _code(text)
+    if code is None:
+        return None
+    data = code.encode("ascii")
+    words = _ALWAYS.union(*(_GATED[m.group().decode()] for m in _MODULES.finditer(data)))
+    matters, renamed = _word_patterns(words)
+    if renamed.search(data):
+        return None
+    words_at = [m.start() for m in matters.finditer(data)]
+    selection = _Selection(code, data, words_at, enter_blocks="\t" not in code and "\f" not in code)
+    selection.block(1, len(code), "")
+    lines = text.split("\n")
+    kept = [""] * len(lines)
+    line = 0
+    counted = 1
+    for start, end, indent in selection.spans:
+        line += code.count("\n", counted, start)
+        counted = start
+        if indent is not None:
+            kept[line] = indent + "pass"
+            continue
+        last = line + code.count("\n", start, end) if end < len(code) else len(lines)
+        kept[line:last] = lines[line:last]
+        line, counted = last, end
+    return "\n".join(kept)

@@ -1,0 +1,581 @@
+"""`dangerous` parses only the statements of a Python file that can hold or change a construct
+(bot/engine/content/pyselect.py). Its findings must be exactly those of parsing the whole file
+(`DangerousRule(parse_whole_files=True)`, the code as it was): checked here on whole corpora, on
+every way the selection declines or the file does not parse, and on the selection's own invariant
+(every call it is responsible for is kept, node for node)."""
+
+from __future__ import annotations
+
+import ast
+import sysconfig
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+
+from bot.engine.change import Change, FileTexts, change_from_diff
+from bot.engine.content import dangerous, pyselect
+from bot.engine.content.added import added_files
+from bot.engine.content.dangerous import DangerousRule
+from bot.engine.content.filekinds import Kind
+from bot.engine.content.pyconstructs import _imports, _module_bindings, python_constructs
+from bot.engine.findings import Violation
+from tests.content.helpers import SHARED, manifest
+
+SELECTED = DangerousRule()
+WHOLE = DangerousRule(parse_whole_files=True)
+ALONE = "(Judged from this line alone"
+# str.splitlines breaks lines at these, and so does the diff parser: the corpus has them replaced
+# by blanks, as bench/content_rules.py does.
+_LINE_BREAKS = str.maketrans(dict.fromkeys("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", " "))
+
+
+def _diff(files: Mapping[str, str], added: Mapping[str, set[int]] | None = None) -> bytes:
+    """A git diff making each (path, text) a new file, or, for a path in `added`, a modified file whose
+    change added those lines (1-based; the base is the text without them)."""
+    out = []
+    for path, text in files.items():
+        lines = text.split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        if not lines:
+            continue
+        if added is None or path not in added:
+            header = "new file mode 100644\nindex 0000000..1111111\n--- /dev/null\n"
+            out.append(f"diff --git a/{path} b/{path}\n{header}+++ b/{path}\n@@ -0,0 +1,{len(lines)} @@\n")
+            out.append("".join(f"+{line}\n" for line in lines))
+            continue
+        new = {n for n in added[path] if n <= len(lines)}
+        base_len = len(lines) - len(new)
+        out.append(
+            f"diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n--- a/{path}\n+++ b/{path}\n"
+        )
+        out.append(f"@@ -{1 if base_len else 0},{base_len} +1,{len(lines)} @@\n")
+        out.append("".join(f"{'+' if n in new else ' '}{line}\n" for n, line in enumerate(lines, 1)))
+    return "".join(out).encode("utf-8", "surrogateescape")
+
+
+def _change(files: Mapping[str, str], added: Mapping[str, set[int]] | None = None) -> Change:
+    texts = {path: FileTexts(None, text) for path, text in files.items()}
+    return change_from_diff(_diff(files, added), texts)
+
+
+def _both(change: Change) -> list[Violation]:
+    """The findings, after checking they are the whole-file parse's, in the same order."""
+    policy = manifest()
+    selected = list(SELECTED.scan(change, policy))
+    assert selected == list(WHOLE.scan(change, policy))
+    return selected
+
+
+def _found(text: str, added: set[int] | None = None) -> list[tuple[int | None, str]]:
+    change = _change({"m.py": text}, None if added is None else {"m.py": added})
+    return [(v.line, v.id) for v in _both(change)]
+
+
+def _selected(text: str) -> str | None:
+    source = pyselect.selected_source(text)
+    assert source is None or source.count("\n") == text.count("\n")
+    return source
+
+
+def _kept(text: str) -> list[int]:
+    """The numbers of the lines the selection keeps as they are (not blanked, not made `pass`)."""
+    source = _selected(text)
+    assert source is not None
+    return [
+        n
+        for n, (a, b) in enumerate(zip(source.split("\n"), text.split("\n"), strict=True), 1)
+        if a and a == b
+    ]
+
+
+@pytest.fixture
+def enter_every_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read even small statements block by block, as large ones are."""
+    monkeypatch.setattr(pyselect, "_WHOLE_BELOW", 0)
+
+
+# --- corpora ------------------------------------------------------------------------------------
+
+
+def _stdlib(*, tests: bool = False) -> list[tuple[str, str]]:
+    root = Path(sysconfig.get_paths()["stdlib"])
+    paths = sorted(
+        p
+        for p in root.rglob("*.py")
+        if "site-packages" not in p.relative_to(root).parts
+        and (tests or p.relative_to(root).parts[0] != "test")
+    )
+    return [(f"Lib/{p.relative_to(root).as_posix()}", p.read_text("utf-8", "replace")) for p in paths]
+
+
+def test_the_standard_library_as_new_files_has_the_whole_file_findings() -> None:
+    """The benchmark's corpus: every .py file of the standard library outside `test`."""
+    files = {path: text.translate(_LINE_BREAKS) for path, text in _stdlib()}
+    change = _change(files)
+    found = _both(change)
+    assert len(files) > 500 and len(found) > 50
+    candidates = [
+        f.head for f in added_files(change) if f.kind is Kind.PYTHON and dangerous._worth_parsing(f)
+    ]
+    declined = [h for h in candidates if h is None or _selected(h) is None]
+    assert len(candidates) > 50 and len(declined) * 20 < len(candidates)  # the selection did the work
+
+
+def test_the_standard_library_as_modified_files_has_the_whole_file_findings() -> None:
+    """The same files, each changed by adding every fifth line: only calls on added lines count."""
+    files = {path: text.translate(_LINE_BREAKS) for path, text in _stdlib()}
+    added = {path: set(range(3, text.count("\n") + 2, 5)) for path, text in files.items()}
+    found = _both(_change(files, added))
+    assert len(found) > 10
+
+
+def test_bandit_examples_have_the_whole_file_findings() -> None:
+    examples = sorted((SHARED / "bandit" / "examples").glob("*.py"))
+    files = {p.name: p.read_bytes().decode("utf-8", "replace").translate(_LINE_BREAKS) for p in examples}
+    found = _both(_change(files))
+    assert len(examples) > 80 and len(found) >= 30
+
+
+def _calls_named(tree: ast.AST, words: set[str]) -> list[str]:
+    def last(node: ast.expr) -> str | None:
+        return (
+            node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        )
+
+    return [
+        ast.dump(n, include_attributes=True)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and last(n.func) in words
+    ]
+
+
+def _names(tree: ast.AST) -> set[str]:
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            out.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            out.add(node.attr)
+        elif isinstance(node, ast.alias):
+            out.update(node.name.split("."))
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.update(node.module.split("."))
+    return out
+
+
+_TRICKY_TESTS = (
+    "test_grammar.py",
+    "test_syntax.py",
+    "test_fstring.py",
+    "test_patma.py",
+    "test_string_literals.py",
+    "test_decorators.py",
+    "test_coroutines.py",
+    "test_exceptions.py",
+    "test_except_star.py",
+    "test_unparse.py",
+    "test_tokenize.py",
+    "test_builtin.py",
+)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::SyntaxWarning")
+def test_the_selection_keeps_every_call_it_answers_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The invariant behind the equivalence, on every file that parses, with common names added to
+    the words (so that most statements, at every depth, are selected or blanked): every call to one
+    of the words (its module named in the file, when it needs one) is in the selection's tree node
+    for node, with the same imports and the same top-level bindings of eval, exec and __import__."""
+    extra = frozenset({"len", "append", "format", "join", "get", "isinstance", "print", "range", "f"})
+    monkeypatch.setattr(pyselect, "_ALWAYS", pyselect._ALWAYS | extra)
+    corpus = _stdlib() + [(p, t) for p, t in _stdlib(tests=True) if Path(p).name in _TRICKY_TESTS]
+    checked = declined = 0
+    for path, text in corpus:
+        try:
+            whole = ast.parse(text)
+        except SyntaxError:
+            continue
+        source = _selected(text)
+        if source is None:
+            declined += 1
+            continue
+        tree = ast.parse(source)
+        names = _names(whole)
+        words = set(pyselect._ALWAYS).union(*(pyselect._GATED[m] for m in names & set(pyselect._GATED)))
+        wanted = _calls_named(whole, words)
+        kept = set(_calls_named(tree, words))
+        assert [c for c in wanted if c not in kept] == [], path
+        assert _imports(tree) == _imports(whole), path
+        assert _module_bindings(tree) & pyselect._ALWAYS == _module_bindings(whole) & pyselect._ALWAYS, path
+        assert python_constructs(tree) == python_constructs(whole), path
+        checked += len(wanted)
+    assert checked > 5_000 and declined < 20
+
+
+# --- what the selection keeps -------------------------------------------------------------------
+
+
+def test_only_statements_that_can_matter_are_kept() -> None:
+    text = (
+        '"""A module docstring that mentions eval(x)."""\n'  # 1
+        "import os\n"  # 2
+        "\n"  # 3
+        "X = 1  # eval(x)\n"  # 4
+        "def safe():\n"  # 5
+        "    return 'eval(x)'\n"  # 6
+        "def unsafe(cmd):\n"  # 7
+        "    return os.system(cmd)\n"  # 8
+    )
+    assert _kept(text) == [2, 7, 8]
+    assert _found(text) == [(8, "python-os-system")]
+
+
+def test_a_large_statement_is_read_block_by_block(enter_every_block: None) -> None:
+    text = (
+        "class Tool:\n"  # 1
+        '    """Runs things."""\n'  # 2
+        "    @property\n"  # 3
+        "    def name(self):\n"  # 4
+        "        return 'tool'\n"  # 5
+        "    @staticmethod\n"  # 6
+        "    def run(code):\n"  # 7
+        "        if code:\n"  # 8
+        "            x = 1\n"  # 9
+        "        elif code is None:\n"  # 10
+        "            return eval(code)\n"  # 11
+        "        else:\n"  # 12
+        "            pass\n"  # 13
+        "        try:\n"  # 14
+        "            import json\n"  # 15
+        "        except ImportError:\n"  # 16
+        "            pass\n"  # 17
+        "        finally:\n"  # 18
+        "            y = 2\n"  # 19
+    )
+    source = _selected(text)
+    assert source is not None
+    assert source.split("\n") == [
+        "class Tool:",
+        "    pass",
+        "    pass",
+        "",
+        "",
+        "    @staticmethod",
+        "    def run(code):",
+        "        if code:",
+        "            pass",
+        "        elif code is None:",
+        "            return eval(code)",
+        "        else:",
+        "            pass",
+        "        try:",
+        "            import json",
+        "        except ImportError:",
+        "            pass",
+        "        finally:",
+        "            pass",
+        "",
+    ]
+    assert _found(text) == [(11, "python-eval")]
+
+
+def test_a_statement_under_the_size_limit_is_kept_whole() -> None:
+    text = "def run(code):\n    x = 1\n    return eval(code)\n"
+    assert _kept(text) == [1, 2, 3]
+    padded = "def run(code):\n" + "    x = 1\n" * 300 + "    return eval(code)\n"
+    assert _kept(padded) == [1, 302]
+
+
+def test_words_that_need_their_module_select_only_when_it_is_named() -> None:
+    assert _kept("import json\ndef f(s):\n    return json.loads(s)\n") == [1]
+    assert _kept("import pickle\ndef f(s):\n    return pickle.loads(s)\n") == [1, 2, 3]
+    assert _found("import pickle\ndef f(s):\n    return pickle.loads(s)\n") == [(3, "python-pickle")]
+    positional = "import subprocess as sp\nsp.run(c, -1, None, None, None, None, None, True, True)\neval(x)\n"
+    assert _found(positional) == [(2, "python-subprocess-shell"), (3, "python-eval")]
+
+
+def test_imports_anywhere_are_kept_and_the_last_one_wins(enter_every_block: None) -> None:
+    text = (
+        "def a():\n"  # 1
+        "    import subprocess as sp\n"  # 2
+        "def b(cmd):\n"  # 3
+        "    sp.run(cmd, shell=True)\n"  # 4
+        "def c():\n"  # 5
+        "    import json as sp\n"  # 6
+        "def d(cmd):\n"  # 7
+        "    x = 1\n"  # 8
+    )
+    assert _kept(text) == [1, 2, 3, 4, 5, 6]
+    assert _found(text) == []  # sp is json by the last import
+    assert _found(text.replace("json as sp", "json")) == [(4, "python-subprocess-shell")]
+
+
+# --- statements told apart as the tokenizer does --------------------------------------------------
+
+
+def test_a_string_spanning_column_0_is_one_statement() -> None:
+    text = (
+        "import os\n"  # 1
+        'doc = """\n'  # 2
+        "eval(x)\n"  # 3
+        "os.system(cmd)\n"  # 4
+        '"""; eval(y)\n'  # 5
+        "code = '''\n"  # 6
+        "exec(z)'''\n"  # 7
+        "b = rb'\\\n"  # 8: a one-line string continued by a backslash
+        "eval(w)'\n"  # 9
+    )
+    assert _found(text) == [(5, "python-eval")]
+    assert _kept(text) == [1, 2, 3, 4, 5]
+
+
+def test_brackets_and_backslashes_carry_a_statement_over_column_0() -> None:
+    text = (
+        "import os\n"  # 1
+        "calls = [\n"  # 2
+        "eval(a),\n"  # 3
+        "]\n"  # 4
+        "total = 1 + \\\n"  # 5
+        "eval(b)\n"  # 6
+        "f(\n"  # 7
+        "x)(eval(c))\n"  # 8
+    )
+    assert _found(text) == [(3, "python-eval"), (6, "python-eval"), (8, "python-eval")]
+
+
+def test_clauses_and_decorated_definitions_stay_with_their_statement(enter_every_block: None) -> None:
+    text = (
+        "try:\n"  # 1
+        "    import cPickle as pickle\n"  # 2
+        "except ImportError:\n"  # 3
+        "    import pickle\n"  # 4
+        "else:\n"  # 5
+        "    pass\n"  # 6
+        "finally:\n"  # 7
+        "    x = 1\n"  # 8
+        "if x:\n"  # 9
+        "    y = 1\n"  # 10
+        "elif y:\n"  # 11
+        "    load = pickle.load\n"  # 12
+        "@register(\n"  # 13
+        "    eval(spec))\n"  # 14
+        "@other\n"  # 15
+        "def handler(blob):\n"  # 16
+        "    return pickle.loads(blob)\n"  # 17
+        "for i in range(3):\n"  # 18
+        "    pass\n"  # 19
+        "else:\n"  # 20
+        "    eval(i)\n"  # 21
+    )
+    assert _found(text) == [(14, "python-eval"), (17, "python-pickle"), (21, "python-eval")]
+
+
+def test_a_match_statement_is_kept_whole(enter_every_block: None) -> None:
+    text = "match command:\n    case 'run':\n        eval(code)\n    case _:\n        pass\n"
+    assert _kept(text) == [1, 2, 3, 4, 5]
+    assert _found(text) == [(3, "python-eval")]
+
+
+def test_a_file_indented_with_tabs_is_selected_by_top_level_statements(enter_every_block: None) -> None:
+    text = "def f(code):\n\tx = 1\n\treturn eval(code)\ndef g():\n\tpass\n"
+    assert _kept(text) == [1, 2, 3]
+    assert _found(text) == [(3, "python-eval")]
+    feed = "def f(code):\n    x = 1\n\f    return eval(code)\n"
+    assert _kept(feed) == [1, 2, 3]
+    assert _found(feed) == [(3, "python-eval")]
+
+
+def test_windows_line_endings_are_read_like_unix_ones(enter_every_block: None) -> None:
+    text = "import os\r\ndef f(cmd):\r\n    x = 1\r\n    os.system(cmd)\r\n"
+    assert _kept(text) == [1, 2, 4]
+    assert _found(text) == [(4, "python-os-system")]
+
+
+def test_a_file_starting_with_a_blank_line_or_a_statement() -> None:
+    assert _kept("\neval(x)\n") == [2]
+    assert _kept("eval(x)\n") == [1]
+    assert _selected("") == ""
+
+
+# --- shadowing: the module's own eval is not the builtin ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "binding",
+    [
+        "def eval(x):\n    return x",
+        "class exec:\n    pass",
+        "eval = print",
+        "if True:\n    eval = print",
+        "for eval in []:\n    pass",
+        "with f() as (a, __import__):\n    pass",
+        "try:\n    pass\nexcept E:\n    eval = print",
+    ],
+)
+def test_a_top_level_binding_of_a_builtin_shadows_it_everywhere(binding: str) -> None:
+    text = f"{binding}\ndef run(a):\n    return eval(a), exec(a), __import__(a)\n"
+    assert _found(text) != []  # the other two builtins still count
+    assert len(_found(text)) == 2
+
+
+# --- template strings: their fields are code -----------------------------------------------------
+
+
+def test_a_call_in_a_template_field_is_found() -> None:
+    text = "import os\nmsg = f'{os.system(cmd)!r:>10} {x:#x} {id(y):#x}' + rf'{eval(z)}' + Fr'{a}'\n"
+    assert _selected(text) is not None
+    assert _found(text) == [(2, "python-eval"), (2, "python-os-system")]
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "f'''{\nx}'''",  # a line break in a field
+        "f'{x:#{w}x}'",  # a `#` after a nested field
+        "f'{x:\"^10}'",  # a quote in a format spec
+    ],
+)
+def test_a_template_string_the_selection_cannot_place_makes_it_decline(template: str) -> None:
+    text = f"msg = {template}\neval(y)\n"
+    assert _selected(text) is None
+    assert _found(text) == [(text.count("\n"), "python-eval")]
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        'f"{d["k"]}"',  # the same quote inside a field
+        'f"{x  # a comment\n}"',  # a comment, then the field goes on
+        "f'{'\\n'.join(x)}'",  # a backslash
+    ],
+)
+def test_a_template_string_python_3_12_reads_differently_makes_it_decline(template: str) -> None:
+    """Python 3.12 reads these as one string whose fields hold code, 3.11 as an error: either
+    way the selection declines, and the whole file decides."""
+    text = f"msg = {template} + eval(y)\nexec(z)\n"
+    assert _selected(text) is None
+    found = _both(_change({"m.py": text}))
+    assert found and found[-1].line == text.count("\n")
+
+
+def test_a_name_ending_like_a_prefix_before_a_string_is_read_safely() -> None:
+    text = "x = 1 if'a' else 2\ny = eval(z)\n"
+    assert _selected(text) is not None
+    assert _found(text) == [(2, "python-eval")]
+
+
+# --- when the selection declines ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("from os import system as run\nrun(cmd)\neval(x)\n", [(2, "python-os-system"), (3, "python-eval")]),
+        ("from pickle import (\n    loads  # the one\n    as lp)\nlp(b)\n", [(4, "python-pickle")]),
+        ("ｅｖａｌ(x)\neval(y)\n", [(1, "python-eval"), (2, "python-eval")]),  # NFKC: ｅｖａｌ is eval
+    ],
+)
+def test_what_the_selection_cannot_read_is_parsed_whole(text: str, expected: list[tuple[int, str]]) -> None:
+    assert _selected(text) is None
+    assert _found(text) == expected
+
+
+def test_a_lone_carriage_return_makes_it_decline() -> None:
+    """Python breaks a line at a lone carriage return, the diff does not."""
+    head = "eval(a)\reval(b)\n"
+    assert _selected(head) is None
+    change = change_from_diff(_diff({"m.py": "eval(a) eval(b)\n"}), {"m.py": FileTexts(None, head)})
+    assert [(v.line, v.id) for v in _both(change)] == [(1, "python-eval")]
+
+
+def test_an_unterminated_template_string_makes_it_decline() -> None:
+    text = "eval(x)\nmsg = f'abc\n"
+    assert _selected(text) is None
+    assert _found(text) == [(1, "python-eval")]
+    assert all(v.message.endswith("does not parse.)") for v in _both(_change({"m.py": text})))
+
+
+# --- files that do not parse -------------------------------------------------------------------
+
+
+def test_a_selection_that_does_not_parse_falls_back_to_each_line_alone() -> None:
+    text = "import os\nprint 'python 2', eval(x)\nos.system(cmd)\n"
+    assert _selected(text) is not None
+    findings = _both(_change({"m.py": text}))
+    assert [(v.line, v.id) for v in findings] == [(3, "python-os-system")]
+    assert all(ALONE in v.message for v in findings)
+
+
+def test_a_file_that_does_not_parse_outside_the_selection_is_judged_line_by_line() -> None:
+    text = "import os\nos.system(cmd)\ndef old():\n    print 'python 2'\n"
+    source = _selected(text)
+    assert source is not None and dangerous._parse(source) is not None
+    findings = _both(_change({"m.py": text}))
+    assert [(v.line, v.id) for v in findings] == [(2, "python-os-system")]
+    assert all(ALONE in v.message for v in findings)
+
+
+def test_a_file_that_does_not_parse_with_nothing_found_either_way() -> None:
+    text = "x = 'eval(y)'\nprint 'python 2'\n"
+    assert _found(text) == []
+
+
+def test_a_line_alone_finding_in_a_file_that_does_not_parse_is_kept() -> None:
+    """The selection finds nothing (the call is in a string of its file), yet the file does not
+    parse: each added line is judged alone, as before."""
+    text = "doc = '''\neval(x)\n'''\nprint 'python 2'\n"
+    findings = _both(_change({"m.py": text}, {"m.py": {2}}))
+    assert [(v.line, v.id) for v in findings] == [(2, "python-eval")]
+    assert ALONE in findings[0].message
+
+
+def test_a_file_the_symbol_table_refuses_is_parsed_whole() -> None:
+    """CPython's symbol table refuses a little more than ast.parse; the whole-file parse decides."""
+    text = "nonlocal x\neval(y)\n"
+    assert not dangerous._parses(text) and dangerous._parse(text) is not None
+    findings = _both(_change({"m.py": text}))
+    assert [(v.line, v.id) for v in findings] == [(2, "python-eval")]
+    assert ALONE not in findings[0].message
+
+
+_CHAINS = {
+    "binary": lambda n: "x = " + "+".join(["a"] * n),
+    "attribute": lambda n: "x = a" + ".b" * n,
+    "unary": lambda n: "x = " + "-" * n + "a",
+    "not": lambda n: "x = " + "not " * n + "a",
+    "conditional": lambda n: "x = " + "a if b else " * n + "c",
+    "lambda": lambda n: "x = " + "lambda: " * n + "a",
+    "call": lambda n: "x = f" + "()" * n,
+    "subscript": lambda n: "x = f" + "[0]" * n,
+    "power": lambda n: "x = " + "**".join(["a"] * n),
+}
+
+
+@pytest.mark.parametrize("chain", sorted(_CHAINS))
+def test_a_module_too_deep_for_ast_parse_is_too_deep_for_the_parse_check(chain: str) -> None:
+    """At the depth where ast.parse gives up (the recursion limit), `_parses` must give up too, or a
+    file ast.parse refuses would have its selection's findings instead of each line's."""
+    make = _CHAINS[chain]
+    low, high = 1, 1000
+    while dangerous._parse(make(high)) is not None:  # the limit depends on the Python version
+        low, high = high, high * 2
+        assert high < 1_000_000
+    while low < high:
+        middle = (low + high) // 2
+        if dangerous._parse(make(middle)) is None:
+            high = middle
+        else:
+            low = middle + 1
+    assert not any(dangerous._parses(make(n)) for n in range(low, low + 4)), low
+    text = f"import os\nos.system(cmd)\n{make(low)}\n"
+    findings = _both(_change({"m.py": text}))
+    assert [(v.line, v.id) for v in findings] == [(2, "python-os-system")]
+    assert ALONE in findings[0].message
+
+
+def test_no_head_text_means_each_line_alone() -> None:
+    change = change_from_diff(_diff({"m.py": "import os\nos.system(cmd)\n"}, {"m.py": {2}}))
+    findings = _both(change)
+    assert [(v.line, v.id) for v in findings] == [(2, "python-os-system")]
+    assert ALONE in findings[0].message
