@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from bot.engine.change import Change
+from bot.engine.content.added import release
 from bot.engine.content.banned import BannedPatternsRule
 from bot.engine.content.dangerous import DangerousRule
 from bot.engine.content.secrets import SecretsRule
@@ -37,6 +38,9 @@ def content_violations(
     change: Change, manifest: Manifest, rules: Sequence[ContentRule] = CONTENT_RULES
 ) -> list[Violation]:
     found: list[Violation] = []
-    for rule in rules:
-        found.extend(rule.scan(change, manifest))
+    try:
+        for rule in rules:
+            found.extend(rule.scan(change, manifest))
+    finally:
+        release(change)  # the rules share the change's added text while they run, not after
     return found

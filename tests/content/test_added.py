@@ -133,3 +133,17 @@ def test_fragment_offsets_map_to_lines() -> None:
 )
 def test_kind_of(path: str, first: str | None, kind: Kind) -> None:
     assert kind_of(path, first) is kind
+
+
+def test_the_added_text_is_released_once_the_rules_have_run(repo: GitRepo) -> None:
+    from bot.engine.content import added as module
+    from bot.engine.manifest import Manifest
+    from bot.engine.rules import content_violations
+
+    change = change_of(repo, {"a.txt": "x\n"})
+    first = added_files(change)
+    content_violations(change, Manifest())
+    assert module._LAST._entry is None  # a long-running App keeps no change alive after its scan
+    assert added_files(change) is not first
+    module.release(Change(change.diff, change.digest, change.texts))  # not the one held: kept
+    assert module._LAST._entry is not None

@@ -139,6 +139,12 @@ class _LastChange:
             self._entry = (change, built)
         return built
 
+    def release(self, change: Change) -> None:
+        """Forget `change` once its rules have run: a long-running App must not keep it alive."""
+        with self._lock:
+            if self._entry is not None and self._entry[0] is change:
+                self._entry = None
+
 
 _LAST = _LastChange()
 
@@ -147,6 +153,10 @@ def added_files(change: Change) -> tuple[AddedFile, ...]:
     """Every changed text file with added lines, in diff order (binary files, submodules and
     symlinks are other rules' business)."""
     return _LAST.get(change)
+
+
+def release(change: Change) -> None:
+    _LAST.release(change)
 
 
 def files_of_kind(change: Change, *kinds: Kind) -> Iterator[AddedFile]:
