@@ -20,8 +20,6 @@ from bot.engine.gitpath import QuotedPathError, split_git_header, strip_prefix, 
 
 SYMLINK_MODE = "120000"
 SUBMODULE_MODE = "160000"
-EXECUTABLE_MODE = "100755"
-REGULAR_MODE = "100644"
 DEV_NULL = "/dev/null"
 
 

@@ -24,9 +24,6 @@ class RuleId(StrEnum):
     REFORMAT = "reformat"
 
 
-LOCALITY_RULES = frozenset({RuleId.BUDGET, RuleId.REFORMAT})
-
-
 class Severity(IntEnum):
     """Higher is more severe; annotations and summaries list the most severe first."""
 

@@ -133,14 +133,6 @@ class LineTokens(NamedTuple):
     comment: tuple[str, ...]
 
     @property
-    def blank(self) -> bool:
-        return not self.code and not self.comment
-
-    @property
-    def comment_only(self) -> bool:
-        return not self.code and bool(self.comment)
-
-    @property
     def everything(self) -> tuple[str, ...]:
         return self.code + self.comment
 

@@ -89,7 +89,7 @@ def measure_block(removed: Sequence[DiffLine], added: Sequence[DiffLine], lexico
 
 def _measure_pair(old: LineTokens, new: LineTokens, line: int) -> BlockMeasure:
     """The most common block, one line replaced by one: the general rule, without its bookkeeping."""
-    if old.code + old.comment == new.code + new.comment:
+    if old.everything == new.everything:
         return BlockMeasure(0, 1, line)
     if old.code == new.code:
         return BlockMeasure(0, 0, None)

@@ -48,10 +48,6 @@ def protection(manifest: Manifest, path: str) -> Protection | None:
     return decided
 
 
-def is_manifest(path: str, manifest_paths: tuple[str, ...]) -> bool:
-    return path in manifest_paths
-
-
 def sides(file: FileDiff) -> Iterator[tuple[str, ChangeKind]]:
     """Each path a file change touches, with the kind of change it is for that path."""
     if file.status is FileStatus.ADDED or file.status is FileStatus.COPIED:
@@ -90,7 +86,7 @@ def path_violations(diff: Diff, manifest: Manifest, manifest_paths: tuple[str, .
 def _side_violations(
     file: FileDiff, path: str, kind: ChangeKind, manifest: Manifest, manifest_paths: tuple[str, ...]
 ) -> Iterator[Violation]:
-    if is_manifest(path, manifest_paths):
+    if path in manifest_paths:
         yield Violation(
             RuleId.MANIFEST_CHANGE,
             path,
@@ -203,7 +199,7 @@ class PathExplanation:
 
 def explain(path: str, manifest: Manifest, manifest_paths: tuple[str, ...]) -> PathExplanation:
     """Why the policy treats `path` the way it does, one decision per line."""
-    if is_manifest(path, manifest_paths):
+    if path in manifest_paths:
         return PathExplanation(
             path,
             (

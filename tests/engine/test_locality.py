@@ -5,7 +5,7 @@ import pytest
 from bot.engine.change import change_from_diff
 from bot.engine.diff import DiffLine, LineKind
 from bot.engine.groups import MANIFEST_PATH
-from bot.engine.lexing import lexicon_for, tokenize_line
+from bot.engine.lexing import LineTokens, lexicon_for, tokenize_line
 from bot.engine.locality import evaluate_locality, measure_block, measure_file
 from bot.engine.manifest import parse_manifest
 from bot.git import Git
@@ -76,8 +76,8 @@ def test_tokens() -> None:
     py = lexicon_for("a.py")
     t = tokenize_line("x = '# not a comment'  # real one", py)
     assert t.code == ("x", "=", '"# not a comment"') and t.comment == ("#", "real", "one")
-    assert tokenize_line("   ", py).blank and not tokenize_line("   ", py).comment_only
-    assert tokenize_line("# only", py).comment_only
+    assert tokenize_line("   ", py) == LineTokens((), ())
+    assert tokenize_line("# only", py) == LineTokens((), ("#", "only"))
     assert tokenize_line("s = 'unterminated", py).code == ("s", "=", "'unterminated")
     assert tokenize_line("s = 'a\\'b'", py).code == ("s", "=", "'a\\'b'")
     plain = lexicon_for("notes.txt")
