@@ -95,11 +95,32 @@ def test_fragment_offsets_map_to_lines() -> None:
     fragment = Fragment("ab\nçd\n\nlast", [10, 11, 12, 13])
     assert fragment.data == "ab\nçd\n\nlast".encode()
     assert [fragment.index_at(i) for i in (0, 2, 3, 6, 7, 8, 11)] == [0, 0, 1, 1, 2, 3, 3]
+    assert [fragment.index_at(i) for i in (11, 0, 7, 3)] == [3, 0, 2, 1]  # asked out of order too
     assert fragment.line_at(4) == 11
-    assert fragment.line_text(1) == "çd".encode()
-    assert fragment.line_text(2) == b""
-    assert fragment.line_text(3) == b"last"
-    assert fragment.lines_span(0, 1) == (0, 6)
+    assert fragment.line_bounds(4) == (3, 6)
+    assert fragment.line_bounds(2) == (0, 2)  # the newline belongs to the line it ends
+    assert fragment.line_bounds(7) == (7, 7)
+    assert fragment.line_bounds(9) == (8, 12)
+    assert fragment.lines_around(1, 4) == (0, 6)
+    assert fragment.lines_around(3, 3) == (3, 6)
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "lines"),
+    [
+        (0, 1, [(0, 0, 2)]),
+        (0, 3, [(0, 0, 2)]),  # ends with the first line's newline
+        (0, 4, [(0, 0, 2), (1, 3, 6)]),
+        (4, 4, [(1, 3, 6)]),
+        (2, 12, [(0, 0, 2), (1, 3, 6), (2, 7, 7), (3, 8, 12)]),
+        (9, 12, [(3, 8, 12)]),
+    ],
+)
+def test_fragment_lists_the_lines_a_span_touches(
+    start: int, end: int, lines: list[tuple[int, int, int]]
+) -> None:
+    fragment = Fragment("ab\nçd\n\nlast", [10, 11, 12, 13])
+    assert list(fragment.lines_in(start, end)) == lines
 
 
 @pytest.mark.parametrize(

@@ -64,6 +64,17 @@ def test_anchors_are_the_lines_ends(repo: GitRepo) -> None:
     assert where(found) == [("a.txt", 1, "todo"), ("a.txt", 3, "start")]
 
 
+def test_text_anchors_reach_every_line_the_last_empty_one_too(repo: GitRepo) -> None:
+    policy = "content:\n  banned:\n    - id: blank\n      pattern: '\\A\\z'\n"
+    found = _banned(repo, {"a.txt": "x\n\ny\n\n"}, policy=policy)
+    assert where(found) == [("a.txt", 2, "blank"), ("a.txt", 4, "blank")]
+
+
+def test_a_line_that_matches_twice_is_reported_once(repo: GitRepo) -> None:
+    found = _banned(repo, {"a.py": "print(1); print(2)\nx = 1\nprint(3)\n"})
+    assert where(found) == [("a.py", 1, "no-print"), ("a.py", 3, "no-print")]
+
+
 def test_a_match_across_lines_is_checked_line_by_line(repo: GitRepo) -> None:
     policy = "content:\n  banned:\n    - id: spaced\n      pattern: 'a\\s+b'\n"
     found = _banned(repo, {"a.txt": "x a\nb y\na  b\nab\n"}, policy=policy)

@@ -1,8 +1,9 @@
 """`dangerous` parses only the statements of a Python file that can hold or change a construct
-(bot/engine/content/pyselect.py). Its findings must be exactly those of parsing the whole file
-(`DangerousRule(parse_whole_files=True)`, the code as it was): checked here on whole corpora, on
-every way the selection declines or the file does not parse, and on the selection's own invariant
-(every call it is responsible for is kept, node for node)."""
+(bot/engine/content/pyselect.py). For a file that parses, its findings must be exactly those of
+parsing the whole file (`DangerousRule(parse_whole_files=True)`, the code as it was): checked here
+on whole corpora, on every way the selection declines, and on the selection's own invariant (every
+call it is responsible for is kept, node for node). A file that does not parse is judged on the
+selection's statements when they parse, and line by line when they do not."""
 
 from __future__ import annotations
 
@@ -61,10 +62,13 @@ def _change(files: Mapping[str, str], added: Mapping[str, set[int]] | None = Non
 
 
 def _both(change: Change) -> list[Violation]:
-    """The findings, after checking they are the whole-file parse's, in the same order."""
+    """The findings, after checking they are the whole-file parse's, in the same order, for every
+    file whose new text parses (of one that does not, the selection's statements decide)."""
     policy = manifest()
     selected = list(SELECTED.scan(change, policy))
-    assert selected == list(WHOLE.scan(change, policy))
+    heads = [f.head for f in added_files(change) if f.kind is Kind.PYTHON and f.head is not None]
+    if all(dangerous._parse(head) is not None for head in heads):
+        assert selected == list(WHOLE.scan(change, policy))
     return selected
 
 
@@ -507,13 +511,14 @@ def test_a_selection_that_does_not_parse_falls_back_to_each_line_alone() -> None
     assert all(ALONE in v.message for v in findings)
 
 
-def test_a_file_that_does_not_parse_outside_the_selection_is_judged_line_by_line() -> None:
+def test_a_file_that_does_not_parse_outside_the_selection_is_judged_on_the_selection() -> None:
     text = "import os\nos.system(cmd)\ndef old():\n    print 'python 2'\n"
     source = _selected(text)
     assert source is not None and dangerous._parse(source) is not None
     findings = _both(_change({"m.py": text}))
     assert [(v.line, v.id) for v in findings] == [(2, "python-os-system")]
-    assert all(ALONE in v.message for v in findings)
+    assert all(ALONE not in v.message for v in findings)  # its statement's syntax tree says so
+    assert all(ALONE in v.message for v in WHOLE.scan(_change({"m.py": text}), manifest()))
 
 
 def test_a_file_that_does_not_parse_with_nothing_found_either_way() -> None:
@@ -521,57 +526,20 @@ def test_a_file_that_does_not_parse_with_nothing_found_either_way() -> None:
     assert _found(text) == []
 
 
-def test_a_line_alone_finding_in_a_file_that_does_not_parse_is_kept() -> None:
-    """The selection finds nothing (the call is in a string of its file), yet the file does not
-    parse: each added line is judged alone, as before."""
+def test_a_call_in_a_string_of_a_file_that_does_not_parse_stays_quiet() -> None:
+    """The added line alone reads as a call, but the file's statements say it sits in a string:
+    the selection, which parses, decides (the whole-file reference judges the line alone)."""
     text = "doc = '''\neval(x)\n'''\nprint 'python 2'\n"
-    findings = _both(_change({"m.py": text}, {"m.py": {2}}))
-    assert [(v.line, v.id) for v in findings] == [(2, "python-eval")]
-    assert ALONE in findings[0].message
+    change = _change({"m.py": text}, {"m.py": {2}})
+    assert _both(change) == []
+    assert [(v.line, v.id) for v in WHOLE.scan(change, manifest())] == [(2, "python-eval")]
 
 
-def test_a_file_the_symbol_table_refuses_is_parsed_whole() -> None:
-    """CPython's symbol table refuses a little more than ast.parse; the whole-file parse decides."""
-    text = "nonlocal x\neval(y)\n"
-    assert not dangerous._parses(text) and dangerous._parse(text) is not None
-    findings = _both(_change({"m.py": text}))
-    assert [(v.line, v.id) for v in findings] == [(2, "python-eval")]
-    assert ALONE not in findings[0].message
-
-
-_CHAINS = {
-    "binary": lambda n: "x = " + "+".join(["a"] * n),
-    "attribute": lambda n: "x = a" + ".b" * n,
-    "unary": lambda n: "x = " + "-" * n + "a",
-    "not": lambda n: "x = " + "not " * n + "a",
-    "conditional": lambda n: "x = " + "a if b else " * n + "c",
-    "lambda": lambda n: "x = " + "lambda: " * n + "a",
-    "call": lambda n: "x = f" + "()" * n,
-    "subscript": lambda n: "x = f" + "[0]" * n,
-    "power": lambda n: "x = " + "**".join(["a"] * n),
-}
-
-
-@pytest.mark.parametrize("chain", sorted(_CHAINS))
-def test_a_module_too_deep_for_ast_parse_is_too_deep_for_the_parse_check(chain: str) -> None:
-    """At the depth where ast.parse gives up (the recursion limit), `_parses` must give up too, or a
-    file ast.parse refuses would have its selection's findings instead of each line's."""
-    make = _CHAINS[chain]
-    low, high = 1, 1000
-    while dangerous._parse(make(high)) is not None:  # the limit depends on the Python version
-        low, high = high, high * 2
-        assert high < 1_000_000
-    while low < high:
-        middle = (low + high) // 2
-        if dangerous._parse(make(middle)) is None:
-            high = middle
-        else:
-            low = middle + 1
-    assert not any(dangerous._parses(make(n)) for n in range(low, low + 4)), low
-    text = f"import os\nos.system(cmd)\n{make(low)}\n"
-    findings = _both(_change({"m.py": text}))
-    assert [(v.line, v.id) for v in findings] == [(2, "python-os-system")]
-    assert ALONE in findings[0].message
+def test_a_module_too_deep_for_ast_parse_is_judged_on_its_selection() -> None:
+    deep = "x = " + "-" * 100_000 + "a"
+    assert dangerous._parse(deep) is None
+    findings = _both(_change({"m.py": f"import os\nos.system(cmd)\n{deep}\n"}))
+    assert [(v.line, v.id, ALONE in v.message) for v in findings] == [(2, "python-os-system", False)]
 
 
 def test_no_head_text_means_each_line_alone() -> None:

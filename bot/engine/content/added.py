@@ -8,7 +8,6 @@ instead of once per pattern keeps a scan near the speed of the regex engine itse
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from threading import Lock
@@ -19,46 +18,55 @@ from bot.engine.diff import FileDiff, FileStatus, Hunk, LineKind
 
 
 class Fragment:
-    """The added lines of one hunk: `text`, its UTF-8 `data`, and the head line number of each line."""
+    """The added lines of one hunk: `text`, its UTF-8 `data`, and the head line number of each line.
 
-    __slots__ = ("_starts", "data", "numbers", "text")
+    Rules place a match by counting line breaks from the last offset asked about (in C), never by
+    indexing every line: most fragments have nothing to place, and the matches of one rule come in
+    ascending order, so placing them all reads the fragment once."""
+
+    __slots__ = ("_known", "data", "numbers", "text")
 
     def __init__(self, text: str, numbers: Sequence[int]) -> None:
         self.text = text
         self.data = text.encode("utf-8", "surrogatepass")
         self.numbers = numbers
-        self._starts: list[int] | None = None
-
-    def _line_starts(self) -> list[int]:
-        """Byte offset of each line's start, found once and only when a rule has something to place."""
-        if self._starts is None:
-            starts = [0]
-            find = self.data.find
-            at = find(b"\n")
-            while at >= 0:
-                starts.append(at + 1)
-                at = find(b"\n", at + 1)
-            self._starts = starts
-        return self._starts
+        self._known = (0, 0)  # (offset, index of the line holding it)
 
     def index_at(self, offset: int) -> int:
         """Which line of the fragment (0-based) holds byte `offset` of `data`."""
-        return bisect_right(self._line_starts(), offset) - 1
+        known, index = self._known
+        if offset >= known:
+            index += self.data.count(b"\n", known, offset)
+        else:
+            index = self.data.count(b"\n", 0, offset)
+        self._known = (offset, index)
+        return index
 
     def line_at(self, offset: int) -> int:
         """The head line number of the line holding byte `offset` of `data`."""
         return self.numbers[self.index_at(offset)]
 
-    def lines_span(self, first: int, last: int) -> tuple[int, int]:
-        """Byte offsets of lines `first` to `last` (0-based, inclusive), without the final newline."""
-        starts = self._line_starts()
-        end = starts[last + 1] - 1 if last + 1 < len(starts) else len(self.data)
-        return starts[first], end
+    def line_bounds(self, offset: int) -> tuple[int, int]:
+        """Byte offsets of the start and end (before its newline) of the line holding `offset`."""
+        data = self.data
+        end = data.find(b"\n", offset)
+        return data.rfind(b"\n", 0, offset) + 1, len(data) if end < 0 else end
 
-    def line_text(self, index: int) -> bytes:
-        """Line `index` (0-based) of `data`, without its newline."""
-        start, end = self.lines_span(index, index)
-        return self.data[start:end]
+    def lines_around(self, start: int, end: int) -> tuple[int, int]:
+        """Byte offsets of the whole lines that the span [start, end) touches, without the final newline."""
+        return self.line_bounds(start)[0], self.line_bounds(max(start, end - 1))[1]
+
+    def lines_in(self, start: int, end: int) -> Iterator[tuple[int, int, int]]:
+        """(index, start, end) of each line the span [start, end) touches, in order."""
+        index = self.index_at(start)
+        line_start, line_end = self.line_bounds(start)
+        while True:
+            yield index, line_start, line_end
+            if line_end + 1 >= end:
+                return
+            index += 1
+            line_start = line_end + 1
+            line_end = self.line_bounds(line_start)[1]
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,21 +46,23 @@ class _Compiled:
         )
 
 
-def _candidate_lines(compiled: _Compiled, fragment: Fragment) -> Iterator[int]:
+def _candidate_lines(compiled: _Compiled, fragment: Fragment) -> Iterator[tuple[int, int, int]]:
+    """(index, start, end) of each line that can match, once each, in order."""
     if compiled.hunk is None:
-        yield from range(len(fragment.numbers))
+        yield from fragment.lines_in(0, len(fragment.data) + 1)  # the last line too, if empty
         return
     last = -1
     for match in compiled.hunk.finditer(fragment.data):
-        start, end = match.span()
-        first = max(fragment.index_at(start), last + 1)
-        last = fragment.index_at(max(start, end - 1))
-        yield from range(first, last + 1)
+        for line in fragment.lines_in(*match.span()):
+            if line[0] > last:
+                last = line[0]
+                yield line
 
 
 def _matching_lines(compiled: _Compiled, fragment: Fragment) -> Iterator[int]:
-    for index in _candidate_lines(compiled, fragment):
-        if compiled.line.search(fragment.line_text(index)) is not None:
+    data = fragment.data
+    for index, start, end in _candidate_lines(compiled, fragment):
+        if compiled.line.search(data[start:end]) is not None:
             yield fragment.numbers[index]
 
 

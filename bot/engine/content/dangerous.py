@@ -3,18 +3,16 @@
 Python is decided on the syntax tree of the file's new text (`pyconstructs.py`), and only
 constructs that occupy an added line are reported. Only the statements that can hold or change a
 construct are parsed (`pyselect.py`: the rest become empty lines, so the findings are the whole
-file's), and whether the whole file parses is asked of CPython's parser without making its tree;
-when the selection cannot say, the whole file is parsed. When the new text is unknown or does not
-parse, each added line that could hold a construct is parsed alone, and a line that sits inside a
-triple-quoted string of its hunk is left alone: without the whole file, receipt says less rather
-than something false. JavaScript/TypeScript and shell are matched line by line
+file's); when the selection cannot say, the whole file is parsed. When the new text is unknown, or
+neither it nor its selection parses, each added line that could hold a construct is parsed alone,
+and a line that sits inside a triple-quoted string of its hunk is left alone: without the syntax
+tree, receipt says less rather than something false. JavaScript/TypeScript and shell are matched line by line
 (`textconstructs.py`).
 """
 
 from __future__ import annotations
 
 import ast
-import symtable
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -108,41 +106,18 @@ def _line_alone(file: AddedFile, fragment: Fragment) -> Iterator[Violation]:
     seen: set[int] = set()
     for match in _TRIGGER.finditer(data):
         index = fragment.index_at(match.start())
-        line_start = fragment.lines_span(index, index)[0]
+        line_start, line_end = fragment.line_bounds(match.start())
         quotes += sum(data.count(q, counted_to, line_start) for q in _TRIPLE_QUOTES)
         counted_to = max(counted_to, line_start)
         if index in seen or quotes % 2:
             continue
         seen.add(index)
-        tree = _parse(fragment.line_text(index).decode("utf-8", "replace").strip())
+        tree = _parse(data[line_start:line_end].decode("utf-8", "replace").strip())
         for found in python_constructs(tree, whole=False) if tree else ():
             message = _python_message(found, alone=True)
             yield Violation(
                 RuleId.DANGEROUS, file.path, fragment.numbers[index], message, found.construct.value
             )
-
-
-def _parses(source: str) -> bool:
-    """Whether `source` parses, as `_parse` would answer, without making its syntax tree: CPython's
-    symbol-table pass runs the same parser at more than twice ast.parse's speed (which goes mostly
-    on making Python objects of the tree). It refuses a little more than ast.parse (`nonlocal` at
-    module level, a name assigned before its `global`); the caller then parses the whole file, which
-    decides."""
-    try:
-        _symbol_table(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
-
-
-def _symbol_table(source: str) -> object:
-    """CPython bounds both the symbol-table pass and ast.parse's making of objects by the depth of the
-    Python stack, and on an equally deep tree the latter gives up about one frame sooner. `_parses`
-    is called from no shallower a frame than `_parse` is, and through it and this function the
-    symbol table is built at least one frame deeper than `_parse` builds a tree: a module too deep
-    for ast.parse is too deep for `_parses` too (tests/content/test_dangerous_selection.py checks
-    this at the limit)."""
-    return symtable.symtable(source, "<unknown>", "exec")
 
 
 def _alone(file: AddedFile) -> Iterator[Violation]:
@@ -151,18 +126,14 @@ def _alone(file: AddedFile) -> Iterator[Violation]:
 
 
 def _selected(file: AddedFile, head: str) -> list[Violation] | None:
-    """The findings of the whole file, from its statements that can matter (pyselect.py); None when
-    the selection cannot say (the caller parses the whole file). When the selection parses, the
-    whole file has the same findings if it parses too; if it does not, each added line is judged
-    alone, so unless both ways find nothing, the whole file must be known to parse."""
+    """The findings of the file, from its statements that can matter (pyselect.py); None when the
+    selection cannot say or does not parse (the caller parses the whole file). Where the whole file
+    parses, these are exactly its findings. Where it does not (a syntax error elsewhere, or syntax
+    newer than this Python's), the statements that can hold a construct did parse, so their syntax
+    tree says more than judging each added line alone would."""
     source = selected_source(head)
     tree = _parse(source) if source is not None else None
-    if tree is None:
-        return None
-    found = list(_whole_file(file, tree))
-    if (found or any(_alone(file))) and not _parses(head):
-        return None
-    return found
+    return None if tree is None else list(_whole_file(file, tree))
 
 
 def _python(file: AddedFile, *, select: bool) -> Iterator[Violation]:

@@ -22,8 +22,10 @@ indentation when it starts outside a string, at bracket depth 0, after a line th
 backslash; `else`, `elif`, `except` and `finally` continue the statement before, and so does the
 line after a decorator. Blocks are entered only in a file whose code holds no tab or form feed, and
 never a `match` statement (its cases cannot become `pass`); a statement shorter than _WHOLE_BELOW
-is kept whole, as parsing it costs less than reading it. This holds for a file that parses; one
-that does not is the caller's to find out (the selection may parse when the file does not). Where a
+is kept whole, as parsing it costs less than reading it. This holds for a file that parses. Of
+one that does not (a syntax error elsewhere, or syntax newer than this Python's) the selection
+keeps the statements that can matter as this reading finds them, and the caller judges each added
+line alone if they do not parse either. Where a
 reading could be wrong the answer is None: code (outside strings and comments) that is not ASCII (an
 identifier is NFKC-normalized, so `ｅｖａｌ` is `eval`), a lone carriage return (a line break to
 Python, not to the diff), and a template string (f-string, t-string) whose fields hold a quote

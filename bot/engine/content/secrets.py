@@ -270,9 +270,8 @@ class SecretScanner:
         text = match.group(0).decode("utf-8", "replace")
 
         def lines() -> str:
-            start, end = match.span()
-            span = fragment.lines_span(fragment.index_at(start), fragment.index_at(max(start, end - 1)))
-            return fragment.data[span[0] : span[1]].decode("utf-8", "replace")
+            first, last = fragment.lines_around(*match.span())
+            return fragment.data[first:last].decode("utf-8", "replace")
 
         return not any(a.drops(path, secret, text, lines) for a in detector.allowlists)
 

@@ -89,7 +89,8 @@ def _fragment_violations(path: str, fragment: Fragment) -> Iterator[Violation]:
         if index in seen:
             continue
         seen.add(index)
-        line = fragment.line_text(index).decode("utf-8", "replace")
+        start, end = fragment.line_bounds(match.start())
+        line = fragment.data[start:end].decode("utf-8", "replace")
         number = fragment.numbers[index]
         for hit in _line_hits(line, at_file_start=number == 1):
             yield Violation(RuleId.INVISIBLE_UNICODE, path, number, _message(hit), hit.kind)
