@@ -17,7 +17,9 @@ class RegexError(ValueError):
         self.problem = problem
 
 
-def _options() -> Any:
+def re2_options() -> Any:
+    """RE2's options for every pattern: errors raised rather than logged, and room for the lazily
+    built DFA of a large pattern (or set of patterns) so it is not rebuilt over and over."""
     options = re2.Options()
     options.log_errors = False
     options.max_mem = _LIMIT_BYTES
@@ -28,7 +30,7 @@ def _options() -> Any:
 def compile_re2(pattern: str) -> Any:
     """A compiled RE2 pattern; RegexError for what RE2 rejects (backreferences, lookaround)."""
     try:
-        return re2.compile(pattern, _options())
+        return re2.compile(pattern, re2_options())
     except re2.error as exc:
         detail = exc.args[0] if exc.args else exc
         text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)

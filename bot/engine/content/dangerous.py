@@ -13,7 +13,7 @@ tree, receipt says less rather than something false. JavaScript/TypeScript and s
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 
 from bot.engine.change import Change
@@ -90,9 +90,16 @@ def _worth_parsing(file: AddedFile) -> bool:
 
 
 def _whole_file(file: AddedFile, tree: ast.Module) -> Iterator[Violation]:
-    added = file.added_numbers()
-    lines = None if file.file.status is FileStatus.ADDED else sorted(added)
-    for found in python_constructs(tree, lines=lines):
+    numbers = file.fragments[0].numbers
+    if len(file.fragments) == 1 and isinstance(numbers, range):  # a new file: every line is added
+        added: Container[int] = numbers
+        found_on = python_constructs(tree)
+    else:
+        added = file.added_numbers()
+        found_on = python_constructs(
+            tree, lines=None if file.file.status is FileStatus.ADDED else sorted(added)
+        )
+    for found in found_on:
         on_added = next((n for n in range(found.line, found.end_line + 1) if n in added), None)
         if on_added is not None:
             message = _python_message(found, alone=False)

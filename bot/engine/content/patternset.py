@@ -7,14 +7,12 @@ from collections.abc import Sequence
 
 import re2
 
-from bot.engine.regex import compile_re2
+from bot.engine.regex import compile_re2, re2_options
 
 
 class PatternSet:
     def __init__(self, patterns: Sequence[str]) -> None:
-        options = re2.Options()
-        options.log_errors = False
-        compiled = re2.Set.SearchSet(options)
+        compiled = re2.Set.SearchSet(re2_options())
         for pattern in patterns:
             compile_re2(pattern)  # RegexError naming the pattern, rather than a bare failure here
             compiled.Add(pattern)

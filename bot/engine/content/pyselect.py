@@ -61,6 +61,7 @@ _STRING_OR_COMMENT = re.compile(
 )
 _TEMPLATE_PREFIX = frozenset("fFtT")
 _RAW_PREFIX = frozenset("rR")
+_PREFIX_ENDS = _TEMPLATE_PREFIX | _RAW_PREFIX
 # Fields of a template string whose extent every Python version agrees on: no quote but inside a
 # nested one-line string, no backslash, no line break, no `#` (3.12 reads a comment there) but in the
 # format spec of a dotted name or call without a colon before it (`{id(self):#x}`); braces nested one
@@ -108,18 +109,18 @@ def _code(text: str) -> str | None:
     if "\r" in text and _LONE_CR.search(text):
         return None
     pieces = _STRING_OR_COMMENT.split(text)
+    spans = pieces[1::2]
+    # Tens of thousands of strings and comments in a large module: replaced in comprehensions, and
+    # only the few strings after a prefix letter looked at again.
+    pieces[1::2] = ["" if span[0] == "#" else "S" + _BREAK * span.count("\n") for span in spans]
     for index in range(1, len(pieces), 2):
-        span = pieces[index]
-        if span[0] == "#":
-            pieces[index] = ""
+        if pieces[index - 1][-1:] not in _PREFIX_ENDS or spans[index // 2][0] == "#":
             continue
-        words = ""
         if _opens_template(pieces[index - 1]):
-            found = _template_words(span)
-            if found is None:
+            words = _template_words(spans[index // 2])
+            if words is None:
                 return None
-            words = found
-        pieces[index] = "S" + words + _BREAK * span.count("\n") if "\n" in span else "S" + words
+            pieces[index] = pieces[index][:1] + words + pieces[index][1:]
     code = "".join(["\n", *pieces])  # a line break before every line, the first one too
     return code if code.isascii() else None
 
@@ -164,7 +165,7 @@ _BRACKETS = bytes(
     ord("(") if byte in b"([{" else ord(")") if byte in b")]}" else ord(" ") for byte in range(256)
 )
 # A statement this small is kept whole rather than read block by block: parsing it costs less.
-_WHOLE_BELOW = 2048
+_WHOLE_BELOW = 256
 
 
 class _Selection:

@@ -184,9 +184,16 @@ def _resolve_overlaps(found: list[SecretFinding]) -> list[SecretFinding]:
     return sorted(kept, key=lambda f: (f.start, f.detector))
 
 
+# A detector without keywords, or with one this short (`key`, `ey`, `s.`), is a candidate in most
+# hunks, though it rarely matches: one RE2 set pass says which of these match at all, so a hunk is
+# read once for all of them rather than once for each.
+_COMMON_KEYWORD = 3
+
+
 class SecretScanner:
     """Detectors compiled once, with a keyword prefilter: an RE2 set of every keyword runs over the
-    lower-cased hunk in one pass, and only the detectors whose keywords occur run their regex."""
+    lower-cased hunk in one pass, and only the detectors whose keywords occur run their regex (of
+    those that are candidates almost everywhere, only the ones a set pass finds matching)."""
 
     def __init__(self, detectors: Sequence[Detector], global_allow: Allowlist) -> None:
         self._detectors = tuple(detectors)
@@ -199,14 +206,29 @@ class SecretScanner:
             tuple(i for i, d in enumerate(detectors) if k in d.keywords) for k in keywords
         )
         self._always = tuple(i for i, d in enumerate(detectors) if not d.keywords)
+        self._common = tuple(
+            i
+            for i, d in enumerate(detectors)
+            if not d.keywords or min(map(len, d.keywords)) <= _COMMON_KEYWORD
+        )
+        self._common_members = frozenset(self._common)
+        self._common_set: PatternSet | None = None
 
     def skips_path(self, path: str) -> bool:
         return self._skipped_paths is not None and self._skipped_paths.search(path) is not None
+
+    def _matching_common(self, data: bytes) -> set[int]:
+        if self._common_set is None:  # compiled on first use, as each detector is
+            self._common_set = PatternSet([self._detectors[i].regex_source for i in self._common])
+        return {self._common[i] for i in self._common_set.present(data)}
 
     def _candidates(self, data: bytes) -> list[int]:
         chosen = set(self._always)
         for hit in self._keyword_set.present(data.lower()):
             chosen.update(self._by_keyword[hit])
+        common = chosen & self._common_members
+        if len(common) > 1:  # for one, its own search is as cheap as the set's
+            chosen -= common - self._matching_common(data)
         return sorted(chosen)
 
     def scan(self, path: str, fragment: Fragment) -> list[SecretFinding]:
