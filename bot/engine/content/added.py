@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from threading import Lock
 
 from bot.engine.change import Change
@@ -87,6 +88,9 @@ class AddedFile:
         return frozenset(n for f in self.fragments for n in f.numbers)
 
 
+_TEXT = attrgetter("text")  # in C: a new file of a large change has hundreds of thousands of lines
+
+
 def _fragment(hunk: Hunk) -> Fragment | None:
     if hunk.old_len == 0:  # only added lines: a new file, or lines put into an empty one
         lines = hunk.lines
@@ -96,7 +100,7 @@ def _fragment(hunk: Hunk) -> Fragment | None:
         numbers = tuple(line.number for line in lines)
     if not lines:
         return None
-    return Fragment("\n".join([line.text for line in lines]), numbers)
+    return Fragment("\n".join(map(_TEXT, lines)), numbers)
 
 
 def _head_text(change: Change, file: FileDiff, fragments: tuple[Fragment, ...]) -> str | None:

@@ -1,7 +1,7 @@
 """Secrets: credentials and private keys in added text (`content.secrets`).
 
 gitleaks' default ruleset (`_gitleaks_rules.py`) runs with gitleaks' semantics: a rule runs on a
-hunk only when one of its keywords occurs in the hunk's lower-cased text; its secret must exceed the
+hunk only when one of its keywords occurs in the hunk, case aside; its secret must exceed the
 rule's entropy (and, for `generic-*` rules, hold a digit); the global and per-rule allowlists drop
 the rest. receipt's own detectors (`detectors.py`) add token checksums, AWS secret keys, credentials
 in URLs and a few formats gitleaks finds only beside the provider's name. One secret found by
@@ -192,7 +192,7 @@ _COMMON_KEYWORD = 3
 
 class SecretScanner:
     """Detectors compiled once, with a keyword prefilter: an RE2 set of every keyword runs over the
-    lower-cased hunk in one pass, and only the detectors whose keywords occur run their regex (of
+    hunk in one pass, case-insensitively, and only the detectors whose keywords occur run their regex (of
     those that are candidates almost everywhere, only the ones a set pass finds matching)."""
 
     def __init__(self, detectors: Sequence[Detector], global_allow: Allowlist) -> None:
@@ -201,7 +201,8 @@ class SecretScanner:
         paths = global_allow.paths
         self._skipped_paths = compile_re2("|".join(f"(?:{p})" for p in paths)) if paths else None
         keywords = sorted({k for d in detectors for k in d.keywords})
-        self._keyword_set = PatternSet([re2.escape(k) for k in keywords])
+        # Case folded by RE2 (as gitleaks lower-cases a hunk, Unicode-wise), not by lowering a copy.
+        self._keyword_set = PatternSet(["(?i)" + re2.escape(k) for k in keywords])
         self._by_keyword = tuple(
             tuple(i for i, d in enumerate(detectors) if k in d.keywords) for k in keywords
         )
@@ -224,7 +225,7 @@ class SecretScanner:
 
     def _candidates(self, data: bytes) -> list[int]:
         chosen = set(self._always)
-        for hit in self._keyword_set.present(data.lower()):
+        for hit in self._keyword_set.present(data):
             chosen.update(self._by_keyword[hit])
         common = chosen & self._common_members
         if len(common) > 1:  # for one, its own search is as cheap as the set's
