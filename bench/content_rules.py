@@ -30,6 +30,7 @@ import re
 import sys
 import sysconfig
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,11 +39,12 @@ import yaml
 
 from bot.engine.change import Change, change_from_diff
 from bot.engine.content.added import added_files
+from bot.engine.content.checksums import crc32_base62
 from bot.engine.content.dangerous import DangerousRule
 from bot.engine.content.secrets import SecretsRule
 from bot.engine.findings import Violation
 from bot.engine.manifest import Manifest, parse_manifest
-from bot.engine.rules import CONTENT_RULES
+from bot.engine.rules import CONTENT_RULES, content_violations
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "secrets"
 # The policy the speed runs use: every rule on, and banned patterns to match (one of them built to
@@ -351,6 +353,75 @@ def clean_corpus_and_speed(tool: DetectSecrets | None, limit: int | None) -> Non
     print()
 
 
+_RANDOM30 = "q7Zt2LmW9xK4pR8vN3bC6yF1hJ5sD0"
+TOKEN = f"ghp_{_RANDOM30}{crc32_base62(_RANDOM30)}"
+HOSTILE_POLICY = """\
+version: 1
+content:
+  banned:
+    - {id: nested, pattern: '^(a+)+$', paths: [input.txt]}
+    - {id: alternation, pattern: '(a|aa)*c', paths: [input.txt]}
+    - {id: quadratic, pattern: '(x+x+)+y', paths: [input.txt]}
+"""
+
+
+def _one_file(path: str, data: bytes) -> bytes:
+    """A diff adding `data` (lines ending in newlines) as the new file `path`, bytes as they are."""
+    count = data.count(b"\n")
+    header = f"diff --git a/{path} b/{path}\nnew file mode 100644\nindex 0000000..1111111\n"
+    header += f"--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{count} @@\n"
+    return header.encode() + b"".join(b"+" + line + b"\n" for line in data.split(b"\n")[:count])
+
+
+# Each builds a change at scale k (k = 1: the size the issue names); linear time doubles from 1 to 2.
+HOSTILE: dict[str, Callable[[int], bytes]] = {
+    "a line of 1 MB (JavaScript, one eval, one token)": lambda k: _one_file(
+        "big.js", ("let a = 1; " * 95_000 * k + f'const t = "{TOKEN}"; eval(x);\n').encode()
+    ),
+    "a line of 1 MB of matches (eval, it.skip)": lambda k: _one_file(
+        "big.test.js", ("eval(x); it.skip(y); " * 50_000 * k + "\n").encode()
+    ),
+    "a Python file of 100,000 added lines": lambda k: _one_file(
+        "huge.py",
+        "".join(
+            "result = eval(expression)\n" if i == 50_000 else f"value_{i} = {i}\n" for i in range(100_000 * k)
+        ).encode(),
+    ),
+    "NUL bytes (100,000 lines)": lambda k: _one_file(
+        "blob.dat", b"a\x00b\x00c\n" * 100_000 * k + f"token = {TOKEN}\x00\n".encode()
+    ),
+    "invalid UTF-8 (100,000 lines)": lambda k: _one_file(
+        "latin1.py", b"x = '\xed\xa0\x80\xff'; eval(x)  # caf\xe9\n" * 100_000 * k
+    ),
+    "patterns that explode backtracking engines (200,000 characters a line)": lambda k: _one_file(
+        "input.txt", b"a" * 200_000 * k + b"!\n" + b"x" * 200_000 * k + b"\n" + b"a" * 30 + b"\n"
+    ),
+}
+
+
+def hostile_inputs() -> None:
+    """Each hostile change at scale 1 and 2, parsed and scanned by every content rule (the hostile
+    patterns as banned patterns): the ratio of the times is about 2 for linear work, 4 for quadratic."""
+    policy = parse_manifest(HOSTILE_POLICY)
+
+    def scan(diff: bytes) -> list[Violation]:
+        return content_violations(change_from_diff(diff), policy)
+
+    print("## Hostile input (diff parse and all five rules, best of three)\n")
+    print("| input | size | seconds | at twice the size | ratio | findings |")
+    print("|---|---|---|---|---|---|")
+    for name, build in HOSTILE.items():
+        once, twice = build(1), build(2)
+        t1, found = best_of(3, lambda d=once: scan(d))
+        t2, _ = best_of(3, lambda d=twice: scan(d))
+        assert isinstance(found, list)
+        # A file lists its first 100 findings of a rule and counts the rest in one more ("more").
+        ids = Counter(v.id for v in found)
+        listed = ", ".join(f"{rule_id} ×{n}" if n > 1 else rule_id for rule_id, n in sorted(ids.items()))
+        print(f"| {name} | {len(once) / 1e6:.1f} MB | {t1:.3f} | {t2:.3f} | {t2 / t1:.2f} | {listed} |")
+    print()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, help="only the first N files of the clean corpus")
@@ -360,6 +431,7 @@ def main(argv: list[str] | None = None) -> int:
     labelled_secrets(tool)
     dangerous_on_bandit()
     clean_corpus_and_speed(tool, args.files)
+    hostile_inputs()
     return 0
 
 

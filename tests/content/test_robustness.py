@@ -1,9 +1,8 @@
 """Hostile input: huge lines and files, NUL bytes, invalid UTF-8 and a pattern built to make
-backtracking engines explode all finish in linear time (bounds far below any quadratic blow-up)."""
+backtracking engines explode give sensible results. That they finish in linear time is measured by
+bench/content_rules.py (each case at two sizes, and the ratio of their times), not asserted here."""
 
 from __future__ import annotations
-
-import time
 
 from bot.engine.change import Change
 from bot.engine.findings import Violation
@@ -12,28 +11,23 @@ from tests.content.helpers import change_of, checksummed, manifest, where
 from tests.gitrepo import GitRepo
 
 TOKEN = checksummed("ghp", "q7Zt2LmW9xK4pR8vN3bC6yF1hJ5sD0")
-SECONDS = 20.0
 
 
-def _timed(change: Change, policy: str = "") -> tuple[list[Violation], float]:
-    started = time.perf_counter()
-    found = sorted(content_violations(change, manifest(policy)), key=Violation.sort_key)
-    return found, time.perf_counter() - started
+def _found(change: Change, policy: str = "") -> list[Violation]:
+    return sorted(content_violations(change, manifest(policy)), key=Violation.sort_key)
 
 
 def test_a_one_megabyte_line(repo: GitRepo) -> None:
     line = "let a = 1; " * 95_000 + f'const t = "{TOKEN}"; eval(x); // eval(y)'
     assert len(line) > 1_000_000
-    found, seconds = _timed(change_of(repo, {"big.js": line + "\n"}))
+    found = _found(change_of(repo, {"big.js": line + "\n"}))
     assert where(found) == [("big.js", 1, "js-eval"), ("big.js", 1, "github-pat")]
-    assert seconds < SECONDS
 
 
 def test_a_one_megabyte_line_of_matches(repo: GitRepo) -> None:
     line = "eval(x); it.skip(y); " * 50_000
-    found, seconds = _timed(change_of(repo, {"big.test.js": line + "\n"}))
+    found = _found(change_of(repo, {"big.test.js": line + "\n"}))
     assert where(found) == [("big.test.js", 1, "js-eval"), ("big.test.js", 1, "js-skip")]
-    assert seconds < SECONDS
 
 
 def test_a_file_of_one_hundred_thousand_added_lines(repo: GitRepo) -> None:
@@ -41,19 +35,18 @@ def test_a_file_of_one_hundred_thousand_added_lines(repo: GitRepo) -> None:
     lines[50_000] = "result = eval(expression)"
     lines[70_000] = f'TOKEN = "{TOKEN}"'
     lines[99_999] = "import os  # noqa"
-    found, seconds = _timed(change_of(repo, {"huge.py": "\n".join(lines) + "\n"}))
+    found = _found(change_of(repo, {"huge.py": "\n".join(lines) + "\n"}))
     assert where(found) == [
         ("huge.py", 50_001, "python-eval"),
         ("huge.py", 70_001, "github-pat"),
         ("huge.py", 100_000, "noqa"),
     ]
-    assert seconds < SECONDS
 
 
 def test_nul_bytes_in_a_text_diff(repo: GitRepo) -> None:
     data = b"a\x00b\x00c\n" + f"token = {TOKEN}\x00\n".encode() + b"\x00" * 1000 + b"\n"
     change = change_of(repo, {".gitattributes": "*.dat diff\n", "blob.dat": data})
-    found, _ = _timed(change)
+    found = _found(change)
     assert where(found) == [("blob.dat", 2, "github-pat")]
 
 
@@ -61,7 +54,7 @@ def test_invalid_utf8(repo: GitRepo) -> None:
     data = (
         b"# caf\xe9 \xff\xfe \xc3\x28\n" + f"token = '{TOKEN}'\n".encode() + b"x = '\xed\xa0\x80'; eval(x)\n"
     )
-    found, _ = _timed(change_of(repo, {"latin1.py": data, "garbage.py": b"\xff\xfe eval(x)\n"}))
+    found = _found(change_of(repo, {"latin1.py": data, "garbage.py": b"\xff\xfe eval(x)\n"}))
     assert where(found) == [("latin1.py", 2, "github-pat"), ("latin1.py", 3, "python-eval")]
 
 
@@ -73,6 +66,5 @@ def test_a_pattern_that_explodes_backtracking_engines(repo: GitRepo) -> None:
         "    - id: quadratic\n      pattern: '(x+x+)+y'\n"
     )
     hostile = "a" * 200_000 + "!\n" + "x" * 200_000 + "\n" + "a" * 30 + "\n"
-    found, seconds = _timed(change_of(repo, {"input.txt": hostile}), policy)
+    found = _found(change_of(repo, {"input.txt": hostile}), policy)
     assert where(found) == [("input.txt", 3, "nested")]
-    assert seconds < SECONDS

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 from bot.engine.content.filekinds import Kind
+
+_IN_CODE = re.compile(rb"[\\'\"\x60#/]")
+_IN_QUOTE = re.compile(rb"[\\'\"\x60]")
 
 
 class LineScan:
@@ -47,6 +52,12 @@ class LineScan:
         line_start = self.line_start
         data = self.data
         while self.pos < start and not self.comment:
+            if not self.escaped:  # skip, in C, to the next byte that can change the state
+                found = (_IN_QUOTE if self.quote is not None else _IN_CODE).search(data, self.pos, start)
+                if found is None:
+                    self.pos = start
+                    break
+                self.pos = found.start()
             byte = data[self.pos]
             if self.escaped:
                 self.escaped = False
