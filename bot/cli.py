@@ -162,7 +162,7 @@ _COMMANDS = {
 }  # fmt: skip
 
 
-def _tune_gc() -> None:
+def tune_gc() -> None:
     """A large change is a few hundred thousand small immutable objects and no cycles worth
     collecting in a short-lived process; the default young-generation threshold (700) would run
     the collector thousands of times over them (measured: a quarter of a 200,000-line check)."""
@@ -171,7 +171,7 @@ def _tune_gc() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    _tune_gc()
+    tune_gc()
     args = _parser().parse_args(argv)
     try:
         return _COMMANDS[args.command](args)
