@@ -42,8 +42,10 @@ from bot.cli import tune_gc
 from bot.engine.change import Change, change_from_diff
 from bot.engine.content.added import added_files
 from bot.engine.content.checksums import crc32_base62
-from bot.engine.content.dangerous import DangerousRule
+from bot.engine.content.dangerous import DangerousRule, worth_parsing
+from bot.engine.content.filekinds import Kind
 from bot.engine.content.secrets import SecretsRule
+from bot.engine.diff import Diff
 from bot.engine.findings import Violation
 from bot.engine.manifest import Manifest, parse_manifest
 from bot.engine.rules import CONTENT_RULES, content_violations
@@ -293,8 +295,8 @@ def clean_corpus_and_speed(tool: DetectSecrets | None, limit: int | None) -> Non
     def secrets_only(c: Change = change) -> list[Violation]:
         return list(SecretsRule().scan(c, manifest))
 
-    def all_rules(policy: Manifest = manifest) -> list[Violation]:
-        fresh = Change(change.diff, change.digest, change.texts)  # fragments rebuilt each run
+    def all_rules(policy: Manifest = manifest, diff: Diff = change.diff) -> list[Violation]:
+        fresh = Change(diff, change.digest, change.texts)  # fragments rebuilt each run
         return [v for rule in CONTENT_RULES for v in rule.scan(fresh, policy)]
 
     secrets_only()  # compile the ruleset before timing
@@ -305,6 +307,15 @@ def clean_corpus_and_speed(tool: DetectSecrets | None, limit: int | None) -> Non
     t_secrets, found = best_of(5, lambda: secrets_only(Change(change.diff, change.digest, change.texts)))
     t_all, everything = best_of(5, all_rules)
     t_default, _ = best_of(5, lambda: all_rules(Manifest()))
+    # The same scan on the files dangerous must parse (a candidate construct in their added text)
+    # and on the others: where the time goes.
+    parsed = {f.path for f in files if f.kind is Kind.PYTHON and worth_parsing(f)}
+    split: dict[str, tuple[int, float, float]] = {}
+    for name, keep in (("with", True), ("without", False)):
+        part = Diff(tuple(f for f in change.diff.files if (f.path in parsed) == keep))
+        size = sum(len(f.data) + 1 for file in added_files(Change(part, "")) for f in file.fragments)
+        seconds, _ = best_of(5, lambda d=part: all_rules(Manifest(), d))
+        split[name] = (len(part.files), size, seconds)
     t_end_to_end, _ = best_of(1, lambda: secrets_only(change_from_diff(data)))
     whole_files = DangerousRule(parse_whole_files=True)
     t_whole, whole_found = best_of(5, lambda: list(whole_files.scan(change, manifest)))
@@ -348,6 +359,11 @@ def clean_corpus_and_speed(tool: DetectSecrets | None, limit: int | None) -> Non
         "receipt, the content scan as installed (default policy: no banned patterns) on the parsed change",
         t_default,
     )
+    for name, (count, size, seconds) in split.items():
+        print(
+            f"| … on the {count} files {name} a candidate construct for `dangerous` to parse "
+            f"({size / 1e6:.1f} MB) | {seconds:.3f} | {size / 1e6 / seconds:.1f} | |"
+        )
     row("receipt, all five content rules (three banned patterns) on the parsed change", t_all)
     for name, (seconds, _) in per_rule.items():
         row(f"receipt, {name} alone", seconds)

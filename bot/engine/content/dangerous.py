@@ -81,7 +81,9 @@ def _parse(source: str) -> ast.Module | None:
         return None
 
 
-def _worth_parsing(file: AddedFile) -> bool:
+def worth_parsing(file: AddedFile) -> bool:
+    """Whether a Python file's added text could hold a construct (or its new text an import that
+    makes an added call one), so that the file must be read on its syntax tree."""
     if any(_TRIGGER.search(f.data) for f in file.fragments):
         return True
     if file.head is None or file.file.status is FileStatus.ADDED:
@@ -144,7 +146,7 @@ def _selected(file: AddedFile, head: str) -> list[Violation] | None:
 
 
 def _python(file: AddedFile, *, select: bool) -> Iterator[Violation]:
-    if not _worth_parsing(file):
+    if not worth_parsing(file):
         return
     if select and file.head is not None:
         found = _selected(file, file.head)
