@@ -35,6 +35,7 @@ from action.report import (
 from action.runner import command, write_outputs
 from action.settings import Mode, Settings, read_settings
 from bot.check import UsageError
+from bot.engine.content.patternset import PatternSetGaveUp
 from bot.engine.diff import DiffParseError
 from bot.engine.evaluate import evaluate
 from bot.engine.manifest import ManifestError
@@ -73,6 +74,8 @@ def _configuration_problem(exc: Exception) -> ConfigurationProblem:
         )
     if isinstance(exc, GitError):
         return ConfigurationProblem("git error", md_text(exc.problem))
+    if isinstance(exc, PatternSetGaveUp):
+        return ConfigurationProblem("could not assess the added text", md_text(str(exc)))
     return ConfigurationProblem("cannot compute the receipt", md_text(str(exc)))
 
 
@@ -96,7 +99,7 @@ def run_local(settings: Settings, event: PullRequestEvent, environ: Mapping[str,
     publish = settings.mode is Mode.CHECK
     try:
         receipt = evaluate(gather_local(settings, event, environ))
-    except (SyncError, ManifestError, GitError, DiffParseError, UsageError) as exc:
+    except (SyncError, ManifestError, GitError, DiffParseError, UsageError, PatternSetGaveUp) as exc:
         _finish_problem(settings, _configuration_problem(exc), event.pull.head_sha, out, check_run=publish)
         return EXIT_USAGE
     write_receipt(receipt, settings.receipt_path)
@@ -163,6 +166,7 @@ def run_publish(settings: Settings, run: WorkflowRunEvent, out: TextIO) -> int:
             reference_path=settings.reference,
             tests=reported_evidence(artifact, run),
         )
+        receipt = evaluate(inputs)
     except Refusal as exc:
         problem = ConfigurationProblem("refused the pull request's receipt", md_text(exc.reason))
         _finish_problem(settings, problem, run.head_sha, out, check_run=True)
@@ -173,10 +177,9 @@ def run_publish(settings: Settings, run: WorkflowRunEvent, out: TextIO) -> int:
         )
         _finish_problem(settings, problem, run.head_sha, out, check_run=True)
         return EXIT_FAIL
-    except (ManifestError, DiffParseError, UsageError) as exc:
+    except (ManifestError, DiffParseError, UsageError, PatternSetGaveUp) as exc:
         _finish_problem(settings, _configuration_problem(exc), run.head_sha, out, check_run=True)
         return EXIT_USAGE
-    receipt = evaluate(inputs)
     target = published_path(settings)
     write_receipt(receipt, target)
     print_receipt(receipt, out)

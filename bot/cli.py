@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 
 from bot import __version__
 from bot.check import CheckOptions, UsageError, run_check
+from bot.engine.content.patternset import PatternSetGaveUp
 from bot.engine.diff import DiffParseError
 from bot.engine.evaluate import manifest_paths
 from bot.engine.groups import MANIFEST_PATH
@@ -178,7 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ManifestError as exc:
         print(f"receipt: invalid manifest ({len(exc.issues)} problem(s)):\n{exc}", file=sys.stderr)
         return EXIT_FAIL if args.command == "validate" else EXIT_USAGE
-    except (UsageError, GitError, DiffParseError) as exc:
+    except (UsageError, GitError, DiffParseError, PatternSetGaveUp) as exc:
         message = exc.problem if isinstance(exc, GitError) else str(exc)
         print(f"receipt: error: {message}", file=sys.stderr)
         return EXIT_USAGE

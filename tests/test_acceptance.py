@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
+from bot.engine.content.patternset import PatternSet, PatternSetGaveUp
 from bot.engine.groups import MANIFEST_PATH
 from tests.gitrepo import GitRepo
 
@@ -234,3 +235,18 @@ def test_bad_input_gives_exit_2_and_one_clear_message(project: GitRepo, tmp_path
         2,
         f"receipt: error: {outside.resolve()}: not a git repository\n",
     )
+
+
+def test_a_prefilter_re2_gave_up_on_fails_the_check_instead_of_passing_it(
+    project: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.write("src/calc.py", CALC.replace(*FIX))
+    project.commit("fix")
+
+    def gave_up(self: PatternSet, data: bytes) -> list[int]:
+        raise PatternSetGaveUp(len(data))
+
+    monkeypatch.setattr(PatternSet, "present", gave_up)
+    code = main(["check", "--repo", str(project.root), "--base", "main", "--no-tests"])
+    assert code == 2
+    assert capsys.readouterr().err.startswith("receipt: error: RE2 could not finish a prefilter pass over ")

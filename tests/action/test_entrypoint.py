@@ -315,3 +315,12 @@ def test_wrong_event_for_the_mode_is_a_usage_error(scenario: Scenario) -> None:
     result = scenario.run(scenario.checkout(), event=scenario.event(), inputs={"mode": "publish"})
     assert result.status == 2
     assert "mode publish runs on workflow_run" in result.stdout
+
+
+def test_a_prefilter_re2_gave_up_on_is_reported_as_not_assessed() -> None:
+    from action.main import _configuration_problem
+    from bot.engine.content.patternset import PatternSetGaveUp
+
+    problem = _configuration_problem(PatternSetGaveUp(2048))
+    assert problem.title == "could not assess the added text"
+    assert "2,048 bytes" in problem.explanation and "review it by hand" in problem.explanation

@@ -120,9 +120,7 @@ def test_the_standard_library_as_new_files_has_the_whole_file_findings() -> None
     change = _change(files)
     found = _both(change)
     assert len(files) > 500 and len(found) > 50
-    candidates = [
-        f.head for f in added_files(change) if f.kind is Kind.PYTHON and dangerous.worth_parsing(f)
-    ]
+    candidates = [f.head for f in added_files(change) if f.kind is Kind.PYTHON and dangerous.worth_parsing(f)]
     declined = [h for h in candidates if h is None or _selected(h) is None]
     assert len(candidates) > 50 and len(declined) * 20 < len(candidates)  # the selection did the work
 
