@@ -29,8 +29,10 @@ class PatternSet:
         for pattern in patterns:
             compile_re2(pattern)  # RegexError naming the pattern, rather than a bare failure here
             compiled.Add(pattern)
-        # The empty pattern matches every text: an answer without it is RE2 having given up.
-        self._sentinel = compiled.Add("")
+        # The end of the text matches in every text, and only once RE2 has read all of it: an answer
+        # without it is RE2 having given up. (The empty pattern would match at every byte, and
+        # keep the automaton in matching states: about 50% slower.)
+        self._sentinel = compiled.Add(r"\z")
         compiled.Compile()
         self._set = compiled
 
