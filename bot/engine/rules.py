@@ -11,10 +11,16 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from bot.engine.change import Change
+from bot.engine.content._gitleaks_rules import GLOBAL_ALLOWLIST
 from bot.engine.content.added import release
 from bot.engine.content.banned import BannedPatternsRule
+from bot.engine.content.dangerous import PREFILTER_GROUPS as DANGEROUS_GROUPS
 from bot.engine.content.dangerous import DangerousRule
-from bot.engine.content.secrets import SecretsRule
+from bot.engine.content.prefilter import Prefilter
+from bot.engine.content.secrets import OWN_PASS as SECRET_OWN_PASS
+from bot.engine.content.secrets import SecretScanner, SecretsRule, default_detectors
+from bot.engine.content.secrets import prefilter_groups as secret_prefilter_groups
+from bot.engine.content.suppressions import PREFILTER_GROUPS as SUPPRESSION_GROUPS
 from bot.engine.content.suppressions import SuppressionsRule
 from bot.engine.content.unicode import InvisibleUnicodeRule
 from bot.engine.findings import Violation
@@ -25,13 +31,21 @@ class ContentRule(Protocol):
     def scan(self, change: Change, manifest: Manifest) -> Iterable[Violation]: ...
 
 
-CONTENT_RULES: Sequence[ContentRule] = (
-    SecretsRule(),
-    DangerousRule(),
-    SuppressionsRule(),
-    InvisibleUnicodeRule(),
-    BannedPatternsRule(),
-)
+def _registry() -> tuple[ContentRule, ...]:
+    """The rules, sharing one prefilter: a hunk is read once for every rule's prefilter patterns."""
+    detectors = default_detectors()
+    groups = {**secret_prefilter_groups(detectors), **DANGEROUS_GROUPS, **SUPPRESSION_GROUPS}
+    prefilter = Prefilter(groups, own_pass=SECRET_OWN_PASS)
+    return (
+        SecretsRule(SecretScanner(detectors, GLOBAL_ALLOWLIST, prefilter)),
+        DangerousRule(prefilter=prefilter),
+        SuppressionsRule(prefilter),
+        InvisibleUnicodeRule(),
+        BannedPatternsRule(),
+    )
+
+
+CONTENT_RULES: Sequence[ContentRule] = _registry()
 
 
 def content_violations(

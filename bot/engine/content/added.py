@@ -8,14 +8,17 @@ instead of once per pattern keeps a scan near the speed of the regex engine itse
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from threading import Lock
+from typing import Any, TypeVar
 
 from bot.engine.change import Change
 from bot.engine.content.filekinds import Kind, kind_of
 from bot.engine.diff import FileDiff, FileStatus, Hunk, LineKind
+
+T = TypeVar("T")
 
 
 class Fragment:
@@ -25,13 +28,23 @@ class Fragment:
     indexing every line: most fragments have nothing to place, and the matches of one rule come in
     ascending order, so placing them all reads the fragment once."""
 
-    __slots__ = ("_known", "data", "numbers", "text")
+    __slots__ = ("_known", "_memo", "data", "numbers", "text")
 
     def __init__(self, text: str, numbers: Sequence[int]) -> None:
         self.text = text
         self.data = text.encode("utf-8", "surrogatepass")
         self.numbers = numbers
         self._known = (0, 0)  # (offset, index of the line holding it)
+        self._memo: dict[object, Any] | None = None
+
+    def memo(self, key: object, compute: Callable[[Fragment], T]) -> T:
+        """`compute(self)`, computed once per `key` (the rules of a scan share a prefilter's answer)."""
+        if self._memo is None:
+            self._memo = {}
+        if key not in self._memo:
+            self._memo[key] = compute(self)
+        answer: T = self._memo[key]
+        return answer
 
     def index_at(self, offset: int) -> int:
         """Which line of the fragment (0-based) holds byte `offset` of `data`."""

@@ -15,11 +15,13 @@ from __future__ import annotations
 import ast
 from collections.abc import Container, Iterator
 from dataclasses import dataclass
+from functools import cache
 
 from bot.engine.change import Change
 from bot.engine.content.added import AddedFile, Fragment, added_files
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
+from bot.engine.content.prefilter import Prefilter
 from bot.engine.content.pyconstructs import Found, PyConstruct, python_constructs
 from bot.engine.content.pyselect import selected_source
 from bot.engine.content.textconstructs import text_constructs
@@ -37,10 +39,13 @@ _MODULES = r"c?[Pp]ickle|_pickle|yaml"
 # names, `shell=`, a pickle or yaml loader called through its module, or an import that could
 # name one. When such an import came earlier and only the call is added (`from pickle import
 # loads as lp`, then `lp(data)`), the file's new text says so.
-_TRIGGER = compile_re2(
+_TRIGGER_SOURCE = (
     rf"\b(?:{_CALLED})\s*\(|\bshell\s*=|\b(?:{_MODULES})\s*\.\s*(?:loads?|load_all|Unpickler)\b"
     rf"|\bfrom\s+(?:{_MODULES})\s+import\b|\bimport\s+(?:{_MODULES})\s+as\b"
 )
+_TRIGGER = compile_re2(_TRIGGER_SOURCE)
+TRIGGER = "dangerous-trigger"
+PREFILTER_GROUPS = {TRIGGER: (_TRIGGER_SOURCE,)}
 _IMPORTED = compile_re2(
     rf"\b(?:{_CALLED}|loads?|load_all)\s+as\s+\w|\bimport\s+(?:{_MODULES})\s+as\b"
     rf"|\bfrom\s+(?:{_MODULES})\s+import\b"
@@ -81,10 +86,17 @@ def _parse(source: str) -> ast.Module | None:
         return None
 
 
-def worth_parsing(file: AddedFile) -> bool:
+@cache
+def _own_prefilter() -> Prefilter:
+    return Prefilter(PREFILTER_GROUPS)
+
+
+def worth_parsing(file: AddedFile, prefilter: Prefilter | None = None) -> bool:
     """Whether a Python file's added text could hold a construct (or its new text an import that
-    makes an added call one), so that the file must be read on its syntax tree."""
-    if any(_TRIGGER.search(f.data) for f in file.fragments):
+    makes an added call one), so that the file must be read on its syntax tree. `prefilter` must
+    hold PREFILTER_GROUPS (by default, one of its own)."""
+    trigger = prefilter or _own_prefilter()
+    if any(trigger.present(f, TRIGGER) for f in file.fragments):
         return True
     if file.head is None or file.file.status is FileStatus.ADDED:
         return False  # a new file's added text is all of it
@@ -145,8 +157,8 @@ def _selected(file: AddedFile, head: str) -> list[Violation] | None:
     return None if tree is None else list(_whole_file(file, tree))
 
 
-def _python(file: AddedFile, *, select: bool) -> Iterator[Violation]:
-    if not worth_parsing(file):
+def _python(file: AddedFile, *, select: bool, prefilter: Prefilter | None) -> Iterator[Violation]:
+    if not worth_parsing(file, prefilter):
         return
     if select and file.head is not None:
         found = _selected(file, file.head)
@@ -171,9 +183,11 @@ class DangerousRule:
     """`content.dangerous`: eval, shell injection, unsafe deserialisation and the like.
 
     `parse_whole_files` parses every candidate Python file whole instead of its statements that can
-    matter: the reference the selection is tested against, with the same findings."""
+    matter: the reference the selection is tested against, with the same findings. `prefilter`, the
+    registry's shared one, must hold PREFILTER_GROUPS."""
 
     parse_whole_files: bool = False
+    prefilter: Prefilter | None = None
 
     def scan(self, change: Change, manifest: Manifest) -> Iterator[Violation]:
         if not manifest.content.dangerous:
@@ -182,7 +196,11 @@ class DangerousRule:
             if file.kind is Kind.DOCUMENT:
                 continue
             python = file.kind is Kind.PYTHON
-            found = list(_python(file, select=not self.parse_whole_files) if python else _text(file))
+            found = list(
+                _python(file, select=not self.parse_whole_files, prefilter=self.prefilter)
+                if python
+                else _text(file)
+            )
             yield from capped(
                 found, rule=RuleId.DANGEROUS, path=file.path, what="dangerous construct(s)", more_id="more"
             )

@@ -11,6 +11,7 @@ several detectors is reported once, by the most specific. Findings show a redact
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -24,7 +25,7 @@ from bot.engine.content.added import AddedFile, Fragment, added_files
 from bot.engine.content.detectors import CHECKSUMS, OWN_DETECTORS, VALIDATORS
 from bot.engine.content.heuristics import has_digit, is_placeholder, looks_like_name, shannon_entropy
 from bot.engine.content.limits import capped
-from bot.engine.content.patternset import PatternSet
+from bot.engine.content.prefilter import Prefilter
 from bot.engine.content.redact import redact
 from bot.engine.content.ruleset import Allowlist, SecretPattern, Target
 from bot.engine.findings import RuleId, Violation
@@ -185,57 +186,77 @@ def _resolve_overlaps(found: list[SecretFinding]) -> list[SecretFinding]:
 
 
 # A detector without keywords, or with one this short (`key`, `ey`, `s.`), is a candidate in most
-# hunks, though it rarely matches: one RE2 set pass says which of these match at all, so a hunk is
+# hunks, though it rarely matches: the prefilter also says which of these match at all, so a hunk is
 # read once for all of them rather than once for each.
 _COMMON_KEYWORD = 3
+KEYWORDS = "secret-keywords"
+COMMON = "secret-common"
+OWN_PASS = frozenset({COMMON})  # its automaton is large: joined with others, it slows their pass
+# A leading `[\w.-]{0,50}?` (gitleaks' generic rules) changes where a match starts, not whether
+# there is one (unless an assertion follows it); without it the set's automaton is a quarter faster.
+_OPTIONAL_LEAD = re.compile(r"\A(\(\?i\))?\[\\w\.-\]\{0,\d+\}\??(?!\\[bBAz]|\^|\$)")
+
+
+def _keywords(detectors: Sequence[Detector]) -> list[str]:
+    return sorted({k for d in detectors for k in d.keywords})
+
+
+def _common(detectors: Sequence[Detector]) -> tuple[int, ...]:
+    return tuple(
+        i for i, d in enumerate(detectors) if not d.keywords or min(map(len, d.keywords)) <= _COMMON_KEYWORD
+    )
+
+
+def prefilter_groups(detectors: Sequence[Detector]) -> dict[str, tuple[str, ...]]:
+    """The prefilter patterns of a scanner of `detectors`: each keyword, case folded by RE2 (as
+    gitleaks lower-cases a hunk, Unicode-wise), and whether each common detector matches at all."""
+    return {
+        KEYWORDS: tuple("(?i)" + re2.escape(k) for k in _keywords(detectors)),
+        COMMON: tuple(
+            _OPTIONAL_LEAD.sub(lambda m: m.group(1) or "", detectors[i].regex_source)
+            for i in _common(detectors)
+        ),
+    }
 
 
 class SecretScanner:
-    """Detectors compiled once, with a keyword prefilter: an RE2 set of every keyword runs over the
-    hunk in one pass, case-insensitively, and only the detectors whose keywords occur run their regex (of
-    those that are candidates almost everywhere, only the ones a set pass finds matching)."""
+    """Detectors compiled once, behind a prefilter: only the detectors whose keywords occur in a hunk
+    run their regex (and of those that are candidates almost everywhere, only the ones that match at
+    all). `prefilter` must hold `prefilter_groups(detectors)`; by default the scanner makes its own."""
 
-    def __init__(self, detectors: Sequence[Detector], global_allow: Allowlist) -> None:
+    def __init__(
+        self, detectors: Sequence[Detector], global_allow: Allowlist, prefilter: Prefilter | None = None
+    ) -> None:
         self._detectors = tuple(detectors)
         self._global = _Allow.of(global_allow)
         paths = global_allow.paths
         self._skipped_paths = compile_re2("|".join(f"(?:{p})" for p in paths)) if paths else None
-        keywords = sorted({k for d in detectors for k in d.keywords})
-        # Case folded by RE2 (as gitleaks lower-cases a hunk, Unicode-wise), not by lowering a copy.
-        self._keyword_set = PatternSet(["(?i)" + re2.escape(k) for k in keywords])
+        groups = prefilter_groups(detectors)
+        self._prefilter = Prefilter(groups, own_pass=OWN_PASS) if prefilter is None else prefilter
+        for name, patterns in groups.items():
+            if self._prefilter.patterns(name) != patterns:
+                raise ValueError(f"the prefilter's group {name!r} is not this scanner's")
         self._by_keyword = tuple(
-            tuple(i for i, d in enumerate(detectors) if k in d.keywords) for k in keywords
+            tuple(i for i, d in enumerate(detectors) if k in d.keywords) for k in _keywords(detectors)
         )
         self._always = tuple(i for i, d in enumerate(detectors) if not d.keywords)
-        self._common = tuple(
-            i
-            for i, d in enumerate(detectors)
-            if not d.keywords or min(map(len, d.keywords)) <= _COMMON_KEYWORD
-        )
-        self._common_members = frozenset(self._common)
-        self._common_set: PatternSet | None = None
+        self._common = _common(detectors)
 
     def skips_path(self, path: str) -> bool:
         return self._skipped_paths is not None and self._skipped_paths.search(path) is not None
 
-    def _matching_common(self, data: bytes) -> set[int]:
-        if self._common_set is None:  # compiled on first use, as each detector is
-            self._common_set = PatternSet([self._detectors[i].regex_source for i in self._common])
-        return {self._common[i] for i in self._common_set.present(data)}
-
-    def _candidates(self, data: bytes) -> list[int]:
+    def _candidates(self, fragment: Fragment) -> list[int]:
         chosen = set(self._always)
-        for hit in self._keyword_set.present(data):
+        for hit in self._prefilter.present(fragment, KEYWORDS):
             chosen.update(self._by_keyword[hit])
-        common = chosen & self._common_members
-        if len(common) > 1:  # for one, its own search is as cheap as the set's
-            chosen -= common - self._matching_common(data)
+        matching = {self._common[i] for i in self._prefilter.present(fragment, COMMON)}
+        chosen.difference_update(i for i in self._common if i not in matching)
         return sorted(chosen)
 
     def scan(self, path: str, fragment: Fragment) -> list[SecretFinding]:
         data = fragment.data
         found: list[SecretFinding] = []
-        for index in self._candidates(data):
+        for index in self._candidates(fragment):
             detector = self._detectors[index]
             where, requires = detector.path, detector.requires
             if where is not None and not where.search(path):
@@ -300,14 +321,19 @@ class SecretScanner:
 
 
 @cache
-def default_scanner() -> SecretScanner:
-    """gitleaks' rules and receipt's own detectors, compiled on first use."""
+def default_detectors() -> tuple[Detector, ...]:
+    """gitleaks' rules and receipt's own detectors (their patterns compile on first use)."""
     detectors = [Detector.of(p, checksum=CHECKSUMS.get(p.id), valid=VALIDATORS.get(p.id)) for p in RULES]
     detectors += [
         Detector.of(d.pattern, requires=d.requires, valid=VALIDATORS.get(d.pattern.id), own=True)
         for d in OWN_DETECTORS
     ]
-    return SecretScanner(detectors, GLOBAL_ALLOWLIST)
+    return tuple(detectors)
+
+
+@cache
+def default_scanner() -> SecretScanner:
+    return SecretScanner(default_detectors(), GLOBAL_ALLOWLIST)
 
 
 def describe(finding: SecretFinding) -> str:
@@ -343,11 +369,14 @@ def _violations(file: AddedFile, found: list[SecretFinding]) -> Iterator[Violati
 
 @dataclass(frozen=True, slots=True)
 class SecretsRule:
-    """`content.secrets`: credentials and private keys in added lines."""
+    """`content.secrets`: credentials and private keys in added lines (with `scanner`, or the
+    default one)."""
+
+    scanner: SecretScanner | None = None
 
     def scan(self, change: Change, manifest: Manifest) -> Iterator[Violation]:
         if not manifest.content.secrets:
             return
-        scanner = default_scanner()
+        scanner = self.scanner or default_scanner()
         for file in added_files(change):
             yield from _violations(file, file_findings(scanner, file))

@@ -18,7 +18,7 @@ from bot.engine.content.added import AddedFile, Fragment, added_files
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
 from bot.engine.content.linescan import LineScan
-from bot.engine.content.patternset import PatternSet
+from bot.engine.content.prefilter import Prefilter
 from bot.engine.findings import RuleId, Violation
 from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2
@@ -77,14 +77,20 @@ _OVERRIDE = (
 )
 
 
+MARKED = "suppression-markers"
+PREFILTER_GROUPS = {MARKED: tuple(m.regex for m in MARKERS)}
+
+
 @cache
-def _compiled() -> tuple[PatternSet, tuple[Any, ...]]:
-    return PatternSet([m.regex for m in MARKERS]), tuple(compile_re2(m.regex) for m in MARKERS)
+def _compiled() -> tuple[Prefilter, tuple[Any, ...]]:
+    return Prefilter(PREFILTER_GROUPS), tuple(compile_re2(m.regex) for m in MARKERS)
 
 
-def _fragment_violations(path: str, kind: Kind, fragment: Fragment) -> Iterator[Violation]:
-    present, regexes = _compiled()
-    for index in present.present(fragment.data):
+def _fragment_violations(
+    path: str, kind: Kind, fragment: Fragment, prefilter: Prefilter | None
+) -> Iterator[Violation]:
+    own, regexes = _compiled()
+    for index in (prefilter or own).present(fragment, MARKED):
         marker = MARKERS[index]
         scan = LineScan(fragment.data, kind) if marker.code else None
         for match in regexes[index].finditer(fragment.data):
@@ -95,10 +101,10 @@ def _fragment_violations(path: str, kind: Kind, fragment: Fragment) -> Iterator[
             yield Violation(RuleId.SUPPRESSION, path, fragment.line_at(match.start(1)), message, marker.id)
 
 
-def _file_violations(file: AddedFile) -> Iterator[Violation]:
+def _file_violations(file: AddedFile, prefilter: Prefilter | None) -> Iterator[Violation]:
     found: dict[tuple[str, int], Violation] = {}
     for fragment in file.fragments:
-        for violation in _fragment_violations(file.path, file.kind, fragment):
+        for violation in _fragment_violations(file.path, file.kind, fragment, prefilter):
             found.setdefault((violation.id, violation.line or 0), violation)
     listed = list(found.values())
     return capped(
@@ -108,11 +114,14 @@ def _file_violations(file: AddedFile) -> Iterator[Violation]:
 
 @dataclass(frozen=True, slots=True)
 class SuppressionsRule:
-    """`content.suppressions`: noqa, type: ignore, nosec, eslint-disable, skipped tests and the like."""
+    """`content.suppressions`: noqa, type: ignore, nosec, eslint-disable, skipped tests and the like.
+    `prefilter`, the registry's shared one, must hold PREFILTER_GROUPS."""
+
+    prefilter: Prefilter | None = None
 
     def scan(self, change: Change, manifest: Manifest) -> Iterator[Violation]:
         if not manifest.content.suppressions:
             return
         for file in added_files(change):
             if file.kind is not Kind.DOCUMENT:
-                yield from _file_violations(file)
+                yield from _file_violations(file, self.prefilter)
