@@ -267,32 +267,21 @@ def stdlib_corpus(limit: int | None) -> str:
     return new_files_diff((f"Lib/{name}", text.translate(_LINE_BREAKS)) for name, text in texts)
 
 
-def best_of(runs: int, work: Callable[[], object]) -> tuple[float, object]:
-    """The least time of `runs` runs. What the process already holds (the other tool's modules, the
-    corpus) is frozen out of the garbage collector's passes first: otherwise each run's collections
-    walk it too, and a figure depends on what ran before it (seen: a third slower after
-    detect-secrets' labelled runs)."""
-    gc.collect()
-    gc.freeze()
-    best, result = float("inf"), None
-    for _ in range(runs):
-        started = time.perf_counter()
-        result = work()
-        best = min(best, time.perf_counter() - started)
-    return best, result
-
-
-def best_of_each(
-    runs: int, setup: Callable[[], Change], work: Callable[[Change], object]
+def best_of(
+    runs: int, work: Callable[..., object], setup: Callable[[], object] | None = None
 ) -> tuple[float, object]:
-    """As best_of, timing `work` alone on what an untimed `setup` gives each run."""
+    """The least time of `runs` runs of `work` (given, when there is a `setup`, what an untimed call
+    of it returns each run). What the process already holds (the other tool's modules, the corpus)
+    is frozen out of the garbage collector's passes first: otherwise each run's collections walk it
+    too, and a figure depends on what ran before it (seen: a third slower after detect-secrets'
+    labelled runs)."""
     gc.collect()
     gc.freeze()
     best, result = float("inf"), None
     for _ in range(runs):
-        argument = setup()
+        arguments = () if setup is None else (setup(),)
         started = time.perf_counter()
-        result = work(argument)
+        result = work(*arguments)
         best = min(best, time.perf_counter() - started)
     return best, result
 
@@ -324,7 +313,7 @@ def clean_corpus_and_speed(tool: DetectSecrets | None, limit: int | None) -> Non
 
     t_build, _ = best_of(5, lambda: added_files(Change(change.diff, change.digest, change.texts)))
     per_rule = {
-        type(rule).__name__: best_of_each(5, built, lambda c, r=rule: list(r.scan(c, manifest)))
+        type(rule).__name__: best_of(5, lambda c, r=rule: list(r.scan(c, manifest)), built)
         for rule in CONTENT_RULES
     }
     t_secrets, found = best_of(5, lambda: secrets_only(Change(change.diff, change.digest, change.texts)))

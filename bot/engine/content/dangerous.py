@@ -6,8 +6,8 @@ construct are parsed (`pyselect.py`: the rest become empty lines, so the finding
 file's); when the selection cannot say, the whole file is parsed. When the new text is unknown, or
 neither it nor its selection parses, each added line that could hold a construct is parsed alone,
 and a line that sits inside a triple-quoted string of its hunk is left alone: without the syntax
-tree, receipt says less rather than something false. JavaScript/TypeScript and shell are matched line by line
-(`textconstructs.py`).
+tree, receipt says less rather than something false. JavaScript/TypeScript and shell are matched
+line by line (`textconstructs.py`).
 """
 
 from __future__ import annotations
@@ -110,9 +110,7 @@ def _whole_file(file: AddedFile, tree: ast.Module) -> Iterator[Violation]:
         found_on = python_constructs(tree)
     else:
         added = file.added_numbers()
-        found_on = python_constructs(
-            tree, lines=None if file.file.status is FileStatus.ADDED else sorted(added)
-        )
+        found_on = python_constructs(tree, lines=sorted(added))
     for found in found_on:
         on_added = next((n for n in range(found.line, found.end_line + 1) if n in added), None)
         if on_added is not None:

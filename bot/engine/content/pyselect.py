@@ -22,16 +22,15 @@ indentation when it starts outside a string, at bracket depth 0, after a line th
 backslash; `else`, `elif`, `except` and `finally` continue the statement before, and so does the
 line after a decorator. Blocks are entered only in a file whose code holds no tab or form feed, and
 never a `match` statement (its cases cannot become `pass`); a statement shorter than _WHOLE_BELOW
-is kept whole, as parsing it costs less than reading it. This holds for a file that parses. Of
-one that does not (a syntax error elsewhere, or syntax newer than this Python's) the selection
-keeps the statements that can matter as this reading finds them, and the caller judges each added
-line alone if they do not parse either. Where a
-reading could be wrong the answer is None: code (outside strings and comments) that is not ASCII (an
-identifier is NFKC-normalized, so `ｅｖａｌ` is `eval`), a lone carriage return (a line break to
-Python, not to the diff), and a template string (f-string, t-string) whose fields hold a quote
-(but in a nested one-line string), a `#` (but in the format spec of a name or call), a backslash, a
-line break or braces two deep: Python 3.12 can read those differently from 3.11. A template
-string's fields are code: their words count as the statement's.
+is kept whole, as parsing it costs less than reading it. This holds for a file that parses. Of one
+that does not (a syntax error elsewhere, or syntax newer than this Python's) the selection keeps the
+statements that can matter as this reading finds them, and the caller judges each added line alone
+if they do not parse either. Where a reading could be wrong the answer is None: code (outside
+strings and comments) that is not ASCII (an identifier is NFKC-normalized, so `ｅｖａｌ` is `eval`),
+a lone carriage return (a line break to Python, not to the diff), and a template string (f-string,
+t-string) whose fields hold a quote (but in a nested one-line string), a `#` (but in the format spec
+of a name or call), a backslash, a line break or braces two deep: Python 3.12 can read those
+differently from 3.11. A template string's fields are code: their words count as the statement's.
 
 The string-and-comment pattern matches at every quote or `#` it starts on (an unterminated string
 runs to the end of its line, or of the text) and its loops are possessive, so that pass is linear
