@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
 import re2
 
 _LIMIT_BYTES = 64 << 20
+_BOUNDED = re.compile(r"\{(\d+),\d+\}")
 
 
 class RegexError(ValueError):
@@ -47,3 +49,43 @@ def re2_problem(pattern: str) -> str | None:
             hint = " (RE2 has no backreferences or lookaround; rewrite without them)"
         return f"{exc.problem}{hint}"
     return None
+
+
+def widened(pattern: str) -> str:
+    """`pattern` with each bounded repetition `{m,n}` made unbounded (`{m,}`, `+`, `*`): it matches
+    wherever `pattern` does, and RE2's automaton for it is far smaller (one state per counted step
+    is gone), so it suits a prefilter, which only asks whether a text can match. Braces escaped or
+    inside a character class are left alone (and a pattern quoting text with `\\Q` is left whole)."""
+    if "\\Q" in pattern:
+        return pattern
+    out: list[str] = []
+    at, end, in_class = 0, len(pattern), False
+    while at < end:
+        char = pattern[at]
+        if char == "\\":
+            out.append(pattern[at : at + 2])
+            at += 2
+            continue
+        if in_class:
+            named = pattern.find(":]", at) if pattern.startswith("[:", at) else -1
+            step = named + 2 - at if named >= 0 else 1  # `[:alpha:]` whole: its `]` ends no class
+            in_class = step > 1 or char != "]"
+            out.append(pattern[at : at + step])
+            at += step
+            continue
+        if char == "[":
+            start = at
+            at += 1 + (pattern[at + 1 : at + 2] == "^")
+            at += pattern[at : at + 1] == "]"  # a `]` first in a class is one of its characters
+            out.append(pattern[start:at])
+            in_class = True
+            continue
+        bounded = _BOUNDED.match(pattern, at) if char == "{" else None
+        if bounded is None:
+            out.append(char)
+            at += 1
+            continue
+        least = int(bounded.group(1))
+        out.append("*" if least == 0 else "+" if least == 1 else f"{{{least},}}")
+        at = bounded.end()
+    return "".join(out)

@@ -30,7 +30,7 @@ from bot.engine.content.redact import redact
 from bot.engine.content.ruleset import Allowlist, SecretPattern, Target
 from bot.engine.findings import RuleId, Violation
 from bot.engine.manifest import Manifest
-from bot.engine.regex import compile_re2
+from bot.engine.regex import compile_re2, widened
 
 _OVERRIDE = (
     "Not a credential? That is a maintainer's call: merge with admin approval, or set "
@@ -185,10 +185,14 @@ def _resolve_overlaps(found: list[SecretFinding]) -> list[SecretFinding]:
     return sorted(kept, key=lambda f: (f.start, f.detector))
 
 
-# A detector without keywords, or with one this short (`key`, `ey`, `s.`), is a candidate in most
+# A detector without keywords, or with one this short (`key`, `ey`, `s.`) or this common in code
+# (`test_` names every test; `curl` is in scripts and docs, and in "curly"), is a candidate in most
 # hunks, though it rarely matches: the prefilter also says which of these match at all, so a hunk is
-# read once for all of them rather than once for each.
+# read once for all of them rather than once for each. The set holds their patterns widened (see
+# regex.widened): its automaton is a third the size, and a detector it names still has its own
+# pattern run.
 _COMMON_KEYWORD = 3
+_UBIQUITOUS_KEYWORDS = frozenset({"test_", "curl"})
 KEYWORDS = "secret-keywords"
 COMMON = "secret-common"
 OWN_PASS = frozenset({COMMON})  # its automaton is large: joined with others, it slows their pass
@@ -201,10 +205,17 @@ def _keywords(detectors: Sequence[Detector]) -> list[str]:
     return sorted({k for d in detectors for k in d.keywords})
 
 
-def _common(detectors: Sequence[Detector]) -> tuple[int, ...]:
-    return tuple(
-        i for i, d in enumerate(detectors) if not d.keywords or min(map(len, d.keywords)) <= _COMMON_KEYWORD
+def _is_common(detector: Detector) -> bool:
+    keywords = detector.keywords
+    return (
+        not keywords
+        or min(map(len, keywords)) <= _COMMON_KEYWORD
+        or not _UBIQUITOUS_KEYWORDS.isdisjoint(keywords)
     )
+
+
+def _common(detectors: Sequence[Detector]) -> tuple[int, ...]:
+    return tuple(i for i, d in enumerate(detectors) if _is_common(d))
 
 
 def prefilter_groups(detectors: Sequence[Detector]) -> dict[str, tuple[str, ...]]:
@@ -213,7 +224,7 @@ def prefilter_groups(detectors: Sequence[Detector]) -> dict[str, tuple[str, ...]
     return {
         KEYWORDS: tuple("(?i)" + re2.escape(k) for k in _keywords(detectors)),
         COMMON: tuple(
-            _OPTIONAL_LEAD.sub(lambda m: m.group(1) or "", detectors[i].regex_source)
+            widened(_OPTIONAL_LEAD.sub(lambda m: m.group(1) or "", detectors[i].regex_source))
             for i in _common(detectors)
         ),
     }
