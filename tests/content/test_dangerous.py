@@ -60,6 +60,29 @@ def test_an_alias_imported_before_the_change_is_followed(repo: GitRepo) -> None:
     assert where(_dangerous(repo, head, base)) == [("app.py", 5, "python-pickle")]
 
 
+@pytest.mark.parametrize(
+    ("source", "construct"),
+    [
+        ("from os import system as run\n\nrun(cmd)\n", "python-os-system"),
+        ("from subprocess import getoutput as g\ng(cmd)\n", "python-subprocess-shell"),
+        ("from builtins import eval as e\ne(text)\n", "python-eval"),
+        ("from importlib import __import__ as load\nload(name)\n", "python-import-variable"),
+    ],
+)
+def test_a_call_renamed_by_an_added_import_is_found_in_a_new_file(
+    repo: GitRepo, source: str, construct: str
+) -> None:
+    assert where(_dangerous(repo, {"new.py": source})) == [("new.py", source.count("\n"), construct)]
+
+
+def test_a_call_in_a_field_of_a_multiline_template_string_is_found(repo: GitRepo) -> None:
+    source = 'import os\nreport = f"""\nresult: {eval(expression)}\n{os.system(cmd)}\n"""\n'
+    assert where(_dangerous(repo, {"t.py": source})) == [
+        ("t.py", 3, "python-eval"),
+        ("t.py", 4, "python-os-system"),
+    ]
+
+
 def test_a_change_with_nothing_that_could_be_a_construct_is_not_parsed(repo: GitRepo) -> None:
     base = {"app.py": "import json\n\n\ndef f(b):\n    return None\n"}
     head = {"app.py": "import json\n\n\ndef f(b):\n    return json.loads(b)\n", "new.py": "x = 1\n"}

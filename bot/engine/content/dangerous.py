@@ -35,21 +35,22 @@ _CALLED = (
     r"|Unpickler"
 )
 _MODULES = r"c?[Pp]ickle|_pickle|yaml"
+# An import that makes a call by another name one (`from os import system as run`, then `run(cmd)`).
+_IMPORTED_SOURCE = (
+    rf"\b(?:{_CALLED}|loads?|load_all)\s+as\s+\w|\bimport\s+(?:{_MODULES})\s+as\b"
+    rf"|\bfrom\s+(?:{_MODULES})\s+import\b"
+)
+_IMPORTED = compile_re2(_IMPORTED_SOURCE)
 # A Python file is parsed only when its added text could hold a construct: a call by one of these
-# names, `shell=`, a pickle or yaml loader called through its module, or an import that could
-# name one. When such an import came earlier and only the call is added (`from pickle import
-# loads as lp`, then `lp(data)`), the file's new text says so.
+# names, `shell=`, a pickle or yaml loader called through its module, or such an import. When
+# the import came earlier and only the call is added, the file's new text says so.
 _TRIGGER_SOURCE = (
     rf"\b(?:{_CALLED})\s*\(|\bshell\s*=|\b(?:{_MODULES})\s*\.\s*(?:loads?|load_all|Unpickler)\b"
-    rf"|\bfrom\s+(?:{_MODULES})\s+import\b|\bimport\s+(?:{_MODULES})\s+as\b"
+    rf"|{_IMPORTED_SOURCE}"
 )
 _TRIGGER = compile_re2(_TRIGGER_SOURCE)
 TRIGGER = "dangerous-trigger"
 PREFILTER_GROUPS = {TRIGGER: (_TRIGGER_SOURCE,)}
-_IMPORTED = compile_re2(
-    rf"\b(?:{_CALLED}|loads?|load_all)\s+as\s+\w|\bimport\s+(?:{_MODULES})\s+as\b"
-    rf"|\bfrom\s+(?:{_MODULES})\s+import\b"
-)
 _TRIPLE_QUOTES = (b'"""', b"'''")
 
 _OVERRIDE = (
