@@ -63,6 +63,11 @@ DANGEROUS_CALLS = frozenset(
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_BLOCKS = tuple(
+    kind
+    for kind in vars(ast).values()
+    if isinstance(kind, type) and issubclass(kind, ast.stmt) and {"body", "cases"} & set(kind._fields)
+)
 
 
 def _statements(tree: ast.Module, *, into_scopes: bool) -> Iterator[ast.stmt]:
@@ -73,7 +78,7 @@ def _statements(tree: ast.Module, *, into_scopes: bool) -> Iterator[ast.stmt]:
     while pending:
         statement = pending.pop()
         yield statement
-        if isinstance(statement, _SCOPES) and not into_scopes:
+        if not isinstance(statement, _BLOCKS) or (isinstance(statement, _SCOPES) and not into_scopes):
             continue
         inner: list[ast.stmt] = list(getattr(statement, "body", ()))
         for part in (*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())):
