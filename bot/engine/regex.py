@@ -53,8 +53,8 @@ def re2_problem(pattern: str) -> str | None:
 
 def widened(pattern: str) -> str:
     """`pattern` with each bounded repetition `{m,n}` made unbounded (`{m,}`, `+`, `*`): it matches
-    wherever `pattern` does, and RE2's automaton for it is far smaller (one state per counted step
-    is gone), so it suits a prefilter, which only asks whether a text can match. Braces escaped or
+    wherever `pattern` does, and RE2's automaton for it is smaller (the states that count the steps
+    are gone), so it suits a prefilter, which only asks whether a text can match. Braces escaped or
     inside a character class are left alone (and a pattern quoting text with `\\Q` is left whole)."""
     if "\\Q" in pattern:
         return pattern
