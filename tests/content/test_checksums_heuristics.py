@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from bot.engine.content.checksums import base62, crc32_base62, crc32_token_valid
-from bot.engine.content.formats import jwt_header_valid
+from bot.engine.content.formats import jwt_header_valid, pem_base64_valid
 from bot.engine.content.heuristics import has_digit, is_placeholder, looks_like_name, shannon_entropy
 from bot.engine.content.redact import redact
 from tests.content.helpers import checksummed
@@ -111,3 +113,23 @@ def test_redaction_shows_a_prefix_and_the_length_only() -> None:
 )
 def test_jwt_headers(token: str, valid: bool) -> None:
     assert jwt_header_valid(token) is valid
+
+
+def _wrapped(pem: str) -> str:
+    return base64.b64encode(pem.encode()).decode()
+
+
+@pytest.mark.parametrize(
+    ("blob", "valid"),
+    [
+        (_wrapped("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjE=\n"), True),
+        (_wrapped("-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIFHD"), True),
+        (_wrapped("-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQdGBF"), True),
+        (_wrapped("-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIE"), False),  # public
+        (_wrapped("-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0B"), False),
+        ("LS0tLS1CRUdJTi=LS0tLS1CRUdJTi", False),  # not base64
+        ("LS0tLS1CRUdJTié", False),
+    ],
+)
+def test_base64_wrapped_pem_headers(blob: str, valid: bool) -> None:
+    assert pem_base64_valid(blob) is valid

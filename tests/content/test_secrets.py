@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from bot.engine.content.added import Fragment
@@ -142,6 +144,31 @@ def test_a_private_key_is_matched_across_lines(repo: GitRepo) -> None:
     _assert_hidden(found, body)
     for line in lines:
         assert line not in found[0].message
+
+
+def _wrapped_pem(kind: str, body_length: int) -> str:
+    pem = f"-----BEGIN {kind}-----\n{fake_base64(kind, body_length)}\n-----END {kind}-----\n"
+    return base64.b64encode(pem.encode()).decode()
+
+
+def test_a_private_key_wrapped_in_base64_is_found(repo: GitRepo) -> None:
+    blob = _wrapped_pem("RSA PRIVATE KEY", 900)
+    found = _secrets_in(repo, {"deploy/app.env": f"LOG_LEVEL=info\nTLS_KEY_B64={blob}\n"})
+    assert where(found) == [("deploy/app.env", 2, "private-key-base64")]
+    assert "'LS0tLS1CRUdJTi…'" in found[0].message
+    _assert_hidden(found, blob[14:])
+
+
+@pytest.mark.parametrize(
+    "blob",
+    [
+        _wrapped_pem("CERTIFICATE", 900),  # public
+        _wrapped_pem("PUBLIC KEY", 900),
+        _wrapped_pem("PRIVATE KEY", 10)[:100],  # a header and hardly any key
+    ],
+)
+def test_base64_that_is_no_private_key_stays_quiet(repo: GitRepo, blob: str) -> None:
+    assert _secrets_in(repo, {"deploy/secret.yaml": f"data:\n  tls.crt: {blob}\n"}) == []
 
 
 def test_aws_key_ids_come_with_their_secret_keys(repo: GitRepo) -> None:

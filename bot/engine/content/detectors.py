@@ -11,6 +11,8 @@
   wants the provider's name nearby or knows only the newer formats. Likewise test.pypi.org upload
   tokens, OpenAI project keys in their short form and JWTs without a signature part.
 - JWTs (gitleaks' and these) must have a header that decodes to JSON naming `alg` or `typ`.
+- Private keys wrapped in base64 (Kubernetes Secrets, environment variables), after Nosey Parker's
+  `np.pem.2` rule (Apache-2.0), for any key type: the blob must decode to a private key's PEM header.
 """
 
 from __future__ import annotations
@@ -19,11 +21,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from bot.engine.content.checksums import crc32_token_valid
-from bot.engine.content.formats import jwt_header_valid
+from bot.engine.content.formats import jwt_header_valid, pem_base64_valid
 from bot.engine.content.ruleset import SecretPattern
 
 # A secret these find is dropped unless its format checks out.
-VALIDATORS: Mapping[str, Callable[[str], bool]] = {"jwt": jwt_header_valid}
+VALIDATORS: Mapping[str, Callable[[str], bool]] = {
+    "jwt": jwt_header_valid,
+    "private-key-base64": pem_base64_valid,
+}
 
 CHECKSUMS: Mapping[str, Callable[[str], bool]] = {
     "github-pat": crc32_token_valid,
@@ -109,6 +114,13 @@ OWN_DETECTORS: tuple[OwnDetector, ...] = (
             id="npm-legacy-token",
             regex=r":_authToken=[ \t]*([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b",
             keywords=("_authtoken",),
+        )
+    ),
+    OwnDetector(
+        SecretPattern(
+            id="private-key-base64",  # `LS0tLS1CRUdJTi` is `-----BEGIN` in base64
+            regex=r"\b(LS0tLS1CRUdJTi[A-Za-z0-9+/]{100,}={0,2})" + _END,
+            keywords=("ls0tls1crudjti",),
         )
     ),
     OwnDetector(
