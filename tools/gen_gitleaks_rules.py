@@ -10,23 +10,17 @@ must be ported on purpose, never dropped in silence.
 
 from __future__ import annotations
 
-import argparse
-import subprocess
 import sys
 import tomllib
 from pathlib import Path
 from typing import Any
 
-import re2
+from ruleport import PortError, compiled, generate
 
 OUTPUT = Path(__file__).resolve().parent.parent / "bot" / "engine" / "content" / "_gitleaks_rules.py"
 _RULE_KEYS = {"id", "description", "regex", "entropy", "keywords", "secretGroup", "path", "allowlists"}
 _ALLOW_KEYS = {"description", "regexes", "regexTarget", "paths", "stopwords", "condition"}
 _GLOBAL_KEYS = {"description", "paths", "regexes", "stopwords"}
-
-
-class PortError(ValueError):
-    pass
 
 
 def _check_keys(where: str, table: dict[str, Any], known: set[str]) -> None:
@@ -36,12 +30,7 @@ def _check_keys(where: str, table: dict[str, Any], known: set[str]) -> None:
 
 
 def _compiles(where: str, pattern: str) -> str:
-    options = re2.Options()
-    options.log_errors = False
-    try:
-        re2.compile(pattern, options)
-    except re2.error as exc:
-        raise PortError(f"{where}: RE2 rejects {pattern!r}: {exc}") from exc
+    compiled(where, pattern)
     return pattern
 
 
@@ -127,19 +116,14 @@ RULES: tuple[SecretPattern, ...] = ({"".join(f"{r}, " for r in ported)})
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder", type=Path, help="folder with gitleaks.toml, LICENSE and SOURCE")
-    parser.add_argument("--output", type=Path, default=OUTPUT)
-    args = parser.parse_args(argv)
-    try:
-        text = render(args.folder)
-    except (PortError, OSError, tomllib.TOMLDecodeError) as exc:
-        print(f"gen_gitleaks_rules: {exc}", file=sys.stderr)
-        return 1
-    args.output.write_text(text, encoding="utf-8")
-    ruff = Path(sys.executable).with_name("ruff")
-    subprocess.run([str(ruff), "format", "--quiet", str(args.output)], check=True)
-    return 0
+    return generate(
+        argv,
+        doc=__doc__ or "",
+        folder_help="folder with gitleaks.toml, LICENSE and SOURCE",
+        output=OUTPUT,
+        render=render,
+        errors=(tomllib.TOMLDecodeError,),
+    )
 
 
 if __name__ == "__main__":

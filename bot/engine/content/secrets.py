@@ -4,7 +4,9 @@ gitleaks' default ruleset (`_gitleaks_rules.py`) runs with gitleaks' semantics: 
 hunk only when one of its keywords occurs in the hunk, case aside; its secret must exceed the
 rule's entropy (and, for `generic-*` rules, hold a digit); the global and per-rule allowlists drop
 the rest. receipt's own detectors (`detectors.py`) add token checksums, AWS secret keys, credentials
-in URLs and a few formats gitleaks finds only beside the provider's name. One secret found by
+in URLs and a few formats gitleaks finds only beside the provider's name; Nosey Parker's rules for
+formats gitleaks lacks (`_noseyparker_rules.py`: Docker Hub, Groq, Doppler...) run as receipt's
+own, placeholders not reported. One secret found by
 several detectors is reported once, by the most specific. Findings show a redacted form only
 (`redact.py`).
 """
@@ -21,6 +23,7 @@ import re2
 
 from bot.engine.change import Change
 from bot.engine.content._gitleaks_rules import GLOBAL_ALLOWLIST, RULES
+from bot.engine.content._noseyparker_rules import RULES as NOSEY_PARKER_RULES
 from bot.engine.content.added import AddedFile, Fragment, added_files
 from bot.engine.content.detectors import CHECKSUMS, OWN_DETECTORS, VALIDATORS
 from bot.engine.content.heuristics import has_digit, is_placeholder, looks_like_name, shannon_entropy
@@ -333,12 +336,14 @@ class SecretScanner:
 
 @cache
 def default_detectors() -> tuple[Detector, ...]:
-    """gitleaks' rules and receipt's own detectors (their patterns compile on first use)."""
+    """gitleaks' rules, receipt's own detectors and those ported from Nosey Parker (their patterns
+    compile on first use)."""
     detectors = [Detector.of(p, checksum=CHECKSUMS.get(p.id), valid=VALIDATORS.get(p.id)) for p in RULES]
     detectors += [
         Detector.of(d.pattern, requires=d.requires, valid=VALIDATORS.get(d.pattern.id), own=True)
         for d in OWN_DETECTORS
     ]
+    detectors += [Detector.of(p, own=True) for p in NOSEY_PARKER_RULES]
     return tuple(detectors)
 
 
