@@ -167,6 +167,7 @@ Source: {source}
 from bot.engine.content.ruleset import SecretPattern
 
 SOURCE = {source!r}
+PORTED = {tuple(sorted(CHOSEN))!r}  # Nosey Parker's ids of the rules below
 
 RULES: tuple[SecretPattern, ...] = (
 {patterns}

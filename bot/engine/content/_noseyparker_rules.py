@@ -215,6 +215,33 @@ Source: praetorian-inc/noseyparker@2e6e7f36ce36619852532bbe698d8cb7a26d2da7
 from bot.engine.content.ruleset import SecretPattern
 
 SOURCE = "praetorian-inc/noseyparker@2e6e7f36ce36619852532bbe698d8cb7a26d2da7"
+PORTED = (
+    "np.adafruit.1",
+    "np.azure.4",
+    "np.blynk.1",
+    "np.cratesio.1",
+    "np.dockerhub.1",
+    "np.doppler.1",
+    "np.doppler.3",
+    "np.doppler.4",
+    "np.doppler.5",
+    "np.doppler.6",
+    "np.dtrack.1",
+    "np.google.4",
+    "np.groq.1",
+    "np.kubernetes.2",
+    "np.msteams.1",
+    "np.netrc.1",
+    "np.newrelic.1",
+    "np.newrelic.3",
+    "np.nuget.1",
+    "np.okta.1",
+    "np.salesforce.1",
+    "np.slack.5",
+    "np.tavily.1",
+    "np.thingsboard.1",
+    "np.twitch.1",
+)  # Nosey Parker's ids of the rules below
 
 RULES: tuple[SecretPattern, ...] = (
     # np.adafruit.1: Adafruit IO Key
