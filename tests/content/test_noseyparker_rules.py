@@ -65,19 +65,38 @@ def test_a_chosen_rule_missing_upstream_stops_the_generator(tmp_path: Path) -> N
         generator.render(tmp_path)
 
 
-def _examples() -> dict[str, list[str]]:
+def _examples(key: str) -> dict[str, list[str]]:
+    """Each ported rule's `examples` or `negative_examples`, by receipt's id for it."""
     by_id = {}
     for path in sorted((FOLDER / "rules").glob("*.yml")):
         for rule in yaml.safe_load(path.read_text("utf-8"))["rules"]:
             if rule["id"] in generator.CHOSEN:
-                by_id[generator.CHOSEN[rule["id"]].id] = rule.get("examples") or []
+                by_id[generator.CHOSEN[rule["id"]].id] = rule.get(key) or []
     return by_id
 
 
+def _detectors_on(text: str) -> set[str]:
+    fragment = Fragment(text, range(1, text.count("\n") + 2))
+    return {f.detector for f in default_scanner().scan("config/settings.txt", fragment)}
+
+
 @pytest.mark.parametrize("rule_id", sorted(p.id for p in RULES))
-def test_each_ported_rule_reports_one_of_its_examples(rule_id: str) -> None:
-    found: set[str] = set()
-    for example in _examples()[rule_id]:
-        fragment = Fragment(example, range(1, example.count("\n") + 2))
-        found |= {f.detector for f in default_scanner().scan("config/settings.txt", fragment)}
-    assert rule_id in found
+def test_each_ported_rule_reports_one_of_its_examples_and_none_of_its_negatives(rule_id: str) -> None:
+    assert any(rule_id in _detectors_on(example) for example in _examples("examples")[rule_id])
+    for example in _examples("negative_examples")[rule_id]:
+        assert rule_id not in _detectors_on(example)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "docker login -p dckr_pat_tooShort123",
+        'TAVILY_API_KEY = "tvly-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"',  # a placeholder
+        "GROQ_API_KEY=gsk_your_key_here",
+        "machine example.com login user password ${NETRC_PASSWORD}",  # a template
+        "dp.st.dev.short",
+        "https://outlook.office.com/webhook/not-a-guid",
+    ],
+)
+def test_near_misses_of_ported_rules_stay_quiet(text: str) -> None:
+    assert _detectors_on(text) == set()
