@@ -21,7 +21,7 @@ import posixpath
 import re
 import tokenize
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from fnmatch import fnmatchcase
@@ -92,11 +92,11 @@ def parse_python(text: str) -> ast.Module | None:
             return None
 
 
-def python_normalized(text: str, tree: ast.Module | None = None) -> Tokens | None:
+def python_normalized(text: str, parse: Callable[[str], ast.Module | None] = parse_python) -> Tokens | None:
     """The paper's token list for Python source; None when the source does not parse.
 
-    `tree`, when given, is `parse_python(text)` already computed (complexity reads the same tree)."""
-    tree = tree or parse_python(text)
+    `parse` is `parse_python` or a memo of it (complexity reads the same tree)."""
+    tree = parse(text)
     if tree is None:
         return None
     try:
@@ -247,9 +247,11 @@ class _Reader(StrEnum):
     LEXED_RAW = "lexed_raw"
 
 
-def _read(reader: _Reader, text: str, lexer: type[Lexer] | None, tree: ast.Module | None) -> Tokens | None:
+def _read(
+    reader: _Reader, text: str, lexer: type[Lexer] | None, parse: Callable[[str], ast.Module | None]
+) -> Tokens | None:
     if reader is _Reader.NORMALIZED:
-        return python_normalized(text, tree)
+        return python_normalized(text, parse)
     if reader is _Reader.TOKENIZED:
         return python_tokens(text)
     if reader is _Reader.PYTHON_RAW:
@@ -276,8 +278,7 @@ class Tokenizer:
     def _get(self, reader: _Reader, lexer: type[Lexer] | None, text: str) -> Tokens | None:
         key = (reader, lexer, text)
         if key not in self._memo:
-            tree = self.tree(text) if reader is _Reader.NORMALIZED else None
-            self._memo[key] = _read(reader, text, lexer, tree)
+            self._memo[key] = _read(reader, text, lexer, self.tree)
         return self._memo[key]
 
     def _both(

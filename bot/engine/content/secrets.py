@@ -6,9 +6,8 @@ rule's entropy (and, for `generic-*` rules, hold a digit); the global and per-ru
 the rest. receipt's own detectors (`detectors.py`) add token checksums, AWS secret keys, credentials
 in URLs and a few formats gitleaks finds only beside the provider's name; Nosey Parker's rules for
 formats gitleaks lacks (`_noseyparker_rules.py`: Docker Hub, Groq, Doppler...) run as receipt's
-own, placeholders not reported. One secret found by
-several detectors is reported once, by the most specific. Findings show a redacted form only
-(`redact.py`).
+own, placeholders not reported. One secret found by several detectors is reported once, by the
+most specific. Findings show a redacted form only (`redact.py`).
 """
 
 from __future__ import annotations
