@@ -8,7 +8,7 @@ ancestor or there is nothing left to fetch.
 
 from __future__ import annotations
 
-from bot.git import Git, GitError
+from bot.local.git import Git, GitError
 
 REMOTE = "origin"
 FIRST_DEEPEN = 50

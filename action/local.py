@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from action.event import PullRequestEvent
 from action.gitsync import ensure_commits, find_merge_base
 from action.settings import Settings
-from bot.check import CheckOptions, Revisions, inputs_at
 from bot.engine.evaluate import Inputs
-from bot.git import Git
+from bot.local.check import CheckOptions, Revisions, inputs_at
+from bot.local.git import Git
 
 TARGET_NO_TESTS = "pull_request_target: the action never runs the pull request's code next to a write token"
 # The test command is the pull request's code: it gets no token and no way to set this step's

@@ -34,7 +34,6 @@ from action.report import (
 )
 from action.runner import command, write_outputs
 from action.settings import Mode, Settings, read_settings
-from bot.check import UsageError
 from bot.engine.content.patternset import PatternSetGaveUp
 from bot.engine.diff import DiffParseError
 from bot.engine.evaluate import evaluate
@@ -42,12 +41,13 @@ from bot.engine.manifest import ManifestError
 from bot.engine.receipt import EXIT_CODES
 from bot.engine.render.annotations import receipt_annotations
 from bot.engine.render.escape import md_text
-from bot.git import GitError
 from bot.github.client import make_client
 from bot.github.diffs import TooLargeToAssess
 from bot.github.errors import Forbidden, GitHubError, NotFound
 from bot.github.pulls import PullRequest, get_pull, pulls_with_head
 from bot.github.remote import gather_from_api
+from bot.local.check import UsageError
+from bot.local.git import GitError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_GITHUB = 0, 1, 2, 3
 

@@ -24,9 +24,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.check import CheckOptions, gather
 from bot.cli import main
 from bot.engine.excess import measure_excess
+from bot.local.check import CheckOptions, gather
 from tests.excess import corpus
 
 _HEADS = {

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from bot import __version__
-from bot.check import CheckOptions, UsageError, run_check
 from bot.engine.content.patternset import PatternSetGaveUp
 from bot.engine.diff import DiffParseError
 from bot.engine.evaluate import manifest_paths
@@ -20,8 +19,9 @@ from bot.engine.manifest import ManifestError, ManifestSource, json_schema, load
 from bot.engine.receipt import EXIT_CODES, Conclusion, render_json
 from bot.engine.render.markdown import render_markdown
 from bot.engine.render.terminal import render_terminal
-from bot.git import Git, GitError
-from bot.inspect import inspect_receipt
+from bot.local.check import CheckOptions, UsageError, run_check
+from bot.local.git import Git, GitError
+from bot.local.inspect import inspect_receipt
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 

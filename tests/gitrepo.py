@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.check import CheckOptions, run_check
 from bot.engine.receipt import Receipt
+from bot.local.check import CheckOptions, run_check
 
 _ENV = {
     "GIT_AUTHOR_NAME": "Test Author", "GIT_AUTHOR_EMAIL": "author@example.com",

@@ -12,9 +12,9 @@ import pytest
 
 from bot.engine.groups import MANIFEST_PATH
 from bot.engine.semantic import CheckConclusion, SideEffectKind
-from bot.fsgate import compare, fingerprint
-from bot.git import Git
-from bot.testrun import TAIL_LINES, TestRun, run_tests, tail
+from bot.local.fsgate import compare, fingerprint
+from bot.local.git import Git
+from bot.local.testrun import TAIL_LINES, TestRun, run_tests, tail
 from tests.gitrepo import GitRepo, check, rules
 
 PY = shlex.quote(sys.executable)

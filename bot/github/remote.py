@@ -1,6 +1,6 @@
 """Gather a receipt's inputs from the API alone: no checkout, nothing from the pull request run.
 
-The counterpart of `bot/check.py` for a publisher that must not trust the workspace: the diff,
+The counterpart of `bot/local/check.py` for a publisher that must not trust the workspace: the diff,
 the base and head texts of every changed file, and the manifest all come from GitHub.
 """
 
@@ -11,7 +11,6 @@ from typing import Any
 
 from githubkit import GitHub
 
-from bot.check import MAX_TEXT_BYTES, UsageError, load_reference
 from bot.engine.change import Change, FileTexts, change_from_diff
 from bot.engine.diff import Diff, FileDiff
 from bot.engine.evaluate import Inputs, manifest_paths
@@ -22,6 +21,7 @@ from bot.github.contents import Tree, get_blob, get_tree, read_file
 from bot.github.diffs import fetch_diff
 from bot.github.pulls import PullRequest, merge_base
 from bot.github.repo import RepoRef
+from bot.local.check import MAX_TEXT_BYTES, UsageError, load_reference
 
 
 @dataclass

@@ -8,12 +8,12 @@ import zlib
 from collections.abc import Mapping
 from pathlib import Path
 
-from bot.check import gather_change, resolve_revisions
 from bot.engine.change import Change, change_from_diff
 from bot.engine.findings import RuleId, Violation
 from bot.engine.manifest import Manifest, parse_manifest
 from bot.engine.rules import ContentRule
-from bot.git import Git
+from bot.local.check import gather_change, resolve_revisions
+from bot.local.git import Git
 from tests.gitrepo import GitRepo
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "secrets"

@@ -48,8 +48,8 @@ def test_binary_deleted_symlinks_and_pure_deletions_have_no_added_text(repo: Git
     repo.write("blob.bin", b"\x00\x01\x02")
     repo.symlink("link", "keep.txt")
     repo.commit("head")
-    from bot.check import gather_change, resolve_revisions
-    from bot.git import Git
+    from bot.local.check import gather_change, resolve_revisions
+    from bot.local.git import Git
 
     git = Git.open(repo.root)
     change = gather_change(git, resolve_revisions(git, "main", "pr"))

@@ -2,12 +2,12 @@ from __future__ import annotations
 
 import pytest
 
-from bot.check import CheckOptions, run_check
 from bot.cli import main
 from bot.engine.content.banned import BannedPatternsRule
 from bot.engine.content.limits import MAX_PER_FILE
 from bot.engine.findings import RuleId, Violation
 from bot.engine.manifest import ManifestError, parse_manifest
+from bot.local.check import CheckOptions, run_check
 from tests.content.helpers import change_of, commit_change, manifest, scan, where
 from tests.gitrepo import GitRepo
 

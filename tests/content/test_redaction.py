@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.check import CheckOptions, run_check
 from bot.cli import main
 from bot.engine.receipt import render_json
 from bot.engine.render.annotations import receipt_annotations
 from bot.engine.render.markdown import render_markdown
 from bot.engine.render.terminal import render_terminal
+from bot.local.check import CheckOptions, run_check
 from tests.content.helpers import checksummed, commit_change, fake_aws_key_id, fake_base64
 from tests.gitrepo import GitRepo
 

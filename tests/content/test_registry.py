@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from bot.check import CheckOptions, run_check
 from bot.engine.content.banned import BannedPatternsRule
 from bot.engine.content.dangerous import DangerousRule
 from bot.engine.content.secrets import SecretsRule
@@ -8,6 +7,7 @@ from bot.engine.content.suppressions import SuppressionsRule
 from bot.engine.content.unicode import InvisibleUnicodeRule
 from bot.engine.findings import RuleId
 from bot.engine.rules import CONTENT_RULES
+from bot.local.check import CheckOptions, run_check
 from tests.content.helpers import commit_change
 from tests.gitrepo import GitRepo
 

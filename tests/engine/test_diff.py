@@ -11,7 +11,7 @@ from bot.engine.diff import (
     LineKind,
     parse_diff,
 )
-from bot.git import Git
+from bot.local.git import Git
 from tests.gitrepo import GitRepo
 
 ODD_NAMES = [

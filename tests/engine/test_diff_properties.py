@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.engine.diff import DiffParseError, parse_diff
-from bot.git import Git
+from bot.local.git import Git
 from tests.gitrepo import GitRepo
 
 _NAME_CHARS = st.sampled_from(list("abcXYZ019 _-.\t\"\\'ü名\n"))

@@ -8,7 +8,7 @@ from bot.engine.groups import MANIFEST_PATH
 from bot.engine.lexing import LineTokens, lexicon_for, tokenize_line
 from bot.engine.locality import evaluate_locality, measure_block, measure_file
 from bot.engine.manifest import parse_manifest
-from bot.git import Git
+from bot.local.git import Git
 from tests.gitrepo import GitRepo, check, rules
 
 

@@ -13,7 +13,7 @@ from bot.engine.manifest import Manifest, ManifestSource, load_manifest
 from bot.engine.receipt import SCHEMA, Subject, canonical_bytes, digest_of, render_json
 from bot.engine.rules import content_violations
 from bot.engine.semantic import CheckConclusion, CheckResult, TestEvidence
-from bot.git import Git
+from bot.local.git import Git
 from tests.gitrepo import GitRepo, check
 
 SHA = "a" * 40

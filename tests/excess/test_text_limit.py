@@ -9,7 +9,7 @@ from bot.engine.change import FileTexts, change_from_diff
 from bot.engine.manifest import ExcessPolicy
 from bot.engine.patching import parse_reference
 from bot.engine.render.excess_text import headline
-from bot.git import Git
+from bot.local.git import Git
 from tests.gitrepo import GitRepo
 
 

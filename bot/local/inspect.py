@@ -8,7 +8,7 @@ from typing import Any
 from bot.engine.change import diff_digest
 from bot.engine.manifest import DEFAULT_MANIFEST_TEXT, digest_bytes
 from bot.engine.receipt import SCHEMA, digest_of
-from bot.git import Git, GitError
+from bot.local.git import Git, GitError
 
 
 @dataclass

@@ -24,8 +24,8 @@ from bot.engine.patching import (
 )
 from bot.engine.receipt import Receipt, Subject
 from bot.engine.semantic import TestEvidence
-from bot.git import Git, GitError
-from bot.testrun import TestRun, run_tests
+from bot.local.git import Git, GitError
+from bot.local.testrun import TestRun, run_tests
 
 MAX_TEXT_BYTES = 2 << 20
 DEFAULT_BASES = ("origin/HEAD", "origin/main", "origin/master", "main", "master")

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.engine.semantic import CheckConclusion, CheckResult, TestEvidence
-from bot.fsgate import compare, fingerprint
-from bot.git import Git, GitError
+from bot.local.fsgate import compare, fingerprint
+from bot.local.git import Git, GitError
 
 TAIL_LINES = 60
 TAIL_CHARS = 6000
