@@ -36,13 +36,13 @@ from action.runner import command, write_outputs
 from action.settings import Mode, Settings, read_settings
 from bot.engine.content.patternset import PatternSetGaveUp
 from bot.engine.diff import DiffParseError
-from bot.engine.evaluate import evaluate
+from bot.engine.errors import TooLargeToAssess
+from bot.engine.evaluation import evaluate
 from bot.engine.manifest import ManifestError
 from bot.engine.receipt import EXIT_CODES
 from bot.engine.render.annotations import receipt_annotations
 from bot.engine.render.escape import md_text
 from bot.github.client import make_client
-from bot.github.diffs import TooLargeToAssess
 from bot.github.errors import Forbidden, GitHubError, NotFound
 from bot.github.pulls import PullRequest, get_pull, pulls_with_head
 from bot.github.remote import gather_from_api

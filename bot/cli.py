@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 from bot import __version__
 from bot.engine.content.patternset import PatternSetGaveUp
 from bot.engine.diff import DiffParseError
-from bot.engine.evaluate import manifest_paths
+from bot.engine.evaluation import manifest_paths
 from bot.engine.groups import MANIFEST_PATH
 from bot.engine.manifest import ManifestError, ManifestSource, json_schema, load_manifest
 from bot.engine.receipt import EXIT_CODES, Conclusion, render_json

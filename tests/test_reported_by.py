@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from bot.engine import semantic
 from bot.engine.change import change_from_diff
-from bot.engine.evaluate import Inputs, evaluate
+from bot.engine.evaluation import Inputs, evaluate
 from bot.engine.manifest import ManifestSource, load_manifest
 from bot.engine.receipt import Subject, digest_of
 from bot.engine.render.markdown import render_markdown

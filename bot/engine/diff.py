@@ -16,6 +16,7 @@ from typing import NamedTuple
 from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchSet
 
+from bot.engine.errors import ReceiptError
 from bot.engine.gitpath import QuotedPathError, split_git_header, strip_prefix, unquote
 
 SYMLINK_MODE = "120000"
@@ -37,13 +38,15 @@ class LineKind(StrEnum):
     CONTEXT = " "
 
 
-class DiffParseError(ValueError):
+class DiffParseError(ReceiptError, ValueError):
     """Text that is not a unified diff; `line` is 1-based in the diff text."""
+
+    title = "cannot read the diff"
 
     def __init__(self, line: int, problem: str) -> None:
         super().__init__(f"diff line {line}: {problem}")
         self.line = line
-        self.problem = problem
+        self.reason = problem
 
 
 class DiffLine(NamedTuple):

@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from bot.engine.errors import ReceiptError
 from bot.engine.globs import GlobError, compile_glob
 from bot.engine.groups import GROUP_NAMES, MANIFEST_PATH
 from bot.engine.regex import re2_problem
@@ -55,8 +56,10 @@ class AlarmConclusion(StrEnum):
     FAILURE = "failure"
 
 
-class ManifestError(ValueError):
+class ManifestError(ReceiptError, ValueError):
     """Every problem found in one manifest, each with its position."""
+
+    title = "invalid configuration"
 
     def __init__(self, file: str, issues: list[ConfigIssue]) -> None:
         self.file = file

@@ -14,18 +14,21 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from bot.engine.diff import Diff, DiffParseError, FileDiff, FileStatus, Hunk, LineKind, parse_diff
+from bot.engine.errors import ReceiptError
+
+# Diff, DiffParseError, FileDiff, FileStatus, Hunk, LineKind, parse_diff
 
 
-class ReferencePatchError(ValueError):
+class ReferencePatchError(ReceiptError, ValueError):
     """A reference patch that cannot be used; `problem` says why."""
 
-    def __init__(self, problem: str) -> None:
-        super().__init__(problem)
-        self.problem = problem
+    title = "unusable reference patch"
 
 
 class PatchApplyError(ReferencePatchError):
     """The reference does not apply to the base. `hunk` is 1-based; 0 for a whole-file problem."""
+
+    title = "reference patch does not apply"
 
     def __init__(self, path: str, hunk: int, header: str, reason: str) -> None:
         where = f"hunk {hunk} ({header}) of {path}" if hunk else path

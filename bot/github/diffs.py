@@ -14,6 +14,7 @@ from typing import Any
 
 from githubkit import GitHub
 
+from bot.engine.errors import TooLargeToAssess
 from bot.github.contents import Tree
 from bot.github.errors import NotAcceptable, UnexpectedResponse, translated
 from bot.github.pulls import PullRequest
@@ -25,14 +26,6 @@ MAX_LISTED_FILES = 3000
 EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
 _ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r",
             '"': '\\"', "\\": "\\\\"}  # fmt: skip
-
-
-class TooLargeToAssess(RuntimeError):
-    """The change cannot be read whole through the API; `reason` says which limit was hit."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(f"too large to assess: {reason}")
-        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from githubkit import GitHub
 
 from bot.engine.change import Change, FileTexts, change_from_diff
 from bot.engine.diff import Diff, FileDiff
-from bot.engine.evaluate import Inputs, manifest_paths
+from bot.engine.evaluation import Inputs, manifest_paths
 from bot.engine.manifest import LoadedManifest, ManifestSource, load_manifest
 from bot.engine.receipt import Subject
 from bot.engine.semantic import TestEvidence

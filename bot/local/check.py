@@ -10,7 +10,8 @@ from pathlib import Path
 from bot.engine.applies import PullRequestFacts
 from bot.engine.change import Change, FileTexts, change_from_diff
 from bot.engine.diff import Diff
-from bot.engine.evaluate import Inputs, evaluate, manifest_paths
+from bot.engine.errors import ReceiptError
+from bot.engine.evaluation import Inputs, evaluate, manifest_paths
 from bot.engine.excess import check_reference
 from bot.engine.groups import MANIFEST_PATH
 from bot.engine.manifest import LoadedManifest, ManifestSource, load_manifest
@@ -31,8 +32,10 @@ MAX_TEXT_BYTES = 2 << 20
 DEFAULT_BASES = ("origin/HEAD", "origin/main", "origin/master", "main", "master")
 
 
-class UsageError(ValueError):
+class UsageError(ReceiptError, ValueError):
     """Bad input from the user: exit status 2 with this message."""
+
+    title = "cannot compute the receipt"
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.engine.errors import ReceiptError
+
 # Pin every setting that changes the shape of `git diff` output, so the same commits give the
 # same bytes on every machine whatever the user's config says.
 _CONFIG = (
@@ -24,12 +26,13 @@ _DIFF_ARGS = (
 _SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 
-class GitError(RuntimeError):
+class GitError(ReceiptError):
     """A git command failed; `problem` is what to tell the user."""
+
+    title = "git error"
 
     def __init__(self, problem: str, *, command: tuple[str, ...] = (), stderr: str = "") -> None:
         super().__init__(problem)
-        self.problem = problem
         self.command = command
         self.stderr = stderr
 

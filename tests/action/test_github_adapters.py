@@ -9,10 +9,11 @@ import httpx
 import pytest
 
 from bot.engine import semantic
+from bot.engine.errors import TooLargeToAssess
 from bot.engine.receipt import Conclusion
 from bot.github.checks import CheckRunRequest, left_out_note, publish_check_run
 from bot.github.client import RetryPolicy, make_client
-from bot.github.diffs import TooLargeToAssess, fetch_diff, quote_path
+from bot.github.diffs import fetch_diff, quote_path
 from bot.github.errors import Forbidden, GitHubError, NotFound, RateLimited
 from bot.github.pulls import get_pull, merge_base, pulls_with_head
 from bot.github.remote import Snapshot, gather_from_api

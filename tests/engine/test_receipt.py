@@ -5,7 +5,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from bot.engine.change import Change, FileTexts, change_from_diff
-from bot.engine.evaluate import Inputs, evaluate
+from bot.engine.evaluation import Inputs, evaluate
 from bot.engine.excess import ExcessResult, ReferenceInfo
 from bot.engine.findings import RuleId, Violation
 from bot.engine.groups import MANIFEST_PATH

@@ -7,13 +7,16 @@ from collections.abc import Sequence
 
 import re2
 
+from bot.engine.errors import ReceiptError
 from bot.engine.regex import compile_re2, re2_options
 
 
-class PatternSetGaveUp(RuntimeError):
+class PatternSetGaveUp(ReceiptError):
     """RE2 gave up on a text (its automaton ran out of memory), so which patterns occur in it is not
     known. RE2 answers such a failure as "none", which a prefilter would read as "nothing to find":
     raising instead makes the receipt fail closed."""
+
+    title = "could not assess the added text"
 
     def __init__(self, size: int) -> None:
         super().__init__(

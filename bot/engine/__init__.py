@@ -1,0 +1,149 @@
+"""The pure core: plain data in, a receipt out. Callers import from here, not from the modules.
+
+Names load on first use (PEP 562), so `import bot.engine` costs nothing a command does not need.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "bot.engine.applies": ("PullRequestFacts",),
+    "bot.engine.change": ("Change", "FileTexts", "change_from_diff", "diff_digest"),
+    "bot.engine.diff": ("Diff", "DiffParseError", "FileDiff"),
+    "bot.engine.errors": ("ReceiptError", "TooLargeToAssess"),
+    "bot.engine.evaluation": ("Inputs", "evaluate", "manifest_paths"),
+    "bot.engine.excess": ("check_reference",),
+    "bot.engine.groups": ("MANIFEST_PATH",),
+    "bot.engine.manifest": (
+        "DEFAULT_MANIFEST_TEXT", "LoadedManifest", "Manifest", "ManifestError", "ManifestSource",
+        "digest_bytes", "json_schema", "load_manifest", "parse_manifest",
+    ),
+    "bot.engine.patching": (
+        "PatchApplyError", "Reference", "ReferencePatchError", "base_path", "measurable", "parse_reference",
+    ),
+    "bot.engine.content.patternset": ("PatternSetGaveUp",),
+    "bot.engine.receipt": (
+        "EXIT_CODES", "SCHEMA", "Conclusion", "Receipt", "Subject", "digest_of", "render_json",
+    ),
+    "bot.engine.render.annotations": ("Annotation", "receipt_annotations"),
+    "bot.engine.render.escape": ("md_code", "md_text"),
+    "bot.engine.render.markdown": ("SUMMARY_LIMIT", "render_markdown"),
+    "bot.engine.render.terminal": ("render_terminal",),
+    "bot.engine.scope": ("explain",),
+    "bot.engine.semantic": (
+        "CheckConclusion", "CheckResult", "ReportedBy", "SemanticStatus", "SideEffect", "SideEffectKind",
+        "TestEvidence",
+    ),
+}  # fmt: skip
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+__all__ = [
+    "DEFAULT_MANIFEST_TEXT",
+    "EXIT_CODES",
+    "MANIFEST_PATH",
+    "SCHEMA",
+    "SUMMARY_LIMIT",
+    "Annotation",
+    "Change",
+    "CheckConclusion",
+    "CheckResult",
+    "Conclusion",
+    "Diff",
+    "DiffParseError",
+    "FileDiff",
+    "FileTexts",
+    "Inputs",
+    "LoadedManifest",
+    "Manifest",
+    "ManifestError",
+    "ManifestSource",
+    "PatchApplyError",
+    "PatternSetGaveUp",
+    "PullRequestFacts",
+    "Receipt",
+    "ReceiptError",
+    "Reference",
+    "ReferencePatchError",
+    "ReportedBy",
+    "SemanticStatus",
+    "SideEffect",
+    "SideEffectKind",
+    "Subject",
+    "TestEvidence",
+    "TooLargeToAssess",
+    "base_path",
+    "change_from_diff",
+    "check_reference",
+    "diff_digest",
+    "digest_bytes",
+    "digest_of",
+    "evaluate",
+    "explain",
+    "json_schema",
+    "load_manifest",
+    "manifest_paths",
+    "md_code",
+    "md_text",
+    "measurable",
+    "parse_manifest",
+    "parse_reference",
+    "receipt_annotations",
+    "render_json",
+    "render_markdown",
+    "render_terminal",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'bot.engine' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from bot.engine.applies import PullRequestFacts
+    from bot.engine.change import Change, FileTexts, change_from_diff, diff_digest
+    from bot.engine.content.patternset import PatternSetGaveUp
+    from bot.engine.diff import Diff, DiffParseError, FileDiff
+    from bot.engine.errors import ReceiptError, TooLargeToAssess
+    from bot.engine.evaluation import Inputs, evaluate, manifest_paths
+    from bot.engine.excess import check_reference
+    from bot.engine.groups import MANIFEST_PATH
+    from bot.engine.manifest import (
+        DEFAULT_MANIFEST_TEXT,
+        LoadedManifest,
+        Manifest,
+        ManifestError,
+        ManifestSource,
+        digest_bytes,
+        json_schema,
+        load_manifest,
+        parse_manifest,
+    )
+    from bot.engine.patching import (
+        PatchApplyError,
+        Reference,
+        ReferencePatchError,
+        base_path,
+        measurable,
+        parse_reference,
+    )
+    from bot.engine.receipt import EXIT_CODES, SCHEMA, Conclusion, Receipt, Subject, digest_of, render_json
+    from bot.engine.render.annotations import Annotation, receipt_annotations
+    from bot.engine.render.escape import md_code, md_text
+    from bot.engine.render.markdown import SUMMARY_LIMIT, render_markdown
+    from bot.engine.render.terminal import render_terminal
+    from bot.engine.scope import explain
+    from bot.engine.semantic import (
+        CheckConclusion,
+        CheckResult,
+        ReportedBy,
+        SemanticStatus,
+        SideEffect,
+        SideEffectKind,
+        TestEvidence,
+    )
