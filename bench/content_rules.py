@@ -4,7 +4,7 @@ code, and speed beside detect-secrets 1.5.0 in the same run.
     .venv/bin/pip install -e '.[bench]' --config-settings editable_mode=compat  # detect-secrets 1.5.0
     .venv/bin/python bench/content_rules.py  # --files N for a quicker, smaller run
 
-Labelled sets (../shared/data/secrets/):
+Labelled sets (tests/data/secrets/, vendored with their licenses):
 - Nosey Parker's rule files: every `examples` entry is a secret, every `negative_examples` entry is
   not one for that rule (some are secrets of another shape, so "negatives flagged" overstates the
   false positives of any broad detector). receipt ports 25 of these rules (the formats gitleaks
@@ -39,6 +39,8 @@ from pathlib import Path
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from bot.cli import tune_gc
 from bot.engine.change import Change, change_from_diff
 from bot.engine.content._noseyparker_rules import PORTED
@@ -51,8 +53,8 @@ from bot.engine.diff import Diff
 from bot.engine.findings import Violation
 from bot.engine.manifest import Manifest, parse_manifest
 from bot.engine.rules import CONTENT_RULES, content_violations
+from tests.datafiles import SECRETS
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "secrets"
 # The policy the speed runs use: every rule on, and banned patterns to match (one of them built to
 # make backtracking engines explode).
 SPEED_POLICY = """\
@@ -143,7 +145,7 @@ def nosey_parker_examples(leave_out: frozenset[str] = frozenset()) -> tuple[list
     """Every rule's examples (positive) and negative examples, but for the rules `leave_out` names."""
     positives: list[str] = []
     negatives: list[str] = []
-    for path in sorted((SHARED / "noseyparker" / "rules").glob("*.yml")):
+    for path in sorted((SECRETS / "noseyparker" / "rules").glob("*.yml")):
         for rule in yaml.safe_load(path.read_text("utf-8"))["rules"]:
             if rule["id"] in leave_out:
                 continue
@@ -158,7 +160,7 @@ def detect_secrets_examples() -> tuple[list[str], list[str]]:
     positives: list[str] = []
     negatives: list[str] = []
     skip = {"ip_public_test.py", "heuristic_filter_test.py"}
-    for path in sorted((SHARED / "detect-secrets" / "plugin_tests").glob("*_test.py")):
+    for path in sorted((SECRETS / "detect-secrets" / "plugin_tests").glob("*_test.py")):
         if path.name in skip:
             continue
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):
@@ -229,7 +231,7 @@ def labelled_secrets(tool: DetectSecrets | None) -> None:
 
 
 def dangerous_on_bandit() -> None:
-    examples = sorted((SHARED / "bandit" / "examples").glob("*.py"))
+    examples = sorted((SECRETS / "bandit" / "examples").glob("*.py"))
     found: set[tuple[str, str, int]] = set()
     for path in examples:
         text = path.read_bytes().decode("utf-8", "replace")

@@ -146,8 +146,6 @@ def cli() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, help="only the first N tasks")
     args = parser.parse_args()
-    if not corpus.available():
-        raise SystemExit(f"edit-fidelity data not found at {corpus.DATA_DIR}")
     run(args.tasks)
 
 

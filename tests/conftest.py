@@ -6,6 +6,9 @@ import pytest
 
 from tests.gitrepo import GitRepo
 
+# Vendored upstream files (detect-secrets' *_test.py among them) are data, not tests.
+collect_ignore = ["data"]
+
 
 @pytest.fixture
 def repo(tmp_path: Path) -> GitRepo:

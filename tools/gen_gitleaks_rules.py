@@ -1,6 +1,6 @@
 """Generate bot/engine/content/_gitleaks_rules.py from gitleaks' default ruleset.
 
-    .venv/bin/python tools/gen_gitleaks_rules.py ../shared/data/secrets/gitleaks
+    .venv/bin/python tools/gen_gitleaks_rules.py tests/data/secrets/gitleaks
 
 The folder holds `gitleaks.toml`, its upstream `LICENSE` (MIT) and `SOURCE` (repository@commit).
 The engine may not read files at run time, so the ruleset becomes Python data; the license text and

@@ -1,6 +1,6 @@
 """Generate bot/engine/content/_noseyparker_rules.py from a chosen few of Nosey Parker's rules.
 
-    .venv/bin/python tools/gen_noseyparker_rules.py ../shared/data/secrets/noseyparker
+    .venv/bin/python tools/gen_noseyparker_rules.py tests/data/secrets/noseyparker
 
 The folder holds `rules/*.yml`, the upstream `LICENSE` (Apache-2.0) and `SOURCE` (repository@commit).
 gitleaks' ruleset is receipt's base; from Nosey Parker come the credential formats gitleaks lacks

@@ -6,7 +6,6 @@ import base64
 import hashlib
 import zlib
 from collections.abc import Mapping
-from pathlib import Path
 
 from bot.engine.change import Change, change_from_diff
 from bot.engine.findings import RuleId, Violation
@@ -16,7 +15,6 @@ from bot.local.check import gather_change, resolve_revisions
 from bot.local.git import Git
 from tests.gitrepo import GitRepo
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "secrets"
 BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 Files = Mapping[str, str | bytes]

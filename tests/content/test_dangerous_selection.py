@@ -21,7 +21,8 @@ from bot.engine.content.dangerous import DangerousRule
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.pyconstructs import _imports, _module_bindings, python_constructs
 from bot.engine.findings import Violation
-from tests.content.helpers import SHARED, manifest
+from tests.content.helpers import manifest
+from tests.datafiles import SECRETS
 
 SELECTED = DangerousRule()
 WHOLE = DangerousRule(parse_whole_files=True)
@@ -134,7 +135,7 @@ def test_the_standard_library_as_modified_files_has_the_whole_file_findings() ->
 
 
 def test_bandit_examples_have_the_whole_file_findings() -> None:
-    examples = sorted((SHARED / "bandit" / "examples").glob("*.py"))
+    examples = sorted((SECRETS / "bandit" / "examples").glob("*.py"))
     files = {p.name: p.read_bytes().decode("utf-8", "replace").translate(_LINE_BREAKS) for p in examples}
     found = _both(_change(files))
     assert len(examples) > 80 and len(found) >= 30

@@ -11,12 +11,12 @@ import yaml
 from bot.engine.content._noseyparker_rules import RULES, SOURCE
 from bot.engine.content.added import Fragment
 from bot.engine.content.secrets import default_scanner
-from tests.content.helpers import SHARED
+from tests.datafiles import SECRETS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import gen_noseyparker_rules as generator
 
-FOLDER = SHARED / "noseyparker"
+FOLDER = SECRETS / "noseyparker"
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import pytest
 
 from bot.engine.content.pyconstructs import PyConstruct, python_constructs
 from bot.engine.content.pyselect import selected_source
-from tests.content.helpers import SHARED
+from tests.datafiles import SECRETS
 
 
 def _found(source: str, *, whole: bool = True, lines: list[int] | None = None) -> list[tuple[str, str, int]]:
@@ -163,7 +163,7 @@ def test_module_level_bindings_of_every_kind_shadow_builtins() -> None:
         assert _found(f"{binding}\neval(y)") == [], binding
 
 
-# bandit's example files, labelled by its functional tests (shared/data/secrets/bandit/test_functional.py):
+# bandit's example files, labelled by its functional tests (tests/data/secrets/bandit/test_functional.py):
 # for each file, the lines holding a construct this rule covers. subprocess_shell.py's lines are the 11
 # bandit rates HIGH (shell=True, or a truthy shell value, with a command not fixed in the source).
 BANDIT_LABELS: dict[str, list[tuple[str, int]]] = {
@@ -186,7 +186,7 @@ BANDIT_LABELS: dict[str, list[tuple[str, int]]] = {
 
 
 def _bandit_examples() -> list[Path]:
-    return sorted((SHARED / "bandit" / "examples").glob("*.py"))
+    return sorted((SECRETS / "bandit" / "examples").glob("*.py"))
 
 
 def test_bandit_examples_match_their_labels_exactly() -> None:

@@ -69,7 +69,7 @@ def test_npm_tokens_are_checked_by_checksum(repo: GitRepo) -> None:
 @pytest.mark.parametrize(
     ("text", "rule_id"),
     [
-        # Nosey Parker's labelled examples (shared/data/secrets/noseyparker/rules).
+        # Nosey Parker's labelled examples (tests/data/secrets/noseyparker/rules).
         (
             "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",
             "github-fine-grained-pat",
@@ -84,7 +84,7 @@ def test_npm_tokens_are_checked_by_checksum(repo: GitRepo) -> None:
             "jwt",
         ),
         ('api_secret = "Xk9fQ2mZpL7aB3cD8eF1"', "generic-api-key"),
-        # detect-secrets' labelled plugin tests (shared/data/secrets/detect-secrets/plugin_tests).
+        # detect-secrets' labelled plugin tests (tests/data/secrets/detect-secrets/plugin_tests).
         ("bot = MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs", "discord-bot-token"),
         ("bot: 110201543:AAHdqTcvCH1vGWJxfSe1ofSAs0K5PALDsaw", "telegram-bot-token"),
         ("mc: 343ea45721923ed956e2b38c31db76aa-us30", "mailchimp-api-key"),

@@ -6,7 +6,8 @@ import pytest
 
 from bot.engine.content.unicode import InvisibleUnicodeRule
 from bot.engine.findings import RuleId, Violation
-from tests.content.helpers import SHARED, change_of, manifest, scan, where
+from tests.content.helpers import change_of, manifest, scan, where
+from tests.datafiles import SECRETS
 from tests.gitrepo import GitRepo
 
 RULE = InvisibleUnicodeRule()
@@ -21,7 +22,7 @@ def _invisible(
 
 
 def test_trojan_source_from_bandits_example(repo: GitRepo) -> None:
-    source = (SHARED / "bandit" / "examples" / "trojansource.py").read_bytes()
+    source = (SECRETS / "bandit" / "examples" / "trojansource.py").read_bytes()
     found = _invisible(repo, {"check.py": source})
     assert where(found) == [("check.py", 4, "bidi-control")]
     assert found[0].message.startswith(

@@ -6,7 +6,7 @@ import pytest
 
 from bot.engine.content.secrets import default_detectors
 from bot.engine.regex import compile_re2, widened
-from tests.content.helpers import SHARED
+from tests.datafiles import SECRETS
 
 
 @pytest.mark.parametrize(
@@ -30,9 +30,9 @@ def test_bounded_repetitions_are_made_unbounded_and_nothing_else(pattern: str, e
 
 
 def _texts() -> list[bytes]:
-    """Every labelled example and fixture text in the shared data, as bytes."""
+    """Every labelled example and fixture text vendored under tests/data/secrets, as bytes."""
     texts: list[bytes] = []
-    for path in sorted(SHARED.rglob("*")):
+    for path in sorted(SECRETS.rglob("*")):
         if path.is_file() and path.stat().st_size < 1 << 20:
             texts.append(path.read_bytes())
     return texts

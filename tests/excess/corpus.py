@@ -21,10 +21,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-DATA_DIR = Path(os.environ.get("RECEIPT_EDIT_FIDELITY_DATA", REPO_ROOT.parent / "shared/data/edit-fidelity"))
-TASKS_FILE = DATA_DIR / "corrupted_solutions_manual_easy_400.jsonl"
-VECTORS_FILE = DATA_DIR / "vectors-py311.jsonl"
+from tests.datafiles import EDIT_FIDELITY
+
+TASKS_FILE = EDIT_FIDELITY / "corrupted_solutions_manual_easy_400.jsonl"
+VECTORS_FILE = EDIT_FIDELITY / "vectors-py311.jsonl"
 VARIANTS = ("gold", "reformatted", "guard")
 _STAMP = "1767225600 +0000"  # fixed dates: the same corpus gives the same commits
 
@@ -42,10 +42,6 @@ class Task:
     @property
     def slug(self) -> str:
         return self.task_id.rsplit("/", 1)[-1]
-
-
-def available() -> bool:
-    return TASKS_FILE.is_file() and VECTORS_FILE.is_file()
 
 
 def load_tasks() -> list[Task]:
