@@ -1,29 +1,38 @@
-"""The `receipt` command: main(argv) -> int. Exit 0 pass, 1 fail, 2 usage or configuration error."""
+"""The `receipt` command: main(argv) -> int.
+
+Exit 0 pass, 1 fail, 2 usage or configuration error; 70 when receipt itself fails (one line on
+stderr, never a traceback), 130 when interrupted, 141 when the reader of stdout went away.
+"""
 
 from __future__ import annotations
 
 import argparse
 import gc
 import json
+import os
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from bot import __version__
-from bot.engine.content.patternset import PatternSetGaveUp
-from bot.engine.diff import DiffParseError
+from bot.engine.errors import ReceiptError
 from bot.engine.evaluation import manifest_paths
 from bot.engine.groups import MANIFEST_PATH
 from bot.engine.manifest import ManifestError, ManifestSource, json_schema, load_manifest
 from bot.engine.receipt import EXIT_CODES, Conclusion, render_json
 from bot.engine.render.markdown import render_markdown
-from bot.engine.render.terminal import render_terminal
+from bot.engine.render.terminal import one_line, render_terminal
 from bot.local.check import CheckOptions, UsageError, run_check
 from bot.local.git import Git, GitError
 from bot.local.inspect import inspect_receipt
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_INTERNAL = 70  # sysexits' EX_SOFTWARE: receipt itself failed, which is never a verdict
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C
+EXIT_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool whose reader went away (`| head`)
+_PROJECT = Path(__file__).resolve().parent.parent
 
 
 class _Parser(argparse.ArgumentParser):
@@ -53,21 +62,36 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--json", type=Path, help="write the receipt JSON here ('-': stdout)")
     check.add_argument("--markdown", type=Path, help="write the Markdown summary here")
 
-    validate = sub.add_parser("validate", help="validate a manifest (default: " + MANIFEST_PATH + ")")
-    validate.add_argument("file", nargs="?", type=Path, default=Path(MANIFEST_PATH))
+    validate = sub.add_parser(
+        "validate", help=f"validate a manifest (default: {MANIFEST_PATH} at the top of the repository)"
+    )
+    validate.add_argument("file", nargs="?", type=Path)
 
     explain = sub.add_parser("explain", help="show which rule decides each path, and why")
-    explain.add_argument("paths", nargs="+")
     explain.add_argument(
-        "--manifest", type=Path, help=f"policy file (default: {MANIFEST_PATH} in the working tree)"
+        "paths", nargs="+", help="paths relative to the current directory, as git takes them"
+    )
+    explain.add_argument(
+        "--manifest",
+        type=Path,
+        help=f"policy file (default: {MANIFEST_PATH} at the top of the working tree)",
     )
 
     inspect = sub.add_parser("inspect", help="verify a receipt's digest and the digests it names")
     inspect.add_argument("receipt", type=Path)
-    inspect.add_argument("--repo", type=Path, default=Path(), help="repository to check against")
+    inspect.add_argument(
+        "--repo", type=Path, help="repository holding the receipt's commits (default: the current one)"
+    )
 
     sub.add_parser("schema", help="print the manifest's JSON Schema")
     return parser
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read: {exc.strerror}") from exc
 
 
 def _write(target: Path, text: str) -> None:
@@ -102,52 +126,81 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return EXIT_CODES[Conclusion(receipt.verdict.conclusion)]
 
 
-def _cmd_validate(args: argparse.Namespace) -> int:
+def _here() -> tuple[Git, str] | None:
+    """The repository holding the current directory and the directory's place in it, as git finds
+    them ('' at the top, else ending in '/'); None outside a repository."""
     try:
-        data = args.file.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"{args.file}: cannot read: {exc.strerror}") from exc
-    load_manifest(data, str(args.file), ManifestSource.FILE)
-    print(f"{args.file}: valid receipt manifest (version 1)")
+        return Git.enclosing(Path())
+    except GitError:
+        return None
+
+
+def _default_manifest(here: tuple[Git, str] | None) -> Path:
+    """The repository's manifest, as a path from the current directory (as git would print it)."""
+    if here is None:
+        return Path(MANIFEST_PATH)
+    return Path(os.path.relpath(here[0].root / MANIFEST_PATH))
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    file: Path = args.file if args.file is not None else _default_manifest(_here())
+    load_manifest(_read(file), str(file), ManifestSource.FILE)
+    print(f"{one_line(str(file))}: valid receipt manifest (version 1)")
     return EXIT_OK
+
+
+def repository_path(name: str, prefix: str) -> str:
+    """A path given on the command line, relative to the current directory at `prefix` in the
+    repository, as the repository names it. UsageError for a path that names nothing in it."""
+    if not name:
+        raise UsageError("explain: an empty path names no file; give one such as src/app.py")
+    if name.startswith("/"):
+        raise UsageError(
+            f"explain: {name!r} is absolute; give the path relative to the current directory, "
+            "inside the repository"
+        )
+    parts = [part for part in name.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise UsageError(
+            f"explain: {name!r} goes up with '..'; give a path inside the repository without '..'"
+        )
+    if not parts:
+        raise UsageError(f"explain: {name!r} is a directory itself; give a path of a file in it")
+    return prefix + "/".join(parts)
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
     from bot.engine.scope import explain
 
-    path: Path = args.manifest or Path(MANIFEST_PATH)
-    try:
-        data: bytes | None = path.read_bytes()
-    except FileNotFoundError:
-        if args.manifest is not None:
-            raise UsageError(f"{path}: no such file") from None
-        data = None
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read: {exc.strerror}") from exc
+    here = _here()
+    names = [repository_path(name, here[1] if here else "") for name in args.paths]
+    path: Path = args.manifest if args.manifest is not None else _default_manifest(here)
+    absent = args.manifest is None and not path.exists()  # then the built-in policy applies
+    data = None if absent else _read(path)
     loaded = load_manifest(data, str(path) if data is not None else MANIFEST_PATH, ManifestSource.FILE)
-    print(f"policy: {path if data is not None else 'built-in default (no ' + MANIFEST_PATH + ')'}")
-    for name in args.paths:
-        explanation = explain(name.removeprefix("./"), loaded.manifest, manifest_paths(loaded))
-        print(explanation.path)
+    policy = one_line(str(path)) if data is not None else f"built-in default (no {MANIFEST_PATH})"
+    print(f"policy: {policy}")
+    for name in names:
+        explanation = explain(name, loaded.manifest, manifest_paths(loaded))
+        print(one_line(explanation.path))
         for line in explanation.lines:
-            print(f"  {line}")
+            print(f"  {one_line(line)}")
     return EXIT_OK
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
     try:
-        body: Any = json.loads(args.receipt.read_bytes())
-    except OSError as exc:
-        raise UsageError(f"{args.receipt}: cannot read: {exc.strerror}") from exc
+        body: Any = json.loads(_read(args.receipt))
     except ValueError as exc:
         raise UsageError(f"{args.receipt}: not JSON: {exc}") from exc
-    try:
+    if args.repo is not None:
         git: Git | None = Git.open(args.repo)
-    except GitError:
-        git = None
+    else:
+        here = _here()
+        git = here[0] if here is not None else None
     report = inspect_receipt(body, git)
     for line in report.lines:
-        print(line)
+        print(one_line(line))
     return EXIT_OK if report.ok else EXIT_FAIL
 
 
@@ -171,18 +224,69 @@ def tune_gc() -> None:
     gc.set_threshold(100_000, 50, 100)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    tune_gc()
-    args = _parser().parse_args(argv)
+def _frame(exc: BaseException) -> str:
+    """Where an exception was raised: receipt's own files by their path in the project."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return ""
+    last = frames[-1]
+    file = Path(last.filename)
+    shown = file.relative_to(_PROJECT) if file.is_relative_to(_PROJECT) else Path(*file.parts[-2:])
+    return f" (at {shown.as_posix()}:{last.lineno} in {last.name})"
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
+        try:
+            os.getcwd()
+        except FileNotFoundError:
+            raise UsageError("the current directory no longer exists; cd into one that does") from None
         return _COMMANDS[args.command](args)
     except ManifestError as exc:
         print(f"receipt: invalid manifest ({len(exc.issues)} problem(s)):\n{exc}", file=sys.stderr)
         return EXIT_FAIL if args.command == "validate" else EXIT_USAGE
-    except (UsageError, GitError, DiffParseError, PatternSetGaveUp) as exc:
-        message = exc.problem if isinstance(exc, GitError) else str(exc)
-        print(f"receipt: error: {message}", file=sys.stderr)
+    except ReceiptError as exc:
+        print(f"receipt: error: {one_line(exc.problem)}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        raise
+    except Exception as exc:
+        # A bug, not a verdict: one line naming it, so a user is never shown a stack trace.
+        what = one_line(f"{type(exc).__name__}: {str(exc)[:300]}{_frame(exc)}")
+        print(
+            f"receipt: internal error in {args.command!r}: {what}; this is a bug in receipt, "
+            "please report it with the command that caused it",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+
+
+def _discard_stdout() -> None:
+    """The reader went away: point stdout at /dev/null, so the interpreter's last flush of what is
+    still buffered has nowhere to fail ("Exception ignored ... BrokenPipeError")."""
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError):  # not a real file (a test's capture): nothing to flush at exit
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Raises nothing but SystemExit (argparse: --help, --version and usage errors)."""
+    try:
+        try:
+            tune_gc()
+            return _run(_parser().parse_args(argv))
+        finally:
+            sys.stdout.flush()  # here, so that a closed pipe is handled below rather than at exit
+    except BrokenPipeError:
+        _discard_stdout()
+        return EXIT_PIPE
+    except KeyboardInterrupt:
+        print("receipt: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -156,19 +156,37 @@ def test_inspect_detects_a_receipt_for_another_change(
     assert "MISMATCH  change.digest" in capsys.readouterr().out
 
 
-def test_inspect_manifest_sources(pr: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_inspect_manifest_sources(
+    pr: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from bot.engine.receipt import digest_of
 
     path = _receipt_file(pr, tmp_path, policy="version: 1\n")
     capsys.readouterr()
-    assert main(["inspect", str(path), "--repo", str(tmp_path)]) == 0
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    monkeypatch.chdir(outside)
+    assert main(["inspect", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "skipped   change.digest: no repository holding the subject's commits" in out
-    assert "skipped   manifest.digest: the manifest came from a file outside the base commit" in out
+    not_here = "not run inside a repository (run it in the one holding the commits, or pass --repo)"
+    assert f"skipped   change.digest: {not_here}" in out
+    assert "skipped   manifest.digest: the manifest was a file given to `receipt check --manifest`" in out
+    assert main(["inspect", str(path), "--repo", str(outside)]) == 2
+    assert "outside: not a git repository" in capsys.readouterr().err
 
     body = json.loads(path.read_text())
     body["manifest"]["source"] = "base"
     body["manifest"]["path"] = MANIFEST_PATH
+    body["digest"] = digest_of(body)
+    path.write_text(json.dumps(body))
+    assert main(["inspect", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"skipped   manifest.digest: {not_here}" in out  # what is missing: the repository
+    monkeypatch.chdir(pr.root / "src")
+    assert main(["inspect", str(path)]) == 1  # from a subdirectory, the repository is found
+    out = capsys.readouterr().out
+    assert "ok        change.digest" in out and "no .github/receipt.yml in the base commit" in out
+
     body["excess"]["reference"] = {"source": "fix.patch", "digest": "sha256:00"}
     body["subject"]["merge_base"] = "f" * 40
     body["digest"] = digest_of(body)
@@ -206,3 +224,55 @@ def test_reference_is_not_available_yet(
     patch.write_text("")
     assert main(["check", "--repo", str(pr.root), "--reference", str(patch)]) == 2
     assert "--reference" in capsys.readouterr().err
+
+
+def test_explain_and_validate_find_the_repository_from_a_subdirectory(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo.write(MANIFEST_PATH, "version: 1\npaths: {allow: [src/**]}\n")
+    repo.write("src/pkg/a.py", "x = 1\n")
+    monkeypatch.chdir(repo.root / "src" / "pkg")
+    assert main(["explain", "a.py", "README.md", "./b.py"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("policy: ../../.github/receipt.yml\nsrc/pkg/a.py\n")
+    assert "  allowed: matches paths.allow[0] 'src/**'" in out
+    assert "\nsrc/pkg/README.md\n" in out and "\nsrc/pkg/b.py\n" in out
+    assert main(["validate"]) == 0
+    assert capsys.readouterr().out == "../../.github/receipt.yml: valid receipt manifest (version 1)\n"
+    repo.write(MANIFEST_PATH, "version: 1\nbudgets: {files: -1}\n")
+    assert main(["validate"]) == 1
+    assert "../../.github/receipt.yml:2:18: budgets.files" in capsys.readouterr().err
+
+
+def test_explain_refuses_paths_that_name_nothing_in_the_repository(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repo.root)
+    for bad, problem in [
+        ("", "an empty path names no file"),
+        ("../x", "'../x' goes up with '..'"),
+        ("src/../../x", "goes up with '..'"),
+        ("/etc/passwd", "'/etc/passwd' is absolute"),
+        ("./", "is a directory itself"),
+    ]:
+        assert main(["explain", "ok.py", bad]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == ""  # nothing explained before the refusal
+        assert captured.err.startswith("receipt: error: explain: ") and problem in captured.err
+        assert captured.err.count("\n") == 1
+    assert main(["explain", "src//a.py", "./src/./b.py"]) == 0
+    out = capsys.readouterr().out
+    assert "\nsrc/a.py\n" in out and "\nsrc/b.py\n" in out
+
+
+def test_validate_outside_a_repository_reads_the_current_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["validate"]) == 2
+    assert (
+        capsys.readouterr().err
+        == "receipt: error: .github/receipt.yml: cannot read: No such file or directory\n"
+    )
+    assert main(["explain", "a.py"]) == 0
+    assert capsys.readouterr().out.startswith("policy: built-in default (no .github/receipt.yml)\na.py\n")

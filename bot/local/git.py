@@ -60,6 +60,14 @@ class Git:
             raise GitError(f"{where}: not a git repository") from exc
         return cls(Path(top.strip()))
 
+    @classmethod
+    def enclosing(cls, directory: Path) -> tuple[Git, str]:
+        """The repository whose working tree holds `directory`, and where `directory` sits in it
+        ('' at the top, else a path ending in '/'), found as git finds them; GitError outside one."""
+        git = cls.open(directory)
+        prefix = Git(directory.resolve()).run("rev-parse", "--show-prefix")
+        return git, prefix.decode("utf-8", "surrogateescape").removesuffix("\n")
+
     def run(self, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
         command = ("git", *(a for c in _CONFIG for a in ("-c", c)), *args)
         try:

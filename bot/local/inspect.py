@@ -55,10 +55,16 @@ def inspect_receipt(body: Any, git: Git | None) -> InspectReport:
     return report
 
 
+_NO_REPOSITORY = "not run inside a repository (run it in the one holding the commits, or pass --repo)"
+
+
 def _check_change(report: InspectReport, body: dict[str, Any], git: Git | None) -> None:
     merge_base, head = _get(body, "subject", "merge_base"), _get(body, "subject", "head")
-    if git is None or not isinstance(merge_base, str) or not isinstance(head, str):
-        report.skipped("change.digest", "no repository holding the subject's commits")
+    if not isinstance(merge_base, str) or not isinstance(head, str):
+        report.skipped("change.digest", "the receipt names no merge-base and head commits")
+        return
+    if git is None:
+        report.skipped("change.digest", _NO_REPOSITORY)
         return
     try:
         data = git.diff(git.resolve(merge_base), git.resolve(head))
@@ -74,9 +80,18 @@ def _check_manifest(report: InspectReport, body: dict[str, Any], git: Git | None
     if source == "default":
         _compare(report, "manifest.digest", claimed, digest_bytes(DEFAULT_MANIFEST_TEXT.encode("utf-8")))
         return
+    if source == "file":
+        report.skipped("manifest.digest", "the manifest was a file given to `receipt check --manifest`")
+        return
+    if source != "base":
+        report.skipped("manifest.digest", f"unknown manifest source {source!r}")
+        return
     base = _get(body, "subject", "base")
-    if source != "base" or git is None or not isinstance(base, str) or not isinstance(path, str):
-        report.skipped("manifest.digest", "the manifest came from a file outside the base commit")
+    if not isinstance(base, str) or not isinstance(path, str):
+        report.skipped("manifest.digest", "the receipt names no base commit and manifest path")
+        return
+    if git is None:
+        report.skipped("manifest.digest", _NO_REPOSITORY)
         return
     try:
         data = git.read_file(git.resolve(base), path)

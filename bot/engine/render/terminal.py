@@ -8,7 +8,7 @@ from bot.engine.render.excess_text import headline, notes
 _MAX_LISTED = 50
 
 
-def _clean(text: str) -> str:
+def one_line(text: str) -> str:
     """One line, no terminal control characters from a pull request's file names."""
     return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
 
@@ -40,24 +40,24 @@ def render_terminal(receipt: Receipt) -> str:
             + (" (alarm)" if x.alarm else "")
         )
     )
-    lines.extend(f"             {_clean(s)}" for s in [headline(x), *notes(x, str)])
+    lines.extend(f"             {one_line(s)}" for s in [headline(x), *notes(x, str)])
     m = receipt.manifest
     origin = {
         "base": "from the base commit",
         "file": "from a file",
         "default": "absent: built-in default policy",
     }
-    lines.append(f"  policy     {_clean(m.path)} ({origin[m.source.value]})")
-    lines.extend(f"  - {_clean(r)}" for r in v.reasons)
+    lines.append(f"  policy     {one_line(m.path)} ({origin[m.source.value]})")
+    lines.extend(f"  - {one_line(r)}" for r in v.reasons)
     found = [*receipt.scope, *receipt.locality_violations]
     if found:
         lines.append("")
     for item in found[:_MAX_LISTED]:
-        where = _clean(item.path) + (f":{item.line}" if item.line else "")
-        lines.append(f"{where}: {item.rule.value}: {_clean(item.message)}")
+        where = one_line(item.path) + (f":{item.line}" if item.line else "")
+        lines.append(f"{where}: {item.rule.value}: {one_line(item.message)}")
     if len(found) > _MAX_LISTED:
         lines.append(f"... and {len(found) - _MAX_LISTED} more (see --json or --markdown)")
     for check in receipt.checks:
         if check.conclusion.value != "success" and check.details:
-            lines.extend(["", f"--- {_clean(check.name)}: {check.conclusion.value} ---", check.details])
+            lines.extend(["", f"--- {one_line(check.name)}: {check.conclusion.value} ---", check.details])
     return "\n".join(lines) + "\n"

@@ -1,0 +1,286 @@
+"""No traceback reaches a user: closed pipes end quietly, bugs are one line and exit 70, and every
+subcommand answers hostile arguments with a message, never a stack trace."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot import cli
+from bot.cli import EXIT_INTERNAL, EXIT_PIPE, main
+from tests.gitrepo import GitRepo
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _receipt(
+    *args: str, cwd: Path = ROOT, stdout: int | None = subprocess.PIPE, buffered: bool = True
+) -> subprocess.CompletedProcess[bytes]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    return subprocess.run(
+        [sys.executable, "-m", "bot.cli", *args],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        check=False,
+        timeout=120,
+    )
+
+
+def _into_closed_pipe(
+    *args: str, cwd: Path = ROOT, buffered: bool = True
+) -> subprocess.CompletedProcess[bytes]:
+    """Run with stdout a pipe whose reader has already gone, as `receipt ... | head -0` would."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return _receipt(*args, cwd=cwd, stdout=write, buffered=buffered)
+    finally:
+        os.close(write)
+
+
+@pytest.fixture
+def pr(repo: GitRepo) -> GitRepo:
+    repo.write("src/a.py", "x = 1\n")
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("src/a.py", "x = 2\n")
+    repo.commit("pr")
+    return repo
+
+
+@pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize("args", [("schema",), ("explain", "a.py", "b.py"), ("--help",), ("--version",)])
+def test_a_closed_pipe_ends_quietly(args: tuple[str, ...], buffered: bool) -> None:
+    done = _into_closed_pipe(*args, buffered=buffered)
+    assert done.stderr == b""  # not even "Exception ignored" at interpreter shutdown
+    # argparse prints --help and --version itself and ignores a failed write when it is immediate
+    assert done.returncode == EXIT_PIPE or (
+        args[0].startswith("--") and not buffered and done.returncode == 0
+    )
+
+
+@pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+def test_a_receipt_into_a_closed_pipe_ends_quietly(pr: GitRepo, buffered: bool) -> None:
+    done = _into_closed_pipe("check", "--base", "main", "--no-tests", cwd=pr.root, buffered=buffered)
+    assert (done.returncode, done.stderr) == (EXIT_PIPE, b"")
+    json_out = ("check", "--base", "main", "--no-tests", "--json", "-")
+    done = _into_closed_pipe(*json_out, cwd=pr.root, buffered=buffered)
+    assert (done.returncode, done.stderr) == (EXIT_PIPE, b"")
+
+
+def test_head_of_a_real_pipeline_sees_the_first_line_and_nothing_on_stderr() -> None:
+    done = subprocess.run(
+        f"{sys.executable} -m bot.cli schema | head -1",
+        shell=True,
+        cwd=ROOT,
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"{\n", b"")
+
+
+def test_an_unexpected_exception_is_one_line_naming_what_failed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(args: object) -> int:
+        raise KeyError("surprise\nsecond line")
+
+    monkeypatch.setitem(cli._COMMANDS, "schema", broken)
+    assert main(["schema"]) == EXIT_INTERNAL
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("receipt: internal error in 'schema': KeyError: 'surprise\\nsecond line' (at ")
+    assert "tests/test_cli_robustness.py:" in lines[0] and "please report it" in lines[0]
+
+
+def test_an_interrupt_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def interrupted(args: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(cli._COMMANDS, "schema", interrupted)
+    assert main(["schema"]) == cli.EXIT_INTERRUPTED
+    assert capsys.readouterr().err == "receipt: interrupted\n"
+
+
+def test_exit_codes_are_distinct_from_verdicts_and_documented() -> None:
+    assert (
+        len({cli.EXIT_OK, cli.EXIT_FAIL, cli.EXIT_USAGE, EXIT_INTERNAL, EXIT_PIPE, cli.EXIT_INTERRUPTED}) == 6
+    )
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for code in (EXIT_INTERNAL, EXIT_PIPE, cli.EXIT_INTERRUPTED):
+        assert f"**{code}**" in readme
+
+
+# --- every subcommand, hostile arguments -----------------------------------------------------------
+
+
+@pytest.fixture
+def hostile(tmp_path: Path, pr: GitRepo) -> dict[str, str]:
+    """Files and directories no command expects."""
+    made = {
+        "repo": str(pr.root),
+        "dir": str(tmp_path / "a directory"),
+        "newline": str(tmp_path / "new\nline"),
+        "binary": str(tmp_path / "binary"),
+        "latin1": str(tmp_path / "latin1.yml"),
+        "deep_yaml": str(tmp_path / "deep.yml"),
+        "deep_json": str(tmp_path / "deep.json"),
+        "odd_receipt": str(tmp_path / "odd.json"),
+        "not_a_diff": str(tmp_path / "not.patch"),
+        "huge_number": str(tmp_path / "number.json"),
+        "missing": str(tmp_path / "missing"),
+        "plain": str(tmp_path / "plain"),
+    }
+    Path(made["dir"]).mkdir()
+    Path(made["newline"]).mkdir()
+    Path(made["binary"]).write_bytes(b"\xff\xfe\x00\x01\x80binary\x00")
+    Path(made["latin1"]).write_bytes(b'version: 1\npaths:\n  allow: ["\xe9"]\n')
+    Path(made["deep_yaml"]).write_text("[" * 20_000 + "]" * 20_000)
+    Path(made["deep_json"]).write_text("[" * 100_000 + "]" * 100_000)
+    Path(made["odd_receipt"]).write_text(
+        '{"schema": "receipt/1", "subject": {"merge_base": 5, "head": [], "base": {}},'
+        ' "manifest": {"source": "base", "path": 7}, "change": 3, "excess": "x", "digest": 1}'
+    )
+    Path(made["not_a_diff"]).write_text("not a diff\n")
+    Path(made["huge_number"]).write_text("1e999999")
+    Path(made["plain"]).mkdir()
+    return made
+
+
+# (arguments with {name} placeholders, the exit statuses allowed). Deeply nested input may be
+# refused as invalid, or at worst reported as an internal error on one line; never a traceback.
+HOSTILE: list[tuple[tuple[str, ...], set[int]]] = [
+    (("check", "--repo", "{missing}"), {2}),
+    (("check", "--repo", "{binary}"), {2}),
+    (("check", "--repo", "{plain}"), {2}),
+    (("check", "--repo", "{newline}"), {2}),
+    (("check", "--repo", "{repo}", "--base", "no-such-revision"), {2}),
+    (("check", "--repo", "{repo}", "--base", "main\nHEAD"), {2}),
+    (("check", "--repo", "{repo}", "--base", "x" * 100_000), {2}),
+    (("check", "--repo", "{repo}", "--base", "main", "--head", ""), {2}),
+    (("check", "--repo", "{repo}", "--base", "--all"), {2}),
+    (("check", "--repo", "{repo}", "--base", "main", "--manifest", "{dir}"), {2}),
+    (("check", "--repo", "{repo}", "--base", "main", "--manifest", "{binary}"), {2}),
+    (("check", "--repo", "{repo}", "--base", "main", "--manifest", "{latin1}"), {2}),
+    (("check", "--repo", "{repo}", "--base", "main", "--manifest", "{missing}"), {2}),
+    (("check", "--repo", "{repo}", "--base", "main", "--manifest", "{deep_yaml}"), {2, EXIT_INTERNAL}),
+    (("check", "--repo", "{repo}", "--base", "main", "--reference", "{dir}"), {2}),
+    (("check", "--repo", "{repo}", "--base", "main", "--reference", "{binary}"), {2}),
+    (("check", "--repo", "{repo}", "--base", "main", "--reference", "{not_a_diff}"), {2}),
+    (("check", "--repo", "{repo}", "--base", "main", "--reference", "{missing}"), {2}),
+    (("check", "--repo", "{repo}", "--base", "main", "--no-tests", "--json", "{dir}"), {2}),
+    (("check", "--repo", "{repo}", "--base", "main", "--no-tests", "--json", "/dev/full"), {2}),
+    (("check", "--repo", "{repo}", "--base", "main", "--no-tests", "--markdown", "{missing}/x.md"), {2}),
+    (("check", "--repo", "{repo}", "--base", "main", "--test-command", ""), {0, 1}),
+    (("check", "--repo", "{repo}", "--base", "main", "--test-command", "exit 3"), {1}),
+    (("check", "--repo", "{repo}", "--base", "main", "--no-tests", "--test-command", "true"), {2}),
+    (("check", "--bogus"), {2}),
+    (("validate", "{missing}"), {2}),
+    (("validate", "{dir}"), {2}),
+    (("validate", "{newline}"), {2}),
+    (("validate", ""), {2}),
+    (("validate", "{binary}"), {1}),
+    (("validate", "{latin1}"), {1}),
+    (("validate", "{deep_yaml}"), {1, EXIT_INTERNAL}),
+    (("validate", "{odd_receipt}"), {1}),
+    (("explain", ""), {2}),
+    (("explain", "../x"), {2}),
+    (("explain", "/etc/passwd"), {2}),
+    (("explain", "a\nb"), {0}),
+    (("explain", "\x1b[31mred"), {0}),
+    (("explain", "x" * 100_000), {0}),
+    (("explain", "--manifest", "{dir}", "a"), {2}),
+    (("explain", "--manifest", "{binary}", "a"), {2}),
+    (("explain", "--manifest", "{missing}", "a"), {2}),
+    (("explain", "--manifest", "{deep_yaml}", "a"), {2, EXIT_INTERNAL}),
+    (("explain",), {2}),
+    (("inspect", "{missing}"), {2}),
+    (("inspect", "{dir}"), {2}),
+    (("inspect", "{binary}"), {2}),
+    (("inspect", "{latin1}"), {2}),
+    (("inspect", "{huge_number}"), {1}),
+    (("inspect", "{odd_receipt}"), {1}),
+    (("inspect", "{odd_receipt}", "--repo", "{repo}"), {1}),
+    (("inspect", "{odd_receipt}", "--repo", "{binary}"), {2}),
+    (("inspect", "{odd_receipt}", "--repo", "{plain}"), {2}),
+    (("inspect", "{deep_json}"), {2, EXIT_INTERNAL}),
+    (("schema", "extra"), {2}),
+    (("--help",), {0}),
+    (("--version",), {0}),
+    (("check", "--help"), {0}),
+    (("no-such-command",), {2}),
+    ((), {2}),
+]
+
+
+def _run_in_process(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        code = main(args)
+    except SystemExit as exit_:  # argparse: --help, --version and usage errors
+        code = int(exit_.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize(("template", "allowed"), HOSTILE, ids=lambda v: repr(v)[:60])
+def test_hostile_arguments_get_a_message_never_a_traceback(
+    template: tuple[str, ...],
+    allowed: set[int],
+    hostile: dict[str, str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(hostile["plain"])  # not a repository
+    args = [a.format(**hostile) if "{" in a and "}" in a else a for a in template]
+    code, out, err = _run_in_process(args, capsys)
+    assert "Traceback" not in out + err
+    assert code in allowed, (code, err[-500:])
+    if code not in (0, 1):
+        assert err.strip(), "a refusal says why"
+    if code == 2 and not err.startswith(("usage:", "receipt: invalid manifest")):
+        assert len(err.splitlines()) == 1, err  # one message, on one line
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("validate", "{deep_yaml}"),
+        ("inspect", "{deep_json}"),
+        ("explain", "x\ny", "../z"),
+        ("check", "--repo", "{binary}"),
+        ("--version",),
+    ],
+)
+def test_hostile_arguments_from_a_real_process_print_no_traceback(
+    args: tuple[str, ...], hostile: dict[str, str]
+) -> None:
+    done = _receipt(*(a.format(**hostile) for a in args), cwd=Path(hostile["plain"]))
+    assert b"Traceback" not in done.stdout + done.stderr
+    assert done.returncode in (0, 1, 2, EXIT_INTERNAL)
+
+
+def test_a_check_from_a_deleted_directory_is_a_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    for args in (["check"], ["validate"], ["explain", "a"], ["inspect", str(tmp_path / "r.json")]):
+        code, out, err = _run_in_process(args, capsys)
+        assert "Traceback" not in out + err
+        assert code == 2, (args, err)
