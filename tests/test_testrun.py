@@ -84,12 +84,16 @@ def test_every_kind_of_side_effect_is_caught_even_gitignored_ones(pr: GitRepo) -
 
 def test_manifest_ignores_listed_side_effects(pr: GitRepo) -> None:
     pr.checkout("main")
-    pr.write(MANIFEST_PATH, "version: 1\ntests: {ignore_side_effects: ['build/**', 'build']}\n")
+    pr.write(MANIFEST_PATH, "version: 1\ntests: {ignore_side_effects: ['build/**', '.benchmarks/']}\n")
     pr.commit("policy")
     pr.checkout("pr")
     pr.git("merge", "-q", "--no-edit", "main")
-    receipt = check(pr, test_command=_script("import os; os.makedirs('build/x')"))
+    # README's own example, and the directory a pytest benchmark plugin writes, each created whole
+    body = "import os; os.makedirs('build/x'); os.makedirs('.benchmarks/Linux'); open('.benchmarks/Linux/1.json', 'w')"
+    receipt = check(pr, test_command=_script(body))
     assert rules(receipt) == []
+    receipt = check(pr, test_command=_script(body + "; open('.env', 'w')"))
+    assert rules(receipt) == [("side-effect", ".env")]
 
 
 def test_tests_command_from_the_manifest(pr: GitRepo) -> None:

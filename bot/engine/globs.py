@@ -1,7 +1,8 @@
 """Path patterns with gitignore semantics, compiled once.
 
 A list of patterns is read the gitignore way: the last pattern that matches decides, and a
-`!pattern` that matches excludes. Dotfiles are ordinary names.
+`!pattern` that matches excludes. Dotfiles are ordinary names. A directory pattern (`build/`,
+`build/**`, a bare name) also names the directory itself where a caller asks (`covers_tree`).
 """
 
 from __future__ import annotations
@@ -56,3 +57,19 @@ def last_match(patterns: Sequence[str], path: str) -> GlobMatch | None:
 def matches(patterns: Sequence[str], path: str) -> bool:
     found = last_match(patterns, path)
     return found is not None and found.include
+
+
+def covers_tree(patterns: Sequence[str], path: str, *, whole: bool) -> bool:
+    """Whether the patterns match `path` or, read as a directory (`path/`), the directory itself.
+
+    `whole` says that `path` may stand for a directory reported as a whole, without what it holds;
+    then a `!` pattern after the deciding one might re-include something inside it, and the answer
+    is no: what cannot be seen is not covered.
+    """
+    for form in (path, path + "/"):
+        found = last_match(patterns, form)
+        if found is not None and found.include:
+            later = patterns[found.index + 1 :]
+            if not (whole and any(p.startswith("!") for p in later)):
+                return True
+    return False

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from bot.engine.findings import RuleId, Violation
-from bot.engine.globs import matches
+from bot.engine.globs import covers_tree
 from bot.engine.manifest import Manifest
 
 
@@ -48,7 +48,8 @@ class SideEffectKind(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class SideEffect:
-    """A path the test run created, deleted or changed in the worktree."""
+    """A path the test run created, deleted or changed in the worktree. A created or deleted
+    directory may be one effect, without what it holds."""
 
     path: str
     kind: SideEffectKind
@@ -104,5 +105,7 @@ def side_effect_violations(evidence: TestEvidence, manifest: Manifest) -> list[V
             f"side-effect:{effect.kind}",
         )
         for effect in evidence.side_effects
-        if not (ignored and matches(ignored, effect.path))
+        if not (
+            ignored and covers_tree(ignored, effect.path, whole=effect.kind is not SideEffectKind.MODIFIED)
+        )
     ]
