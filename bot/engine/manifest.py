@@ -349,7 +349,14 @@ SPEC = Mapping_(
                         )
                     ),
                     "timeout_minutes": Field(Number(minimum=0, exclusive_minimum=True)),
-                    "ignore_side_effects": Field(_GLOBS),
+                    "ignore_side_effects": Field(
+                        ListOf(
+                            _GLOB,
+                            unique=True,
+                            description="Paths the filesystem gate ignores; a directory pattern "
+                            "(build/, build/**, .benchmarks) covers the directory itself too.",
+                        )
+                    ),
                 },
             )
         ),
