@@ -10,20 +10,46 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from operator import ne
 
 from rapidfuzz.distance import Levenshtein
 
 
-def levenshtein(left: Sequence[str], right: Sequence[str]) -> int:
-    """Unit-cost edit distance between two token lists.
-
-    Tokens are numbered first: rapidfuzz compares list items by hash, and numbering makes equality
-    of tokens exact instead of probable.
-    """
+def _numbered(left: Sequence[str], right: Sequence[str]) -> tuple[list[int], list[int]]:
+    """Tokens as numbers: rapidfuzz compares list items by hash, and numbering makes equality of
+    tokens exact instead of probable."""
     ids: dict[str, int] = {}
-    a = [ids.setdefault(t, len(ids)) for t in left]
-    b = [ids.setdefault(t, len(ids)) for t in right]
-    return int(Levenshtein.distance(a, b))
+    return [ids.setdefault(t, len(ids)) for t in left], [ids.setdefault(t, len(ids)) for t in right]
+
+
+def levenshtein(left: Sequence[str], right: Sequence[str]) -> int:
+    """Unit-cost edit distance between two token lists."""
+    return int(Levenshtein.distance(*_numbered(left, right)))
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutCount:
+    """Two texts as written: token edits, and the gaps whose whitespace changed between two tokens
+    that both texts keep side by side (a gap next to an edited token belongs to that edit)."""
+
+    token_edits: int
+    gap_edits: int
+
+
+def layout_count(
+    left: Sequence[str], left_gaps: Sequence[str], right: Sequence[str], right_gaps: Sequence[str]
+) -> LayoutCount:
+    """Align the tokens (a least-edits alignment), then compare the whitespace before each kept token
+    whose predecessor is kept next to it too; `*_gaps[i]` is the whitespace before token i."""
+    edits = gaps = 0
+    for op in Levenshtein.opcodes(*_numbered(left, right)):
+        i, j, n = op.src_start, op.dest_start, op.src_end - op.src_start
+        if op.tag != "equal":
+            edits += max(n, op.dest_end - j)
+            continue
+        first = 0 if i == j == 0 else 1  # the start of both texts lines up like a kept token
+        gaps += sum(map(ne, left_gaps[i + first : i + n], right_gaps[j + first : j + n]))
+    return LayoutCount(edits, gaps)
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,8 @@ changed text files, `distance = Σ Lev(C, M) / Σ max(|C|, |M|)` in tokens (toke
 With a reference, `reference_distance` is the same over the files the reference touches, and
 `excess = nd(M, C) − nd(G, C)` over the union of the files either side touches, where a file one
 side leaves alone counts with its base text on that side. `formatting_share` is the part of the
-raw token change (comments, layout, quote style included) that normalization removes;
+change as written that is formatting: edits to comments, line breaks and quote style (tokens the
+significant view drops or reads alike), and changed whitespace between tokens kept on both sides;
 `added_complexity` is the cognitive complexity the change added to the Python functions it touched,
 against G when there is a reference and against C otherwise.
 """
@@ -20,7 +21,7 @@ from enum import StrEnum
 from bot.engine.change import Change
 from bot.engine.complexity import function_complexities
 from bot.engine.diff import FileDiff, FileStatus
-from bot.engine.distance import EditCount, Total, difference, edit_count, levenshtein, total
+from bot.engine.distance import EditCount, Total, difference, edit_count, layout_count, total
 from bot.engine.manifest import ExcessPolicy
 from bot.engine.patching import PatchApplyError, Reference, apply_file, base_path, measurable
 from bot.engine.tokens import Tokenizer, TokenMode, is_python
@@ -118,10 +119,12 @@ class _Measure:
         raw_edits = 0
         formatting = 0
         for key, version in versions.items():
-            raw = levenshtein(*self.tokenizer.raw_pair(version.label, version.before, version.after))
-            raw_edits += raw
-            # the two views count slightly different units: normalization never adds formatting
-            formatting += max(0, raw - counts[key].edits)
+            before, after = self.tokenizer.written_pair(version.label, version.before, version.after)
+            layout = layout_count(before.tokens, before.gaps, after.tokens, after.gaps)
+            raw_edits += layout.token_edits + layout.gap_edits
+            # token edits the significant view does not see are formatting (comments, line breaks,
+            # quotes); the two views count slightly different units, so never below zero
+            formatting += max(0, layout.token_edits - counts[key].edits) + layout.gap_edits
         if not versions:
             return None
         return formatting / raw_edits if raw_edits else 0.0

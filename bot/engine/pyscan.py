@@ -7,7 +7,8 @@ strings (NAME, NUMBER, STRING, OP, and NEWLINE at the end of each logical line) 
 `findall` over `tokenize`'s own regular expressions. Anything this reader does not expect (a
 character no token pattern matches) returns None, and the caller falls back to `tokenize` itself;
 tests compare both on every module of the standard library. The raw view of source as written
-(`raw_pieces`) is read the same way, with comments, line breaks and backslash continuations.
+(`raw_pieces`: each token and the blanks before it) is read the same way, with comments, line
+breaks and backslash continuations.
 """
 
 from __future__ import annotations
@@ -87,11 +88,15 @@ def _indent_width(piece: str) -> int:
     return column
 
 
-def raw_pieces(text: str) -> tuple[str, ...] | None:
-    """Tokens of `text` as written, each with the whitespace before it; None if unsure (see above).
+def raw_pieces(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """Tokens of `text` as written and the whitespace before each, `(gaps, tokens)`, ending with an
+    empty token after the whitespace that ends the text; None if unsure (see above). A line break
+    that ends a logical line is a token (NEWLINE); any other (blank lines, breaks inside brackets or
+    after a comment-only line: tokenize's NL) is whitespace.
 
     Where `tokenize` raises (a bracket still open at the end, a dedent to no enclosing level) this
     returns None too, so both views agree on which files cannot be tokenized."""
+    gaps: list[str] = []
     out: list[str] = []
     done = 0
     depth = 0
@@ -101,27 +106,28 @@ def raw_pieces(text: str) -> tuple[str, ...] | None:
         token = match.group(1)
         if token is None:
             return None
-        piece = text[done : match.end()]
-        out.append(piece)
-        done = match.end()
         if token[-1] == "\n":
+            ends_a_line = not at_line_start and depth == 0
             at_line_start = at_line_start or depth == 0
-            continue
-        if token[0] == "#":
-            continue  # a comment-only line does not indent
-        if at_line_start and depth == 0:
-            column = _indent_width(text[match.start() : match.start(1)].rsplit("\n", 1)[-1])
-            if column > indents[-1]:
-                indents.append(column)
-            while column < indents[-1]:
-                indents.pop()
-            if column != indents[-1]:
-                return None
-        at_line_start = False
-        if token in _OPEN:
-            depth += 1
-        elif token in _CLOSE:
-            depth -= 1  # below zero too: tokenize then reads every later line as a continuation
-    if done < len(text):
-        out.append(text[done:])  # blanks after the last token, kept as tokenize keeps them
-    return tuple(out) if depth == 0 else None
+            if not ends_a_line:
+                continue  # NL: whitespace, part of the gap before the next token
+        elif token[0] != "#":  # a comment-only line does not indent
+            if at_line_start and depth == 0:
+                column = _indent_width(text[match.start() : match.start(1)].rsplit("\n", 1)[-1])
+                if column > indents[-1]:
+                    indents.append(column)
+                while column < indents[-1]:
+                    indents.pop()
+                if column != indents[-1]:
+                    return None
+            at_line_start = False
+            if token in _OPEN:
+                depth += 1
+            elif token in _CLOSE:
+                depth -= 1  # below zero too: tokenize then reads every later line as a continuation
+        gaps.append(text[done : match.start(1)])
+        out.append(token)
+        done = match.end()
+    gaps.append(text[done:])  # blanks after the last token, kept as tokenize keeps them
+    out.append("")
+    return (tuple(gaps), tuple(out)) if depth == 0 else None

@@ -4,9 +4,10 @@ Two views of a file. The *significant* view is what `nd` counts: for Python it i
 of "When Models Edit Too Much" (`ast.unparse(ast.parse(src))`, then stdlib `tokenize` without
 COMMENT, NL, ENCODING, ENDMARKER, INDENT, DEDENT); for other files a Pygments lexer chosen by file
 name without comment and whitespace tokens; for files no lexer knows, whitespace-separated words.
-The *raw* view keeps everything as written — comments, blank lines, quote style — with each token
-carrying the whitespace before it, so a change of spacing, wrapping or comments shows up there and
-not in the significant view. `formatting_share` is built from the gap between the two.
+The *written* view keeps everything as written — comments, blank lines, quote style — and the
+whitespace before each token, apart from the token: a change of spacing, wrapping or comments shows
+up there and not in the significant view, and deleting a token changes no other token.
+`formatting_share` is built from the difference between the two views.
 
 The two texts of a pair are always read the same way: if either side of a Python file does not
 parse, both are read by the tokenizer alone (and if either cannot be tokenized, by Pygments' Python
@@ -58,11 +59,24 @@ class TokenPair:
     right: Tokens
 
 
+@dataclass(frozen=True, slots=True)
+class Written:
+    """A text as written: its tokens (comments and line breaks included, quote style kept) and the
+    whitespace before each (`gaps[i]` precedes `tokens[i]`). The last token is always "", after
+    the blanks that end the text, so the ends of two texts line up."""
+
+    tokens: Tokens
+    gaps: Tokens
+
+
 _DROPPED = frozenset(
     {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT}
 )
-# Indentation belongs to the whitespace before the next token in the raw view, like any other.
-_RAW_SKIPPED = frozenset({tokenize.ENCODING, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT})
+# Indentation, and line breaks that end no logical line, belong to the whitespace before the next
+# token in the written view.
+_RAW_SKIPPED = frozenset(
+    {tokenize.ENCODING, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT, tokenize.NL}
+)
 _PYTHON_FAILURES = (SyntaxError, ValueError, RecursionError, tokenize.TokenError)
 
 
@@ -123,28 +137,29 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def python_raw(text: str) -> Tokens | None:
-    """Python tokens as written, comments and line breaks included, each with the whitespace before it."""
+def python_raw(text: str) -> Written | None:
+    """Python source as written, comments and line breaks included; None if it cannot be tokenized."""
     fast = raw_pieces(text)
-    return fast if fast is not None else _stdlib_raw(text)
+    return Written(fast[1], fast[0]) if fast is not None else _stdlib_raw(text)
 
 
-def _stdlib_raw(text: str) -> Tokens | None:
+def _stdlib_raw(text: str) -> Written | None:
     starts = _line_starts(text)
-    out: list[str] = []
+    gaps: list[str] = []
+    tokens: list[str] = []
     done = 0
     try:
         for tok in _stdlib_tokens(text):
-            if tok.type in _RAW_SKIPPED:
+            if tok.type in _RAW_SKIPPED or not tok.string:  # "": the NEWLINE tokenize invents at the end
                 continue
+            start = starts[tok.start[0]] + tok.start[1]
             end = starts[tok.end[0]] + tok.end[1]
-            piece = text[done:end]  # empty for the NEWLINE tokenize invents at the end of a file
-            if piece:
-                out.append(piece)
-                done = end
+            gaps.append(text[done:start])
+            tokens.append(text[start:end])
+            done = end
     except _PYTHON_FAILURES:
         return None
-    return tuple(out)
+    return Written((*tokens, ""), (*gaps, text[done:]))
 
 
 def lexer_class_for(path: str) -> type[Lexer] | None:
@@ -211,40 +226,40 @@ def lexed(text: str, lexer: type[Lexer]) -> Tokens:
     return tuple(out)
 
 
-def _with_leading_space(pieces: Iterable[tuple[str, bool]]) -> Tokens:
-    """Join each whitespace run to the piece after it; trailing whitespace is dropped."""
-    out: list[str] = []
+def _written(pieces: Iterable[tuple[str, bool]]) -> Written:
+    """Tokens and the whitespace before each; `splittable` pieces (plain text) are split at blanks."""
+    gaps: list[str] = []
+    tokens: list[str] = []
     pending = ""
     for value, splittable in pieces:
         for piece in _PIECES.findall(value) if splittable else [value]:
             if splittable and piece.isspace():
                 pending += piece
             else:
-                out.append(pending + piece)
+                gaps.append(pending)
+                tokens.append(piece)
                 pending = ""
-    return tuple(out)
+    return Written((*tokens, ""), (*gaps, pending))
 
 
-def lexed_raw(text: str, lexer: type[Lexer]) -> Tokens:
+def lexed_raw(text: str, lexer: type[Lexer]) -> Written:
     from pygments.token import Text, is_token_subtype
 
-    return _with_leading_space((value, is_token_subtype(ttype, Text)) for ttype, value in _lex(text, lexer))
+    return _written((value, is_token_subtype(ttype, Text)) for ttype, value in _lex(text, lexer))
 
 
 def words(text: str) -> Tokens:
     return tuple(text.split())
 
 
-def words_raw(text: str) -> Tokens:
-    return _with_leading_space([(text, True)])
+def words_raw(text: str) -> Written:
+    return _written([(text, True)])
 
 
 class _Reader(StrEnum):
     NORMALIZED = "normalized"
     TOKENIZED = "tokenized"
-    PYTHON_RAW = "python_raw"
     LEXED = "lexed"
-    LEXED_RAW = "lexed_raw"
 
 
 def _read(
@@ -254,12 +269,8 @@ def _read(
         return python_normalized(text, parse)
     if reader is _Reader.TOKENIZED:
         return python_tokens(text)
-    if reader is _Reader.PYTHON_RAW:
-        return python_raw(text)
     assert lexer is not None  # the Python readers alone need no lexer
-    if reader is _Reader.LEXED:
-        return lexed(text, lexer)
-    return lexed_raw(text, lexer)
+    return lexed(text, lexer)
 
 
 class Tokenizer:
@@ -267,6 +278,7 @@ class Tokenizer:
 
     def __init__(self) -> None:
         self._memo: dict[tuple[_Reader, type[Lexer] | None, str], Tokens | None] = {}
+        self._written: dict[tuple[type[Lexer] | None, str], Written | None] = {}
         self._trees: dict[str, ast.Module | None] = {}
 
     def tree(self, text: str) -> ast.Module | None:
@@ -309,14 +321,26 @@ class Tokenizer:
             return TokenPair(TokenMode.WORDS, words(left), words(right))
         return TokenPair(TokenMode.LEXED, *self._lexed(_Reader.LEXED, lexer, left, right))
 
-    def raw_pair(self, path: str, left: str, right: str) -> tuple[Tokens, Tokens]:
-        """Tokens as written (comments, layout, quote style) of two versions of the file at `path`."""
+    def _read_written(self, lexer: type[Lexer] | None, text: str) -> Written | None:
+        """Python as written when `lexer` is None (None if it cannot be tokenized), else lexed."""
+        key = (lexer, text)
+        if key not in self._written:
+            self._written[key] = python_raw(text) if lexer is None else lexed_raw(text, lexer)
+        return self._written[key]
+
+    def written_pair(self, path: str, left: str, right: str) -> tuple[Written, Written]:
+        """Two versions of the file at `path` as written (comments, layout, quote style), read alike."""
+        lexer: type[Lexer] | None = None
         if is_python(path):
-            found = self._both(_Reader.PYTHON_RAW, None, left, right)
-            return (
-                found if found is not None else self._lexed(_Reader.LEXED_RAW, _python_lexer(), left, right)
-            )
-        lexer = lexer_class_for(path)
-        if lexer is None:
-            return words_raw(left), words_raw(right)
-        return self._lexed(_Reader.LEXED_RAW, lexer, left, right)
+            a = self._read_written(None, left)
+            b = self._read_written(None, right) if a is not None else None
+            if a is not None and b is not None:
+                return a, b
+            lexer = _python_lexer()  # one side cannot be tokenized: Pygments' lexer for both
+        else:
+            lexer = lexer_class_for(path)
+            if lexer is None:
+                return words_raw(left), words_raw(right)
+        a, b = self._read_written(lexer, left), self._read_written(lexer, right)
+        assert a is not None and b is not None  # lexers accept any text
+        return a, b

@@ -140,6 +140,51 @@ def test_formatting_share_is_the_part_normalization_removes() -> None:
     assert mixed.formatting_share is not None and 0 < mixed.formatting_share < 1
 
 
+_MEAN = "def mean(values):\n    return sum(values) / (len(values) - 1)\n"
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after"),
+    [
+        # the one-line fix of `make demo`: deleting tokens moves no whitespace of the tokens kept
+        ("calc.py", _MEAN, _MEAN.replace("(len(values) - 1)", "len(values)")),
+        ("calc.py", _MEAN, _MEAN.replace("len(values) - 1", "len(values) - 2")),
+        ("calc.py", _MEAN, _MEAN + "\n\ndef spread(values):\n    return max(values) - min(values)\n"),
+        ("area.py", C, G),
+        ("area.py", C, "def area(w, h):\n    return w\n"),
+        ("area.py", C, ""),  # a deletion
+        ("area.py", "", C),  # a new file
+        ("f.c", "int f(int a) { return (a - 1); }\n", "int f(int a) { return a; }\n"),
+        ("NOTES", "one two three four\n", "one three four\n"),
+    ],
+)
+def test_a_change_with_no_formatting_change_has_formatting_share_0(
+    path: str, before: str, after: str
+) -> None:
+    x = measure_excess(change((path, "modified", before, after)))
+    assert x.distance is not None and x.distance > 0
+    assert x.formatting_share == 0.0
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after"),
+    [
+        ("calc.py", _MEAN, _MEAN.replace("(len(values) - 1)", "(len(values)-1)")),  # spacing only
+        ("calc.py", _MEAN, _MEAN.replace(" - 1)", " - 2)  # fixed")),  # a fix and a comment
+        ("calc.py", _MEAN, _MEAN.replace("return", "return ")),  # a wider gap
+        ("calc.py", _MEAN, _MEAN + "   "),  # trailing blanks
+        ("calc.py", _MEAN, "\n" + _MEAN),  # a blank line at the start
+        ("calc.py", _MEAN, _MEAN.replace("    return", "        return")),  # indentation
+        ("calc.py", _MEAN, _MEAN.replace("(values)", "( values )")),
+        ("f.c", "int f(int a) { return a - 1; }\n", "int f(int a)\n{\n  return a - 2;\n}\n"),
+        ("NOTES", "one two three four\n", "one two\nthree  four\n"),
+    ],
+)
+def test_any_formatting_change_has_a_share_above_0(path: str, before: str, after: str) -> None:
+    x = measure_excess(change((path, "modified", before, after)))
+    assert x.formatting_share is not None and x.formatting_share > 0
+
+
 def test_python_that_does_not_parse_is_read_by_the_tokenizer_and_said() -> None:
     broken = "def area(w, h:\n    return w * h\n"
     x = measure_excess(change(("area.py", "modified", C, broken)))

@@ -72,7 +72,8 @@ def test_notes() -> None:
         ),
     )
     assert notes(x, lambda s: f"<{s}>") == [
-        "Formatting and comments make up 25.0% of the raw token change.",
+        "Of what this change edits as written, 25.0% is formatting: layout, comments or quote style, "
+        "which leave the code the same.",
         "Cognitive complexity +7 against the base (<f0> +1, <f1> +1, <f2> +1, <f3> +1, <f4> +1, …).",
         "Does not parse, read by the tokenizer alone: <b.py>.",
         "Complexity not measured (does not parse): <c.py>.",

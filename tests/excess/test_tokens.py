@@ -7,6 +7,7 @@ from pygments.lexers.python import PythonLexer
 from bot.engine.tokens import (
     Tokenizer,
     TokenMode,
+    Written,
     is_python,
     lexed,
     lexed_raw,
@@ -77,14 +78,36 @@ def test_parsing_pull_request_code_is_quiet(recwarn: pytest.WarningsRecorder) ->
     assert len(recwarn) == 0
 
 
-def test_python_raw_keeps_everything_with_its_leading_whitespace() -> None:
+def _pieces(written: Written | None) -> tuple[str, ...]:
+    """Each token with the whitespace before it, as the text had them."""
+    assert written is not None
+    return tuple(gap + token for gap, token in zip(written.gaps, written.tokens, strict=True))
+
+
+def test_python_raw_keeps_everything_and_the_whitespace_before_each_token() -> None:
     source = "def f():\n    x = 1  # c\n\n    return x\n"
-    assert python_raw(source) == (
-        "def", " f", "(", ")", ":", "\n", "    x", " =", " 1", "  # c", "\n", "\n", "    return", " x", "\n",
+    written = python_raw(source)
+    assert written is not None
+    assert written.tokens == (
+        "def", "f", "(", ")", ":", "\n", "x", "=", "1", "# c", "\n", "return", "x", "\n", "",
     )  # fmt: skip
-    assert "".join(python_raw(source) or ()) == source
-    assert python_raw("y = 1") == ("y", " =", " 1")  # the NEWLINE tokenize invents is not text
-    assert python_raw('s = "a\\\n  b"\n') == ("s", " =", ' "a\\\n  b"', "\n")
+    assert written.gaps[6] == "    " and written.gaps[11] == "\n    "  # a blank line is whitespace
+    assert "".join(_pieces(written)) == source
+    assert _pieces(python_raw("y = 1")) == ("y", " =", " 1", "")  # the NEWLINE tokenize invents is not text
+    assert _pieces(python_raw("y = 1  ")) == ("y", " =", " 1", "  ")  # trailing blanks are the last gap
+    assert _pieces(python_raw('s = "a\\\n  b"\n')) == ("s", " =", ' "a\\\n  b"', "\n", "")
+    assert _pieces(python_raw("x = [1,\n  2]  # c\n")) == (
+        "x",
+        " =",
+        " [",
+        "1",
+        ",",
+        "\n  2",
+        "]",
+        "  # c",
+        "\n",
+        "",
+    )
     assert python_raw("x = (\n") is None
 
 
@@ -104,9 +127,10 @@ def test_lexed_drops_comments_and_whitespace_but_not_preprocessor_lines() -> Non
         "return", "s", "(", '"', " ", '"', ")", ";", "}",
     )  # fmt: skip
     raw = lexed_raw(source, CLexer)
-    assert "/* block */" in raw
-    assert " // line\n" in raw
-    assert "  main" in raw
+    assert "/* block */" in raw.tokens
+    assert "// line\n" in raw.tokens
+    assert raw.gaps[raw.tokens.index("main")] == "  "
+    assert "".join(_pieces(raw)) == source
 
 
 def test_prose_is_read_as_words() -> None:
@@ -114,7 +138,7 @@ def test_prose_is_read_as_words() -> None:
 
     assert lexed("# Title\n\nSome prose here.\n", MarkdownLexer)[-3:] == ("Some", "prose", "here.")
     assert words("a  b\n c") == ("a", "b", "c")
-    assert words_raw("a  b\n c \n") == ("a", "  b", "\n c")
+    assert words_raw("a  b\n c \n") == Written(("a", "b", "c", ""), ("", "  ", "\n ", " \n"))
 
 
 def test_is_python() -> None:
@@ -140,14 +164,20 @@ def test_pairs_are_read_the_same_way_on_both_sides() -> None:
     assert t.pair("NOTICE", "a b", "a c").mode is TokenMode.WORDS
 
 
-def test_raw_pairs() -> None:
+def test_written_pairs() -> None:
     t = Tokenizer()
-    assert t.raw_pair("a.py", "x = 1\n", "x=1\n") == (("x", " =", " 1", "\n"), ("x", "=", "1", "\n"))
-    left, right = t.raw_pair("a.py", "x = 1\n", "x = (\n")
-    assert left == ("x", " =", " 1")  # Pygments' Python lexer for both; trailing whitespace is dropped
-    assert right[-1] == " ("
-    assert t.raw_pair("a.c", "int x;", "int  x;") == (("int", " x", ";"), ("int", "  x", ";"))
-    assert t.raw_pair("NOTICE", "a b", "a  b") == (("a", " b"), ("a", "  b"))
+    left, right = t.written_pair("a.py", "x = 1\n", "x=1\n")
+    assert (_pieces(left), _pieces(right)) == (("x", " =", " 1", "\n", ""), ("x", "=", "1", "\n", ""))
+    left, right = t.written_pair("a.py", "x = 1\n", "x = (\n")
+    assert _pieces(left) == ("x", " =", " 1", "\n")  # Pygments' Python lexer for both
+    assert _pieces(right)[-2:] == (" (", "\n")
+    left, right = t.written_pair("a.c", "int x;", "int  x;")
+    assert (_pieces(left), _pieces(right)) == (("int", " x", ";", "\n"), ("int", "  x", ";", "\n"))
+    assert t.written_pair("NOTICE", "a b", "a  b") == (
+        Written(("a", "b", ""), ("", " ", "")),
+        Written(("a", "b", ""), ("", "  ", "")),
+    )
+    assert t.written_pair("a.py", "x = 1\n", "y\n")[0] is t.written_pair("b.py", "x = 1\n", "z\n")[0]
 
 
 def test_tokenizer_reads_each_text_once() -> None:

@@ -63,7 +63,10 @@ def notes(x: ExcessResult, quote: Callable[[str], str]) -> list[str]:
     """Formatting, complexity and what was left out, each in a short sentence."""
     out: list[str] = []
     if x.formatting_share:
-        out.append(f"Formatting and comments make up {percent(x.formatting_share)} of the raw token change.")
+        out.append(
+            f"Of what this change edits as written, {percent(x.formatting_share)} is formatting: layout, "
+            "comments or quote style, which leave the code the same."
+        )
     if x.added_complexity:
         # a non-zero sum has at least one function whose complexity changed
         against = "the reference" if x.reference is not None else "the base"
