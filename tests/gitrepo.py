@@ -88,5 +88,5 @@ def check(
     return run_check(CheckOptions(repo=repo.root, base=base, head=head, test_command=test_command, **options))
 
 
-def rules(receipt: Receipt) -> list[tuple[str, str]]:
+def rules(receipt: Receipt) -> list[tuple[str, str | None]]:
     return [(v.rule.value, v.path) for v in (*receipt.scope, *receipt.locality_violations)]

@@ -40,10 +40,11 @@ _CRITICAL = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class Violation:
-    """One finding. `id` names the exact sub-rule (a group, a manifest entry, a detector)."""
+    """One finding. `id` names the exact sub-rule (a group, a manifest entry, a detector).
+    `path` is None for a finding about the change as a whole (a budget), not one file."""
 
     rule: RuleId
-    path: str
+    path: str | None
     line: int | None
     message: str
     id: str
@@ -53,7 +54,7 @@ class Violation:
         return Severity.CRITICAL if self.rule in _CRITICAL else Severity.FAILURE
 
     def sort_key(self) -> tuple[str, int, str, str, str]:
-        return (self.path, self.line or 0, self.rule.value, self.id, self.message)
+        return (self.path or "", self.line or 0, self.rule.value, self.id, self.message)
 
     def as_json(self, *, with_id: bool = True) -> dict[str, object]:
         out: dict[str, object] = {

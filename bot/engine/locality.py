@@ -155,12 +155,13 @@ def _uses(
 
 
 def _budget_violation(use: BudgetUse, measures: Sequence[FileMeasure]) -> Violation:
+    """A budget is a sum over files: the finding is about the change (path None), not one file."""
     unit = use.name.rsplit(".", 1)[-1]
     biggest = max(measures, key=lambda m: (m.logical_lines, m.hunks, m.file.path))
     where = f" for {', '.join(use.paths)}" if use.paths else ""
     return Violation(
         RuleId.BUDGET,
-        biggest.file.path,
+        None,
         None,
         f"The change uses {use.used} {unit.replace('_', ' ')}{where}; the budget is {use.limit}. "
         f"Split it or drop what the fix does not need (largest here: {biggest.file.path!r}, "

@@ -53,14 +53,15 @@ def decide(
         )
     elif semantic is SemanticStatus.SKIPPED:
         reasons.append(f"semantic skipped: tests were not run ({not_run_reason or 'none configured'})")
+    # every reason is stated, whichever of them decides the conclusion
+    alarm = [f"excess alarm: {r}" for r in excess.alarm_reasons] if excess.alarm else []
     if failed:
-        return Verdict(Conclusion.FAILURE, tuple(reasons))
+        return Verdict(Conclusion.FAILURE, (*reasons, *alarm))
     if semantic is SemanticStatus.PENDING:
         waiting = ", ".join(c.name for c in checks if c.conclusion.value == "pending")
-        return Verdict(Conclusion.PENDING, (*reasons, f"semantic pending: waiting for {waiting}"))
+        return Verdict(Conclusion.PENDING, (*reasons, f"semantic pending: waiting for {waiting}", *alarm))
     if excess.alarm:
-        reasons.extend(f"excess alarm: {r}" for r in excess.alarm_reasons)
-        return Verdict(Conclusion(manifest.excess.on_alarm.value), tuple(reasons))
+        return Verdict(Conclusion(manifest.excess.on_alarm.value), (*reasons, *alarm))
     if semantic is SemanticStatus.PASS:
         reasons.insert(0, "semantic passed: " + ", ".join(c.name for c in checks))
     reasons.insert(0, "scope and locality passed")

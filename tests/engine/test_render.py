@@ -113,8 +113,7 @@ def test_annotations_most_severe_first(receipt: Receipt) -> None:
     assert [(a.path, a.level) for a in found] == [
         ("z.py", Level.FAILURE),
         ("package-lock.json", Level.FAILURE),
-        ("src/a.py", Level.FAILURE),
-        ("src/a.py", Level.NOTICE),
+        ("src/a.py", Level.NOTICE),  # the budget is about the change, not a file: the summary has it
     ]
     assert found[0].as_github() == {
         "path": "z.py", "start_line": 9, "end_line": 9, "annotation_level": "failure",
@@ -171,3 +170,71 @@ def test_clean_receipt_renders_without_finding_sections(receipt: Receipt) -> Non
     only_locality = replace(receipt, scope=())
     assert "### Scope violations" not in render_markdown(only_locality)
     assert "### Locality violations" in render_markdown(only_locality)
+
+
+def test_a_whole_change_budget_is_reported_against_the_change_in_every_renderer(repo: GitRepo) -> None:
+    repo.write(MANIFEST_PATH, "version: 1\nbudgets: {files: 1, per_path: [{paths: ['src/**'], hunks: 0}]}\n")
+    repo.write("src/a.py", "x = 1\n")
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("src/a.py", "x = 2\n")
+    repo.symlink("zz-link", "src/a.py")  # sorts last, and is no file a budget is about
+    repo.commit("pr")
+    receipt = check(repo)
+    budgets = [v for v in receipt.locality_violations if v.rule is RuleId.BUDGET]
+    assert [(v.path, v.id) for v in budgets] == [(None, "budgets.files"), (None, "budgets.per_path[0].hunks")]
+    body = receipt.as_json()
+    assert [v["path"] for v in body["locality"]["violations"]] == [None, None]
+    markdown = render_markdown(receipt)
+    assert "- **budget** the change: The change uses 2 files; the budget is 1." in markdown
+    terminal = render_terminal(receipt)
+    assert "\nthe change: budget: The change uses 2 files; the budget is 1." in terminal
+    assert "\nthe change: budget: The change uses 1 hunks for src/\\*\\*" not in terminal
+    assert "\nthe change: budget: The change uses 1 hunks for src/**; the budget is 0." in terminal
+    annotations = receipt_annotations(receipt)
+    assert [a.path for a in annotations] == [
+        "zz-link"
+    ]  # the symlink's own finding; budgets are in the summary
+
+
+def test_terminal_shows_budgets_against_their_limits(receipt: Receipt, repo: GitRepo) -> None:
+    assert "\n  budgets    files 2/1 (over)\n" in render_terminal(receipt)
+    row = "| locality | ❌ 1 violation(s) | files 2/1 \\(over\\); 2 logical line(s) |"
+    assert row in render_markdown(receipt)
+    none = replace(receipt, locality=replace(receipt.locality, budgets=()))
+    assert "\n  budgets    no budgets set\n" in render_terminal(none)
+
+
+def test_terminal_shows_the_dry_run_of_a_proposed_policy(receipt: Receipt) -> None:
+    verdict = Verdict(
+        Conclusion.FAILURE, ("scope failed: 1 violation (protected-path)", "locality failed: x")
+    )
+    proposed = replace(
+        receipt,
+        manifest=replace(receipt.manifest, changed_in_pr=True, dry_run=DryRun(valid=True, verdict=verdict)),
+    )
+    text = render_terminal(proposed)
+    assert (
+        "  dry run    this change edits the policy; judged by the proposed one it would conclude FAILURE:\n"
+        "             - scope failed: 1 violation (protected-path)\n"
+        "             - locality failed: x\n"
+    ) in text
+    invalid = DryRun(valid=False, errors=tuple(f"m.yml:{i}:1: bad\x1b" for i in range(25)))
+    text = render_terminal(replace(receipt, manifest=replace(receipt.manifest, dry_run=invalid)))
+    assert "  dry run    this change edits the policy, and the proposed one is invalid:\n" in text
+    assert text.count("             - m.yml:") == 20 and "             - ... and 5 more\n" in text
+    assert "\x1b" not in text
+    assert "dry run" not in render_terminal(receipt)
+
+
+def test_the_dry_run_reaches_the_terminal_from_a_real_pull_request(repo: GitRepo) -> None:
+    repo.write(MANIFEST_PATH, "version: 1\npaths: {allow: ['src/**']}\n")
+    repo.write("src/a.py", "x = 1\n")
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write(MANIFEST_PATH, "version: 1\n")
+    repo.write("docs/a.md", "hi\n")
+    repo.commit("pr")
+    text = render_terminal(check(repo))
+    assert "manifest-change" in text
+    assert "  dry run    this change edits the policy; judged by the proposed one it would conclude" in text

@@ -112,6 +112,23 @@ def test_excess_alarm_maps_through_on_alarm(on_alarm: str) -> None:
     )
 
 
+def test_the_excess_alarm_stays_among_the_reasons_when_another_field_failed() -> None:
+    alarm = ExcessResult(distance=0.5, alarm=True, alarm_reasons=("distance 0.500 > max_distance 0.1",))
+    assert _decide(scope=(SCOPE,), semantic=SemanticStatus.FAIL, checks=(BAD,), excess=alarm) == (
+        Conclusion.FAILURE,
+        (
+            "scope failed: 1 violation (protected-path)",
+            "semantic failed: pytest (failure)",
+            "excess alarm: distance 0.500 > max_distance 0.1",
+        ),
+    )
+    pending = CheckResult("ci / test", CheckConclusion.PENDING)
+    assert _decide(semantic=SemanticStatus.PENDING, checks=(pending,), excess=alarm) == (
+        Conclusion.PENDING,
+        ("semantic pending: waiting for ci / test", "excess alarm: distance 0.500 > max_distance 0.1"),
+    )
+
+
 def test_uncovered_pull_requests_are_skipped() -> None:
     assert _decide(covered=False, scope=(SCOPE,)) == (
         Conclusion.SKIPPED,

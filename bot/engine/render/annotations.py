@@ -1,4 +1,7 @@
-"""GitHub-ready annotations for a receipt, most severe first."""
+"""GitHub-ready annotations for a receipt, most severe first.
+
+An annotation belongs to a file: a finding about the change as a whole (a budget) has none, and
+the summary, which lists every finding, is where it is shown."""
 
 from __future__ import annotations
 
@@ -37,15 +40,19 @@ class Annotation:
         }
 
 
-def _from_violation(v: Violation) -> Annotation:
+def _from_violation(v: Violation, path: str) -> Annotation:
     line = v.line or 1
     return Annotation(
-        v.path, line, line, Level.FAILURE, f"receipt: {v.rule.value} ({v.id})", v.message, v.severity
+        path, line, line, Level.FAILURE, f"receipt: {v.rule.value} ({v.id})", v.message, v.severity
     )
 
 
 def receipt_annotations(receipt: Receipt) -> list[Annotation]:
-    found = [_from_violation(v) for v in (*receipt.scope, *receipt.locality_violations)]
+    found = [
+        _from_violation(v, v.path)
+        for v in (*receipt.scope, *receipt.locality_violations)
+        if v.path is not None
+    ]
     if not receipt.locality_violations or all(
         v.rule.value != "reformat" for v in receipt.locality_violations
     ):

@@ -10,11 +10,11 @@ from bot.engine.manifest import ManifestSource
 from bot.engine.receipt import Conclusion, Receipt
 from bot.engine.render.escape import md_code, md_text
 from bot.engine.render.excess_text import headline, notes
+from bot.engine.render.policy_text import budgets_line, dry_run_errors
 from bot.engine.semantic import SemanticStatus
 
 SUMMARY_LIMIT = 65_535
 _URL = re.compile(r"https?://[A-Za-z0-9._~:/?#@!$&'*+,;=%-]+")
-_MAX_DRY_RUN_ERRORS = 20
 _ICONS = {
     Conclusion.SUCCESS: "✅", Conclusion.FAILURE: "❌", Conclusion.NEUTRAL: "⚠️",
     Conclusion.ACTION_REQUIRED: "⚠️", Conclusion.SKIPPED: "⏭️", Conclusion.PENDING: "⏳",
@@ -24,11 +24,6 @@ _SEMANTIC = {
     SemanticStatus.PENDING: "⏳ pending", SemanticStatus.SKIPPED: "⏭️ skipped (tests not run)",
     SemanticStatus.ERROR: "❌ error (could not run)",
 }  # fmt: skip
-
-
-def _budgets_line(receipt: Receipt) -> str:
-    shown = [f"{b.name.replace('_', ' ')} {b.used}/{b.limit}" for b in receipt.locality.budgets]
-    return ", ".join(shown) if shown else "no budgets set"
 
 
 def _excess_line(receipt: Receipt) -> str:
@@ -51,7 +46,7 @@ def _table(receipt: Receipt) -> list[str]:
         + md_text(", ".join(f"{c.name}: {c.conclusion}" for c in receipt.checks) or "—")
         + " |",
         f"| scope | {scope} | {len(receipt.scope)} finding(s) |",
-        f"| locality | {locality} | {md_text(_budgets_line(receipt))}; "
+        f"| locality | {locality} | {md_text(budgets_line(receipt.locality.budgets))}; "
         f"{receipt.change.logical_lines} logical line(s) |",
         f"| excess | {md_text(_excess_line(receipt))} | not a gate unless the policy says so |",
     ]
@@ -76,7 +71,7 @@ def _excess_lines(receipt: Receipt) -> list[str]:
 
 
 def _violation_item(v: Violation) -> str:
-    where = md_code(v.path) + (f" line {v.line}" if v.line else "")
+    where = "the change" if v.path is None else md_code(v.path) + (f" line {v.line}" if v.line else "")
     return f"- **{v.rule.value}** {where}: {md_text(v.message)}"
 
 
@@ -100,9 +95,10 @@ def _policy_lines(receipt: Receipt) -> list[str]:
             lines.extend(f"- {md_text(r)}" for r in dry.verdict.reasons)
         else:
             lines.append("- the proposed policy is invalid:")
-            lines.extend(f"  - {md_code(e)}" for e in dry.errors[:_MAX_DRY_RUN_ERRORS])
-            if len(dry.errors) > _MAX_DRY_RUN_ERRORS:
-                lines.append(f"  - … and {len(dry.errors) - _MAX_DRY_RUN_ERRORS} more")
+            shown, more = dry_run_errors(dry)
+            lines.extend(f"  - {md_code(e)}" for e in shown)
+            if more:
+                lines.append(f"  - … and {more} more")
     return lines
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from bot.engine.receipt import Receipt
+from bot.engine.receipt import ManifestInfo, Receipt
 from bot.engine.render.excess_text import headline, notes
+from bot.engine.render.policy_text import budgets_line, dry_run_errors
 
 _MAX_LISTED = 50
+_INDENT = " " * 13  # continuation lines line up under the values
 
 
 def one_line(text: str) -> str:
@@ -18,6 +20,23 @@ def _formatting(receipt: Receipt) -> str:
     return f" ({lines} formatting-only line(s))" if lines else ""
 
 
+def _dry_run(m: ManifestInfo) -> list[str]:
+    dry = m.dry_run
+    if dry is None:
+        return []
+    if dry.valid and dry.verdict is not None:
+        head = (
+            "this change edits the policy; judged by the proposed one it would conclude "
+            f"{dry.verdict.conclusion.value.upper()}:"
+        )
+        items = list(dry.verdict.reasons)
+    else:
+        head = "this change edits the policy, and the proposed one is invalid:"
+        shown, more = dry_run_errors(dry)
+        items = [*shown, *([f"... and {more} more"] if more else [])]
+    return [f"  dry run    {head}", *(f"{_INDENT}- {one_line(item)}" for item in items)]
+
+
 def render_terminal(receipt: Receipt) -> str:
     v = receipt.verdict
     c = receipt.change
@@ -28,6 +47,7 @@ def render_terminal(receipt: Receipt) -> str:
         f"  semantic   {receipt.semantic.value}",
         f"  scope      {'pass' if receipt.scope_pass else 'fail'}",
         f"  locality   {'pass' if receipt.locality_pass else 'fail'}{_formatting(receipt)}",
+        f"  budgets    {one_line(budgets_line(receipt.locality.budgets))}",
     ]
     x = receipt.excess
     lines.append(
@@ -40,7 +60,7 @@ def render_terminal(receipt: Receipt) -> str:
             + (" (alarm)" if x.alarm else "")
         )
     )
-    lines.extend(f"             {one_line(s)}" for s in [headline(x), *notes(x, str)])
+    lines.extend(f"{_INDENT}{one_line(s)}" for s in [headline(x), *notes(x, str)])
     m = receipt.manifest
     origin = {
         "base": "from the base commit",
@@ -48,12 +68,17 @@ def render_terminal(receipt: Receipt) -> str:
         "default": "absent: built-in default policy",
     }
     lines.append(f"  policy     {one_line(m.path)} ({origin[m.source.value]})")
+    lines.extend(_dry_run(m))
     lines.extend(f"  - {one_line(r)}" for r in v.reasons)
     found = [*receipt.scope, *receipt.locality_violations]
     if found:
         lines.append("")
     for item in found[:_MAX_LISTED]:
-        where = one_line(item.path) + (f":{item.line}" if item.line else "")
+        where = (
+            "the change"
+            if item.path is None
+            else one_line(item.path) + (f":{item.line}" if item.line else "")
+        )
         lines.append(f"{where}: {item.rule.value}: {one_line(item.message)}")
     if len(found) > _MAX_LISTED:
         lines.append(f"... and {len(found) - _MAX_LISTED} more (see --json or --markdown)")
