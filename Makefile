@@ -1,20 +1,32 @@
-# Every target sets up what it needs on a fresh machine: a virtualenv with pinned packages.
+# Every target sets up what it needs on a fresh machine, in either order, into a virtualenv with
+# pinned packages: `make demo` only the runtime dependencies, `make test` (lint, bench) those and
+# the development ones. A stamp per set, named by pyproject.toml's checksum, says it is installed.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+SUM := $(shell cksum < pyproject.toml | cut -d' ' -f1)
+RUNTIME := $(VENV)/.runtime-$(SUM)
+DEV := $(VENV)/.dev-$(SUM)
+PIP := $(BIN)/python -m pip install -q --disable-pip-version-check --config-settings editable_mode=compat
 
 .PHONY: demo test lint bench
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]' --config-settings editable_mode=compat
-	rm -f $(VENV)/.installed-* && touch $(STAMP)
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
 
-demo: $(STAMP)
+$(RUNTIME): | $(BIN)/python
+	$(PIP) -e .
+	rm -f $(VENV)/.runtime-* && touch $@
+
+# The development set includes the runtime one, so it stamps both.
+$(DEV): | $(BIN)/python
+	$(PIP) -e '.[dev]'
+	rm -f $(VENV)/.runtime-* $(VENV)/.dev-* $(VENV)/.installed-* && touch $(RUNTIME) $@
+
+demo: $(RUNTIME)
 	$(BIN)/python -m bot.demo
 
-lint: $(STAMP)
+lint: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict bot/engine
@@ -22,5 +34,5 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/pytest --cov --cov-report=term-missing:skip-covered
 
-bench: $(STAMP)
+bench: $(DEV)
 	$(BIN)/python bench/receipt_check.py

@@ -1,8 +1,11 @@
-"""`python -m bot.demo`: two real receipts on a scratch repository, on the built-in default policy.
+"""`python -m bot.demo` (`make demo`): receipt at work, one section after another.
 
-It builds a small project with a bug, then two pull-request branches: a faithful one-line fix, and
-the kind of change a coding agent opens when it optimises for green tests (it touches the
-lockfile, rewrites the test and reformats a file). Each gets `receipt check` with the tests run.
+The receipts section builds a small project with a bug, then two pull-request branches: a faithful
+one-line fix, and the kind of change a coding agent opens when it optimises for green tests (it
+touches the lockfile, rewrites the test and reformats a line). Each branch is shown as its diff,
+then gets `receipt check` with the tests run, on the built-in default policy.
+
+A section is a function that prints; `SECTIONS` lists them in order.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from bot.cli import main as receipt_main
@@ -45,9 +49,17 @@ if __name__ == "__main__":
 """
 
 
-def _git(root: Path, *args: str) -> None:
+_BRANCHES = {
+    "faithful-fix": "a one-line fix of the off-by-one",
+    "agent-fix": "what an agent optimising for green tests opens: the test weakened, a line "
+    "reformatted, the lockfile touched",
+}
+
+
+def _git(root: Path, *args: str) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | _GIT_ENV
-    subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+    done = subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True, text=True)
+    return done.stdout
 
 
 def _write(root: Path, path: str, text: str) -> None:
@@ -82,20 +94,40 @@ def build(root: Path) -> None:
     _git(root, "commit", "-q", "-am", "make the tests pass")
 
 
-def run() -> int:
+def _say(text: str) -> None:
+    print(text)
+    sys.stdout.flush()  # before receipt's own output, whatever the buffering
+
+
+def receipts_on_a_scratch_repository() -> None:
+    """Each branch: what it changes (its diff against main), then its receipt."""
     with tempfile.TemporaryDirectory(prefix="receipt-demo-") as scratch:
         root = Path(scratch)
         build(root)
         tests = f"{shlex.quote(sys.executable)} -B -m unittest -q"
-        for branch in ("faithful-fix", "agent-fix"):
-            print(f"\n$ receipt check --base main --head {branch} --test-command '{tests}'\n")
-            sys.stdout.flush()
+        for branch, what in _BRANCHES.items():
+            diff = _git(root, "diff", "--no-color", "--no-ext-diff", f"main...{branch}")
+            _say(f"\n=== {branch}: {what}\n\n$ git diff main...{branch}\n{diff}")
+            _say(f"$ receipt check --base main --head {branch} --test-command '{tests}'\n")
             code = receipt_main(
                 ["check", "--repo", str(root), "--base", "main", "--head", branch, "--test-command", tests]
             )
-            print(f"(exit status {code})")
+            _say(f"(exit status {code})")
+    _say(
+        "\nThe built-in policy protects lockfiles, dependency manifests, CI, CODEOWNERS and agent "
+        "instructions; a manifest (.github/receipt.yml) with paths: {protect: ['test_*.py']} would "
+        "flag the weakened test as well."
+    )
+
+
+SECTIONS: tuple[Callable[[], None], ...] = (receipts_on_a_scratch_repository,)
+
+
+def main() -> int:
+    for section in SECTIONS:
+        section()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(run())
+    sys.exit(main())

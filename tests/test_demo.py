@@ -1,0 +1,28 @@
+"""`make demo`: each scratch branch is shown as a diff before its receipt, so a reader sees why."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot import demo
+
+
+def test_the_demo_shows_each_change_before_its_receipt(capsys: pytest.CaptureFixture[str]) -> None:
+    assert demo.main() == 0
+    out = capsys.readouterr().out
+    faithful, agent = out.split("$ git diff main...agent-fix")
+    assert "$ git diff main...faithful-fix" in faithful
+    diff, receipt = faithful.split("$ git diff main...faithful-fix")[1].split("$ receipt check")
+    assert "-    return sum(values) / (len(values) - 1)\n+    return sum(values) / len(values)\n" in diff
+    assert receipt.startswith(" --base main --head faithful-fix")
+    assert "receipt: SUCCESS" in receipt and "(exit status 0)" in receipt
+    assert "is formatting" not in receipt  # a one-line fix changes no formatting
+    diff, receipt = agent.split("$ receipt check")
+    assert '-  "lockfileVersion": 3\n+  "lockfileVersion": 2\n' in diff
+    assert "+        self.assertTrue(mean([1, 2, 3]))\n" in diff
+    assert "receipt: FAILURE" in receipt and "(exit status 1)" in receipt
+    assert "package-lock.json: protected-path" in receipt
+
+
+def test_the_demo_is_made_of_sections_a_new_one_can_join() -> None:
+    assert demo.SECTIONS and all(callable(section) for section in demo.SECTIONS)
