@@ -42,11 +42,11 @@ from bot.engine.manifest import ManifestError
 from bot.engine.receipt import EXIT_CODES
 from bot.engine.render.annotations import receipt_annotations
 from bot.engine.render.escape import md_text
+from bot.gather import UsageError
 from bot.github.client import make_client
 from bot.github.errors import Forbidden, GitHubError, NotFound
 from bot.github.pulls import PullRequest, get_pull, pulls_with_head
-from bot.github.remote import gather_from_api
-from bot.local.check import UsageError
+from bot.github.remote import gather_pull
 from bot.local.git import GitError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_GITHUB = 0, 1, 2, 3
@@ -158,7 +158,7 @@ def run_publish(settings: Settings, run: WorkflowRunEvent, out: TextIO) -> int:
         artifact = load_artifact(settings.receipt_path)
         verify_subject(artifact, run)
         pull = choose_pull(artifact, _candidates(gh, settings, run, artifact.pr), run)
-        inputs = gather_from_api(
+        inputs = gather_pull(
             gh,
             settings.repository,
             pull,

@@ -19,7 +19,8 @@ from bot.engine.manifest import ManifestError, ManifestSource, json_schema, load
 from bot.engine.receipt import EXIT_CODES, Conclusion, render_json
 from bot.engine.render.markdown import render_markdown
 from bot.engine.render.terminal import render_terminal
-from bot.local.check import CheckOptions, UsageError, run_check
+from bot.gather import UsageError
+from bot.local.check import CheckOptions, run_check
 from bot.local.git import Git, GitError
 from bot.local.inspect import inspect_receipt
 

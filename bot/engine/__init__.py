@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
     "bot.engine.applies": ("PullRequestFacts",),
-    "bot.engine.change": ("Change", "FileTexts", "change_from_diff", "diff_digest"),
-    "bot.engine.diff": ("Diff", "DiffParseError", "FileDiff"),
+    "bot.engine.change": (
+        "Change", "Entry", "FileTexts", "change_digest", "change_from_diff", "touched_paths",
+    ),
+    "bot.engine.diff": ("Diff", "DiffParseError", "FileDiff", "parse_diff"),
     "bot.engine.errors": ("ReceiptError", "TooLargeToAssess"),
     "bot.engine.evaluation": ("Inputs", "evaluate", "manifest_paths"),
     "bot.engine.excess": ("check_reference",),
@@ -51,6 +53,7 @@ __all__ = [
     "Conclusion",
     "Diff",
     "DiffParseError",
+    "Entry",
     "FileDiff",
     "FileTexts",
     "Inputs",
@@ -73,9 +76,9 @@ __all__ = [
     "TestEvidence",
     "TooLargeToAssess",
     "base_path",
+    "change_digest",
     "change_from_diff",
     "check_reference",
-    "diff_digest",
     "digest_bytes",
     "digest_of",
     "evaluate",
@@ -86,12 +89,14 @@ __all__ = [
     "md_code",
     "md_text",
     "measurable",
+    "parse_diff",
     "parse_manifest",
     "parse_reference",
     "receipt_annotations",
     "render_json",
     "render_markdown",
     "render_terminal",
+    "touched_paths",
 ]
 
 
@@ -106,9 +111,9 @@ def __getattr__(name: str) -> Any:
 
 if TYPE_CHECKING:
     from bot.engine.applies import PullRequestFacts
-    from bot.engine.change import Change, FileTexts, change_from_diff, diff_digest
+    from bot.engine.change import Change, Entry, FileTexts, change_digest, change_from_diff, touched_paths
     from bot.engine.content.patternset import PatternSetGaveUp
-    from bot.engine.diff import Diff, DiffParseError, FileDiff
+    from bot.engine.diff import Diff, DiffParseError, FileDiff, parse_diff
     from bot.engine.errors import ReceiptError, TooLargeToAssess
     from bot.engine.evaluation import Inputs, evaluate, manifest_paths
     from bot.engine.excess import check_reference
