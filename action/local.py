@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from action.event import PullRequestEvent
 from action.gitsync import ensure_commits, find_merge_base
 from action.settings import Settings
-from bot.engine.evaluation import Inputs
+from bot.engine import Inputs
 from bot.gather import Revisions
 from bot.local.check import CheckOptions, inputs_at, request_of
 from bot.local.git import Git

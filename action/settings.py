@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
 
-from bot.engine.groups import MANIFEST_PATH
+from bot.engine import MANIFEST_PATH
 from bot.gather import UsageError
 from bot.github.client import DEFAULT_API_URL
 from bot.github.repo import RepoRef

@@ -17,6 +17,7 @@ _EXPORTS = {
     "bot.engine.errors": ("ReceiptError", "TooLargeToAssess"),
     "bot.engine.evaluation": ("Inputs", "evaluate", "manifest_paths"),
     "bot.engine.excess": ("check_reference",),
+    "bot.engine.gitpath": ("decode_bytes",),
     "bot.engine.groups": ("MANIFEST_PATH",),
     "bot.engine.manifest": (
         "DEFAULT_MANIFEST_TEXT", "LoadedManifest", "Manifest", "ManifestError", "ManifestSource",
@@ -29,7 +30,9 @@ _EXPORTS = {
     "bot.engine.receipt": (
         "EXIT_CODES", "SCHEMA", "Conclusion", "Receipt", "Subject", "digest_of", "render_json",
     ),
-    "bot.engine.render.annotations": ("Annotation", "receipt_annotations"),
+    "bot.engine.render.annotations": (
+        "Annotation", "Level", "manifest_error_annotations", "receipt_annotations",
+    ),
     "bot.engine.render.escape": ("md_code", "md_text"),
     "bot.engine.render.markdown": ("SUMMARY_LIMIT", "render_markdown"),
     "bot.engine.render.terminal": ("render_terminal",),
@@ -57,6 +60,7 @@ __all__ = [
     "FileDiff",
     "FileTexts",
     "Inputs",
+    "Level",
     "LoadedManifest",
     "Manifest",
     "ManifestError",
@@ -79,12 +83,14 @@ __all__ = [
     "change_digest",
     "change_from_diff",
     "check_reference",
+    "decode_bytes",
     "digest_bytes",
     "digest_of",
     "evaluate",
     "explain",
     "json_schema",
     "load_manifest",
+    "manifest_error_annotations",
     "manifest_paths",
     "md_code",
     "md_text",
@@ -117,6 +123,7 @@ if TYPE_CHECKING:
     from bot.engine.errors import ReceiptError, TooLargeToAssess
     from bot.engine.evaluation import Inputs, evaluate, manifest_paths
     from bot.engine.excess import check_reference
+    from bot.engine.gitpath import decode_bytes
     from bot.engine.groups import MANIFEST_PATH
     from bot.engine.manifest import (
         DEFAULT_MANIFEST_TEXT,
@@ -138,7 +145,12 @@ if TYPE_CHECKING:
         parse_reference,
     )
     from bot.engine.receipt import EXIT_CODES, SCHEMA, Conclusion, Receipt, Subject, digest_of, render_json
-    from bot.engine.render.annotations import Annotation, receipt_annotations
+    from bot.engine.render.annotations import (
+        Annotation,
+        Level,
+        manifest_error_annotations,
+        receipt_annotations,
+    )
     from bot.engine.render.escape import md_code, md_text
     from bot.engine.render.markdown import SUMMARY_LIMIT, render_markdown
     from bot.engine.render.terminal import render_terminal

@@ -9,8 +9,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.engine.errors import ReceiptError
-from bot.engine.gitpath import decode_bytes
+from bot.engine import ReceiptError, decode_bytes
 
 # Pin every setting that changes the shape of `git diff` output, so the same commits give the
 # same bytes on every machine whatever the user's config says.

@@ -5,9 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.engine import change_digest, parse_diff
-from bot.engine.manifest import DEFAULT_MANIFEST_TEXT, digest_bytes
-from bot.engine.receipt import SCHEMA, digest_of
+from bot.engine import DEFAULT_MANIFEST_TEXT, SCHEMA, change_digest, digest_bytes, digest_of, parse_diff
 from bot.gather import Revisions, tree_entries
 from bot.local.git import Git, GitError
 from bot.local.source import LocalSource

@@ -318,9 +318,9 @@ def test_wrong_event_for_the_mode_is_a_usage_error(scenario: Scenario) -> None:
 
 
 def test_a_prefilter_re2_gave_up_on_is_reported_as_not_assessed() -> None:
-    from action.main import _configuration_problem
     from bot.engine.content.patternset import PatternSetGaveUp
+    from bot.github.publisher import problem_of
 
-    problem = _configuration_problem(PatternSetGaveUp(2048))
+    problem = problem_of(PatternSetGaveUp(2048))
     assert problem.title == "could not assess the added text"
     assert "2,048 bytes" in problem.explanation and "review it by hand" in problem.explanation
