@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 from tests.action.scenario import READ_TOKEN, REPO, Scenario
 
@@ -215,6 +217,13 @@ def test_compute_then_publish_round_trip(scenario: Scenario) -> None:
     assert "as reported by" in run["output"]["summary"]
     assert published.outputs["receipt"].endswith("receipt.published.json")
     assert receipt["subject"]["pr"] == scenario.number and receipt["subject"]["head"] == head
+    inspected = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "inspect", str(published.workspace / "receipt.published.json"),
+         "--repo", str(scenario.origin.root)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert inspected.returncode == 0, inspected.stdout + inspected.stderr
+    assert "ok        change.digest" in inspected.stdout and "ok        manifest.digest" in inspected.stdout
 
 
 def test_publish_recomputes_a_forged_success_into_the_true_failure(scenario: Scenario) -> None:
