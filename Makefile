@@ -29,7 +29,7 @@ demo: $(RUNTIME)
 lint: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy --strict bot/engine
+	$(BIN)/mypy --strict bot action
 
 test: lint
 	$(BIN)/pytest --cov --cov-report=term-missing:skip-covered

@@ -17,14 +17,23 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from bot import __version__
-from bot.engine.errors import ReceiptError
-from bot.engine.evaluation import manifest_paths
-from bot.engine.groups import MANIFEST_PATH
-from bot.engine.manifest import ManifestError, ManifestSource, json_schema, load_manifest
-from bot.engine.receipt import EXIT_CODES, Conclusion, render_json
-from bot.engine.render.markdown import render_markdown
-from bot.engine.render.terminal import one_line, render_terminal
-from bot.local.check import CheckOptions, UsageError, run_check
+from bot.engine import (
+    EXIT_CODES,
+    MANIFEST_PATH,
+    Conclusion,
+    ManifestError,
+    ManifestSource,
+    ReceiptError,
+    json_schema,
+    load_manifest,
+    manifest_paths,
+    one_line,
+    render_json,
+    render_markdown,
+    render_terminal,
+)
+from bot.gather import UsageError
+from bot.local.check import CheckOptions, run_check
 from bot.local.git import Git, GitError
 from bot.local.inspect import inspect_receipt
 
@@ -170,7 +179,7 @@ def repository_path(name: str, prefix: str) -> str:
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    from bot.engine.scope import explain
+    from bot.engine import explain
 
     here = _here()
     names = [repository_path(name, here[1] if here else "") for name in args.paths]
