@@ -3,6 +3,7 @@ too, each from nothing and in either order (checked with `make -n`, which runs n
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -13,8 +14,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _planned(tree: Path, target: str) -> list[str]:
+    # as a user runs it, not as a sub-make of `make test` (which would pass its flags down)
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")
+    }
     done = subprocess.run(
-        ["make", "-n", target], cwd=tree, capture_output=True, text=True, check=True, timeout=60
+        ["make", "--no-print-directory", "-n", target],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
     )
     return done.stdout.splitlines()
 
