@@ -4,6 +4,7 @@ subcommand answers hostile arguments with a message, never a stack trace."""
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -79,7 +80,7 @@ def test_a_receipt_into_a_closed_pipe_ends_quietly(pr: GitRepo, buffered: bool) 
 
 def test_head_of_a_real_pipeline_sees_the_first_line_and_nothing_on_stderr() -> None:
     done = subprocess.run(
-        f"{sys.executable} -m bot.cli schema | head -1",
+        f"{shlex.quote(sys.executable)} -m bot.cli schema | head -1",
         shell=True,
         cwd=ROOT,
         capture_output=True,
