@@ -226,6 +226,7 @@ def installation_repositories(
     data["repository_selection"] = installation.repository_selection
     data["repositories_added"] = [_repo_ref(fake, r) for r in added]
     data["repositories_removed"] = [_repo_ref(fake, r) for r in removed]
+    data["requester"] = None
     return data
 
 

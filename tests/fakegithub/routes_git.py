@@ -57,12 +57,15 @@ def router(fake: FakeGitHub) -> APIRouter:
     @api.get("/repos/{owner}/{repo}/git/matching-refs/{ref:path}")
     def matching_refs(owner: str, repo: str, ref: str) -> Any:
         root = repo_root(fake, owner, repo)
-        out = gitdata.git(root, "for-each-ref", "--format=%(refname) %(objectname)", f"refs/{ref}*")
+        # GitHub matches a plain string prefix (for-each-ref patterns stop at slashes)
+        out = gitdata.git(
+            root, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/", "refs/tags/"
+        )
         full = f"{owner}/{repo}"
         found = []
         for line in out.decode().splitlines():
             name, sha = line.split(" ", 1)
-            if name.startswith(f"refs/{ref}") and name.startswith(("refs/heads/", "refs/tags/")):
+            if name.startswith(f"refs/{ref}"):
                 found.append(shapes.git_ref(full, name, sha))
         return found
 

@@ -51,6 +51,7 @@ def repository(
     owner = full_name.split("/", maxsplit=1)[0]
     data["owner"] = user(owner, data["owner"]["type"])
     data.update(default_branch=default_branch, private=private, visibility="private" if private else "public")
+    data.setdefault("topics", [])
     if repo_id is not None:
         data.update(id=repo_id, node_id=f"R_{repo_id}")
     return data

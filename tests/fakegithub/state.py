@@ -127,6 +127,15 @@ class FakeGitHub:
     def __init__(self) -> None:
         self.lock = threading.RLock()
         self._deliverer: Deliverer | None = None
+        # Ids keep counting across resets: a client that caches by installation id (githubkit does,
+        # process-wide) must never be handed the previous test's token for a new installation.
+        self._ids = itertools.count(4_000_000_001)
+        self._repo_ids = itertools.count(700_000_001)
+        self._installation_ids = itertools.count(40_000_001)
+        self._app_ids = itertools.count(900_001)
+        self._delivery_ids = itertools.count(90_000_000_001)
+        self._suite_ids = itertools.count(9_000_000_001)
+        self._run_ids = itertools.count(6_000_000_001)
         self.reset()
 
     def reset(self) -> None:
@@ -158,12 +167,6 @@ class FakeGitHub:
             self.limits = DiffLimits()
             self.tree_truncated = False
             self.associate_fork_commits = False
-            self._ids = itertools.count(4_000_000_001)
-            self._repo_ids = itertools.count(700_000_001)
-            self._installation_ids = itertools.count(40_000_001)
-            self._delivery_ids = itertools.count(90_000_000_001)
-            self._suite_ids = itertools.count(9_000_000_001)
-            self._run_ids = itertools.count(6_000_000_001)
             if self._deliverer is not None:
                 self._deliverer.clear()
 
@@ -358,6 +361,10 @@ class FakeGitHub:
         return fault
 
     # -- request log ------------------------------------------------------------------------------
+
+    def next_app_id(self) -> int:
+        with self.lock:
+            return next(self._app_ids)
 
     def next_id(self) -> int:
         with self.lock:
