@@ -95,7 +95,11 @@ def router(fake: FakeGitHub) -> APIRouter:
         app = _app(request)
         per_page = min(max(per_page, 1), 100)
         with fake.lock:
-            mine = sorted((d for d in fake.deliveries if d.app_id == app.id), key=lambda d: -d.id)
+            # a delivery is listed once its attempt is over
+            mine = sorted(
+                (d for d in fake.deliveries if d.app_id == app.id and d.status != "pending"),
+                key=lambda d: -d.id,
+            )
         if status is not None:
             if status not in ("success", "failure"):
                 raise invalid(
