@@ -83,7 +83,11 @@ def test_exp_exactly_ten_minutes_after_iat_is_accepted_one_second_more_is_not(gi
 
 def test_a_jwt_signed_by_another_key_or_algorithm_cannot_be_decoded(github_app: AppWorld) -> None:
     other = generate_key_pair().private_pem
-    for credential in (_jwt(github_app, key=other), _jwt(github_app, key="s3cret", alg="HS256"), "eyJ.e30.x"):
+    for credential in (
+        _jwt(github_app, key=other),
+        _jwt(github_app, key="an HMAC secret of thirty-two bytes!", alg="HS256"),
+        "eyJ.e30.x",
+    ):
         answer = _get(github_app, "/app", credential)
         assert (answer.status_code, answer.json()["message"]) == (401, jwtcheck.NOT_DECODED)
 
