@@ -15,7 +15,9 @@ import struct
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tests.fakegithub import (
     routes_actions,
@@ -47,6 +49,17 @@ def create_app(fake: FakeGitHub) -> FastAPI:
     @app.exception_handler(GitHubAnswer)
     async def _answer(_: Request, exc: GitHubAnswer) -> JSONResponse:
         return JSONResponse(exc.body, status_code=exc.status, headers=exc.headers)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # An unknown route or method: GitHub answers in its own shape, never FastAPI's {"detail": ...}.
+        message = "Not Found" if exc.status_code == 404 else str(exc.detail)
+        return JSONResponse(shapes.error(exc.status_code, message), status_code=exc.status_code)
+
+    @app.exception_handler(RequestValidationError)
+    async def _query(_: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = "; ".join(f"{'/'.join(str(p) for p in e['loc'][1:])}: {e['msg']}" for e in exc.errors())
+        return JSONResponse(shapes.error(422, f"Invalid request.\n\n{problems}"), status_code=422)
 
     @app.middleware("http")
     async def _gate(request: Request, call_next: Any) -> Response:
@@ -101,6 +114,8 @@ async def _admit(
     if who.kind == "none":
         quota = fake.rate.peek("unauthenticated", now)
         quota = Quota(UNAUTHENTICATED_LIMIT, quota.used, quota.reset)
+    elif request.url.path == "/rate_limit":  # GitHub does not count asking for the quota
+        quota = fake.rate.peek(who.subject, now)
     else:
         quota, allowed = fake.rate.spend(who.subject, now)
         if not allowed:

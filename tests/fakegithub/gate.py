@@ -122,6 +122,8 @@ def authorize(principal: Principal, method: str, path: str, fake: FakeGitHub) ->
         return _refuse(403, "Resource not accessible by integration", f"{DOCS}/apps/apps")
     found = REPO_PATH.fullmatch(path)
     if found is None:
+        if path == "/installation/repositories" and principal.kind != "installation":
+            return _refuse(403, "Resource not accessible by integration")
         return None
     rest = found["rest"] or ""
     full = f"{found['owner']}/{found['repo']}"

@@ -89,6 +89,27 @@ def router(fake: FakeGitHub) -> APIRouter:
             answer["repositories"] = [shapes.repo_of(fake, r) for r in listed]
         return answer
 
+    @api.get("/installation/repositories")
+    def installation_repositories(request: Request, per_page: int = 30, page: int = 1) -> Any:
+        principal = request.state.principal
+        installation, issued = principal.installation, principal.issued
+        visible = [r for r in sorted(fake.repos) if issued.covers(installation, r)]
+        return {
+            "total_count": len(visible),
+            "repository_selection": installation.repository_selection,
+            "repositories": [shapes.repo_of(fake, r) for r in paginate(visible, per_page, page)],
+        }
+
+    @api.get("/rate_limit")
+    def rate_limit(request: Request) -> Any:
+        """GitHub's quota report; asking for it spends nothing."""
+        principal = request.state.principal
+        quota = fake.rate.peek(principal.subject, fake.timestamp())
+        core = {"limit": quota.limit, "remaining": quota.remaining, "reset": quota.reset, "used": quota.used}
+        search = {"limit": 30, "remaining": 30, "reset": quota.reset, "used": 0}
+        graphql = {**core, "limit": 5000, "remaining": 5000, "used": 0}
+        return {"resources": {"core": core, "search": search, "graphql": graphql}, "rate": core}
+
     @api.get("/app/hook/deliveries")
     def list_deliveries(request: Request, per_page: int = 30, cursor: str | None = None,
                         status: str | None = None) -> Any:  # fmt: skip

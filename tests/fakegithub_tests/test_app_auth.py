@@ -201,3 +201,10 @@ def test_installations_of_the_app(github_app: AppWorld) -> None:
         403,
         "This installation has been suspended",
     )
+
+
+def test_an_installation_lists_its_repositories(github_app: AppWorld) -> None:
+    gh = github_app.installation_client()
+    listed = gh.rest.apps.list_repos_accessible_to_installation().parsed_data
+    assert (listed.total_count, [r.full_name for r in listed.repositories]) == (1, ["acme/widgets"])
+    assert _get(github_app, "/installation/repositories", _jwt(github_app)).status_code == 403

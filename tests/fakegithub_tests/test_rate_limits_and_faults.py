@@ -118,3 +118,18 @@ def test_slow_answers_and_dropped_connections(github_app: AppWorld, token: str) 
         with pytest.raises((httpx.RemoteProtocolError, httpx.ReadError)):
             _get(github_app, PULL, token)
     assert _get(github_app, PULL, token).status_code == 200
+
+
+def test_rate_limit_endpoint_reports_without_spending(github_app: AppWorld, token: str) -> None:
+    _get(github_app, PULL, token)
+    gh = github_app.installation_client()
+    first = gh.rest.rate_limit.get().parsed_data
+    second = gh.rest.rate_limit.get().parsed_data
+    assert first.resources.core.used == second.resources.core.used >= 1
+
+
+def test_unknown_routes_answer_in_githubs_shape(github_app: AppWorld, token: str) -> None:
+    answer = _get(github_app, "/repos/acme/widgets/no-such-thing", token)
+    assert answer.status_code == 404 and set(answer.json()) == {"message", "documentation_url", "status"}
+    bad_query = _get(github_app, "/repos/acme/widgets/pulls", token, params={"per_page": "many"})
+    assert bad_query.status_code == 422 and "per_page" in bad_query.json()["message"]
