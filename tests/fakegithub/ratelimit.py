@@ -67,6 +67,7 @@ class RateLimiter:
         self.lock = threading.Lock()
         self.limit = 5000  # installation tokens start at 5,000 an hour on GitHub.com
         self.content_per_minute: int | None = None  # GitHub documents 80; off unless a test sets it
+        self.content_per_hour: int | None = None  # GitHub documents 500
         self._windows: dict[str, tuple[float, int]] = {}
         self._writes: dict[str, deque[float]] = {}
 
@@ -90,14 +91,18 @@ class RateLimiter:
             return Quota(self.limit, used, math.ceil(start + HOUR))
 
     def content_write(self, subject: str, now: float) -> float | None:
-        """Count one content-creating request; seconds to wait when it is over the per-minute limit."""
-        if self.content_per_minute is None:
+        """Count one content-creating request; seconds to wait when it is over a per-minute or
+        per-hour limit (a refused request is not counted)."""
+        limits = [(n, w) for n, w in ((self.content_per_minute, MINUTE), (self.content_per_hour, HOUR)) if n]
+        if not limits:
             return None
         with self.lock:
             recent = self._writes.setdefault(subject, deque())
-            while recent and now - recent[0] >= MINUTE:
+            while recent and now - recent[0] >= HOUR:
                 recent.popleft()
-            if len(recent) >= self.content_per_minute:
-                return MINUTE - (now - recent[0])
+            for limit, window in limits:
+                inside = [t for t in recent if now - t < window]
+                if len(inside) >= limit:
+                    return window - (now - inside[0])
             recent.append(now)
             return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -57,21 +58,21 @@ def test_githubkit_sends_iss_as_a_string_and_both_forms_are_accepted(github_app:
 @pytest.mark.parametrize(
     ("claims", "message"),
     [
-        ({"exp": int(time.time()) - 1}, jwtcheck.EXP_PAST),
-        ({"iat": int(time.time()) - 60, "exp": int(time.time()) + 541}, jwtcheck.EXP_TOO_FAR),
-        ({"iat": int(time.time()) + 30}, jwtcheck.IAT_INVALID),
-        ({"iat": time.time() - 30.5}, jwtcheck.IAT_INVALID),
-        ({"iss": None}, jwtcheck.ISS_MISSING),
-        ({"iss": "twelve"}, jwtcheck.ISS_INVALID),
-        ({"iss": "999999999"}, jwtcheck.NOT_DECODED),
-        ({"exp": None}, jwtcheck.EXP_MISSING),
-        ({"iat": None}, jwtcheck.IAT_MISSING),
+        (lambda now: {"exp": now - 1}, jwtcheck.EXP_PAST),
+        (lambda now: {"iat": now - 60, "exp": now + 541}, jwtcheck.EXP_TOO_FAR),
+        (lambda now: {"iat": now + 30}, jwtcheck.IAT_INVALID),
+        (lambda now: {"iat": now - 30.5}, jwtcheck.IAT_INVALID),
+        (lambda now: {"iss": None}, jwtcheck.ISS_MISSING),
+        (lambda now: {"iss": "twelve"}, jwtcheck.ISS_INVALID),
+        (lambda now: {"iss": "999999999"}, jwtcheck.NOT_DECODED),
+        (lambda now: {"exp": None}, jwtcheck.EXP_MISSING),
+        (lambda now: {"iat": None}, jwtcheck.IAT_MISSING),
     ],
 )  # fmt: skip
 def test_bad_claims_are_401_with_githubs_message(
-    github_app: AppWorld, claims: dict[str, Any], message: str
+    github_app: AppWorld, claims: Callable[[int], dict[str, Any]], message: str
 ) -> None:
-    answer = _get(github_app, "/app", _jwt(github_app, **claims))
+    answer = _get(github_app, "/app", _jwt(github_app, **claims(int(time.time()))))
     assert (answer.status_code, answer.json()["message"]) == (401, message)
 
 

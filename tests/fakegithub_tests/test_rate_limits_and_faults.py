@@ -133,3 +133,13 @@ def test_unknown_routes_answer_in_githubs_shape(github_app: AppWorld, token: str
     assert answer.status_code == 404 and set(answer.json()) == {"message", "documentation_url", "status"}
     bad_query = _get(github_app, "/repos/acme/widgets/pulls", token, params={"per_page": "many"})
     assert bad_query.status_code == 422 and "per_page" in bad_query.json()["message"]
+
+
+def test_content_creating_requests_are_limited_per_hour_when_asked(github_app: AppWorld, token: str) -> None:
+    github_app.fake.rate.content_per_hour = 3
+    url = github_app.api_url + "/repos/acme/widgets/check-runs"
+    body = {"name": "r", "head_sha": github_app.pull.head_sha}
+    with httpx.Client(headers={"Authorization": f"token {token}"}) as client:
+        codes = [client.post(url, json=body).status_code for _ in range(4)]
+        assert codes == [201, 201, 201, 403]
+        assert 3500 < int(client.post(url, json=body).headers["retry-after"]) <= 3600
