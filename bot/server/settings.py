@@ -12,12 +12,16 @@ from pathlib import Path
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.engine import ReceiptError
+
 DEFAULT_DATABASE = "sqlite:///receipt.sqlite3"
 DEFAULT_API_URL = "https://api.github.com"
 
 
-class SettingsError(ValueError):
+class SettingsError(ReceiptError):
     """A setting is missing or invalid; the message names the variable."""
+
+    title = "invalid settings"
 
 
 class Settings(BaseSettings):

@@ -21,11 +21,15 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.orm import Session, sessionmaker
 
+from bot.engine import ReceiptError
+
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 
 
-class SchemaError(RuntimeError):
+class SchemaError(ReceiptError):
     """The database's schema is not the one this version of receipt knows."""
+
+    title = "database schema"
 
 
 def utcnow() -> datetime:

@@ -218,6 +218,14 @@ def record_delivery(db: Database, delivery: DeliveryInfo, plan: Plan) -> Recorde
         return Recorded(duplicate=True)
 
 
+def record_intent(db: Database, intent: Intent) -> list[int]:
+    """Work the App gives itself (a sweep), recorded like a delivery's but without one."""
+    with db.session() as session:
+        job = _apply(session, intent, None)
+        session.flush()
+        return [job.id] if job is not None else []
+
+
 def claim(db: Database, job_id: int, lease: timedelta) -> Job | None:
     """Take the job under a lease, or None: done already, held by a live worker, not yet due, or
     another job of the same key is running (one pull request is evaluated by one worker at a time)."""
@@ -357,6 +365,7 @@ __all__ = [
     "postpone",
     "pr_key",
     "record_delivery",
+    "record_intent",
     "retry_later",
     "take_lease",
 ]

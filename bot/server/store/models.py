@@ -82,6 +82,7 @@ class CheckRun(Base):
     waiting: Mapped[dict[str, Any]] = mapped_column(JSON)  # {"checks": [names]} while semantic is pending
     deadline: Mapped[datetime | None]  # when waiting for test checks ends as timed_out
     receipt_id: Mapped[str | None] = mapped_column(String(64))
+    digest: Mapped[str | None] = mapped_column(String(80))  # what it shows: no update when unchanged
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
 

@@ -85,6 +85,7 @@ def save_run(
     waiting: list[str],
     deadline: datetime | None,
     receipt_id: str | None,
+    digest: str | None,
 ) -> None:
     now = utcnow()
     with db.session() as session:
@@ -96,6 +97,7 @@ def save_run(
         run.status, run.conclusion = status, conclusion
         run.annotations_sent, run.spec = annotations_sent, spec
         run.waiting, run.deadline, run.receipt_id = {"checks": waiting}, deadline, receipt_id
+        run.digest = digest
         run.updated_at = now
 
 

@@ -31,6 +31,7 @@ def upgrade() -> None:
         sa.Column("waiting", sa.JSON(), nullable=False),
         sa.Column("deadline", sa.DateTime(), nullable=True),
         sa.Column("receipt_id", sa.String(length=64), nullable=True),
+        sa.Column("digest", sa.String(length=80), nullable=True),
         sa.Column("created_at", sa.DateTime(), nullable=False),
         sa.Column("updated_at", sa.DateTime(), nullable=False),
         sa.PrimaryKeyConstraint("id"),
