@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from tests.fakegithub import gitdata, shapes
 from tests.fakegithub.answers import not_found
-from tests.fakegithub.routes_pulls import repo_root
+from tests.fakegithub.routes_pulls import diff_answer, repo_root
 from tests.fakegithub.state import FakeGitHub
 
 
@@ -70,7 +70,7 @@ def router(fake: FakeGitHub) -> APIRouter:
         return found
 
     @api.get("/repos/{owner}/{repo}/compare/{basehead:path}")
-    def compare(owner: str, repo: str, basehead: str) -> Any:
+    def compare(owner: str, repo: str, basehead: str, request: Request) -> Any:
         root = repo_root(fake, owner, repo)
         base, sep, head = unquote(basehead).partition("...")
         if not sep:
@@ -80,6 +80,8 @@ def router(fake: FakeGitHub) -> APIRouter:
             merge_base = gitdata.merge_base(root, base_sha, head_sha)
         except gitdata.GitDataError:
             raise not_found() from None
+        if "diff" in request.headers.get("accept", ""):
+            return diff_answer(fake, gitdata.diff_text(root, merge_base, head_sha))
         full = f"{owner}/{repo}"
         ahead = gitdata.count(root, f"{merge_base}..{head_sha}")
         behind = gitdata.count(root, f"{merge_base}..{base_sha}")

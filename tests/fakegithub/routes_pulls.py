@@ -74,7 +74,11 @@ def router(fake: FakeGitHub) -> APIRouter:
 
 def _diff(fake: FakeGitHub, root: Path, p: FakePull) -> Response:
     base = gitdata.merge_base(root, p.base_sha, p.head_sha)
-    text = gitdata.diff_text(root, base, p.head_sha)
+    return diff_answer(fake, gitdata.diff_text(root, base, p.head_sha))
+
+
+def diff_answer(fake: FakeGitHub, text: bytes) -> Response:
+    """The diff media type, or GitHub's 406 past its limits (pull request and compare alike)."""
     files = text.count(b"\ndiff --git ") + text.startswith(b"diff --git ")
     lines = text.count(b"\n")
     limits = fake.limits
