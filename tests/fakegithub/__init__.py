@@ -14,7 +14,8 @@ Serving and state
     fake.add_repo(full_name, path, default_branch=None, private=False) -> RepoInfo
     fake.add_pull(FakePull(...)); fake.pulls_for_head(repo, sha, forks=False)
     fake.add_token(token, write=True)                 a plain token for every repository (Action)
-    fake.requests / fake.calls(method, path_regex)    the request log (Recorded, with credential)
+    fake.requests / fake.calls(method, path_regex)    the request log (Recorded, with credential);
+                                  an entry lands once its answer is ready, so wait_until a count
     fake.limits (DiffLimits), fake.tree_truncated, fake.associate_fork_commits
 
 Apps (apps.py, jwtcheck.py, gate.py)
