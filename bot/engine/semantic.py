@@ -76,6 +76,7 @@ class TestEvidence:
     side_effects: tuple[SideEffect, ...] = ()
     not_run_reason: str | None = None
     reported_by: ReportedBy | None = None
+    notes: tuple[str, ...] = ()  # what the verdict says of the evidence (an exit status alone)
 
 
 def status_of(checks: Sequence[CheckResult]) -> SemanticStatus:

@@ -169,14 +169,18 @@ def read_reference(git: Git, options: CheckOptions, change: Change, revisions: R
     return None
 
 
-def test_evidence(git: Git, options: CheckOptions, loaded: LoadedManifest, head: str) -> TestEvidence:
+def test_evidence(
+    git: Git, options: CheckOptions, loaded: LoadedManifest, head: str, base: str | None
+) -> TestEvidence:
     if options.no_tests:
         return TestEvidence(not_run_reason=options.no_tests_reason)
     command = options.test_command or loaded.manifest.tests.command
     if not command:
         return TestEvidence(not_run_reason="no --test-command and no tests.command in the manifest")
-    timeout = loaded.manifest.tests.timeout_minutes * 60
-    return run_tests(git, head, TestRun(command, timeout, options.environment))
+    policy = loaded.manifest.tests
+    return run_tests(
+        git, head, TestRun(command, policy.timeout_minutes * 60, options.environment, policy, base)
+    )
 
 
 def inputs_at(
@@ -205,7 +209,9 @@ def inputs_at(
             repo=repo or git.origin_repo(),
             pr=pr,
         ),
-        tests=test_evidence(git, options, loaded, revisions.head),
+        # After every git read above (arguments run in order): nothing the test run can touch is
+        # read after it.
+        tests=test_evidence(git, options, loaded, revisions.head, revisions.merge_base),
         pull_request=pull_request or PullRequestFacts(),
         proposed_manifest=proposed,
         reference=reference,

@@ -60,8 +60,14 @@ class Git:
             raise GitError(f"{where}: not a git repository") from exc
         return cls(Path(top.strip()))
 
-    def run(self, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
+    def run(
+        self, *args: str, stdin: bytes | None = None, check: bool = True, isolated: bool = False
+    ) -> bytes:
+        """`isolated`: the user's global config is not read either (receipt's own repositories)."""
         command = ("git", *(a for c in _CONFIG for a in ("-c", c)), *args)
+        env = _environment(os.environ)
+        if isolated:
+            env["GIT_CONFIG_GLOBAL"] = os.devnull
         try:
             done = subprocess.run(
                 command,
@@ -69,14 +75,15 @@ class Git:
                 input=stdin,
                 capture_output=True,
                 check=False,
-                env=_environment(os.environ),
+                env=env,
             )
         except FileNotFoundError as exc:
             raise GitError("git is not installed or not on PATH") from exc
         if check and done.returncode != 0:
             err = done.stderr.decode("utf-8", "replace").strip()
+            name = next(a for i, a in enumerate(args) if a != "-c" and (i == 0 or args[i - 1] != "-c"))
             raise GitError(
-                f"git {args[0]} failed: {err.splitlines()[-1] if err else 'no output'}",
+                f"git {name} failed: {err.splitlines()[-1] if err else 'no output'}",
                 command=command,
                 stderr=err,
             )
