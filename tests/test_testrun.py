@@ -178,7 +178,9 @@ def test_a_tracked_file_in_a_tool_directory_is_compared_like_any_other(repo: Git
     repo.write("src/a.py", "x = 2\n")
     repo.commit("pr")
     receipt = check(repo, test_command=_script("open('node_modules/vendored/index.js', 'w').write('evil')"))
-    assert [(v.path, v.id) for v in receipt.scope] == [("node_modules/vendored/index.js", "side-effect:modified")]
+    assert [(v.path, v.id) for v in receipt.scope] == [
+        ("node_modules/vendored/index.js", "side-effect:modified")
+    ]
 
 
 def test_chmod_000_and_a_fifo_are_reported(pr: GitRepo) -> None:

@@ -19,7 +19,7 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -222,13 +222,23 @@ def _change(old: Entry, new: Entry) -> str:
     return f" ({', '.join(notes)})"
 
 
-def compare(before: Mapping[str, Entry], after: Mapping[str, Entry]) -> list[SideEffect]:
-    """Differences, reporting a created or deleted directory once rather than every path in it."""
+def compare(
+    before: Mapping[str, Entry], after: Mapping[str, Entry], *, expected: Iterable[str] = ()
+) -> list[SideEffect]:
+    """Differences, reporting a created or deleted directory once rather than every path in it.
+
+    `expected` names files the run is meant to write (its test report) when it did not have them:
+    they, and directories created to hold them, are not side effects; what else is in those
+    directories is, path by path."""
     effects: list[SideEffect] = []
     whole_dirs: set[str] = set()
+    outputs = {p for p in expected if p not in before}
+    holders = {"/".join(p.split("/")[:i]) for p in outputs for i in range(1, p.count("/") + 1)}
     for path in sorted(before.keys() | after.keys()):
         old, new = before.get(path), after.get(path)
         if old == new or _under(path, whole_dirs):
+            continue
+        if old is None and (path in outputs or (path in holders and new is not None and new.kind == "dir")):
             continue
         if old is None or new is None:
             entry = new or old
