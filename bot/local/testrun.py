@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from bot.engine import ReportFile, ReportState, RunOutcome, TestEvidence, judge_run
 from bot.engine.manifest import TestsPolicy
-from bot.engine.semantic import TestEvidence
-from bot.engine.testevidence import ReportFile, ReportState, RunOutcome, judge_run
 from bot.local.git import Git
 from bot.local.sandbox import Collected, SandboxRun, minimal_environment, run_in_sandbox
 
