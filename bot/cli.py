@@ -51,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--manifest", type=Path, help="policy file to use instead of the base's")
     check.add_argument("--reference", type=Path, help="reference (gold) patch for excess")
     tests = check.add_mutually_exclusive_group()
-    tests.add_argument("--test-command", help="shell command run in a worktree of the head")
+    tests.add_argument("--test-command", help="shell command run in a sandboxed copy of the head")
     tests.add_argument("--no-tests", action="store_true", help="do not run any tests")
     check.add_argument("--json", type=Path, help="write the receipt JSON here ('-': stdout)")
     check.add_argument("--markdown", type=Path, help="write the Markdown summary here")

@@ -13,7 +13,7 @@ import pytest
 from bot.engine.groups import MANIFEST_PATH
 from bot.engine.semantic import CheckConclusion, SideEffectKind
 from bot.local import sandbox
-from bot.local.fsgate import TOOL_OUTPUTS, compare, fingerprint
+from bot.local.fsgate import COVERAGE_WHAT, TOOL_OUTPUTS, compare, fingerprint
 from bot.local.git import Git
 from bot.local.testrun import TestRun, run_tests
 from tests.gitrepo import GitRepo, check, rules
@@ -281,3 +281,4 @@ def test_the_readme_lists_every_tool_output() -> None:
     readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
     for tool in TOOL_OUTPUTS:
         assert f"`{tool.directory}/`" in readme and tool.what in readme
+    assert COVERAGE_WHAT in readme

@@ -364,7 +364,9 @@ SPEC = Mapping_(
             Mapping_(
                 description="How the semantic field is decided.",
                 fields={
-                    "command": Field(String(description="Shell command run in a worktree of the head.")),
+                    "command": Field(
+                        String(description="Shell command run in a sandboxed copy of the head.")
+                    ),
                     "checks": Field(
                         ListOf(
                             String(),

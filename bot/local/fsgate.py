@@ -41,49 +41,49 @@ class ToolOutput:
 
 # The README lists these; keep the two in step.
 TOOL_OUTPUTS = (
-    ToolOutput("__pycache__", r"[^/]+\.pyc", "bytecode: *.pyc directly inside it"),
+    ToolOutput("__pycache__", r"[^/]+\.pyc", "bytecode: `*.pyc` directly inside it"),
     ToolOutput(
         ".pytest_cache",
         r"README\.md|\.gitignore|CACHEDIR\.TAG|v/cache/(lastfailed|nodeids|stepwise)",
-        "pytest's README.md, .gitignore, CACHEDIR.TAG and v/cache/{lastfailed,nodeids,stepwise}",
+        "pytest's `README.md`, `.gitignore`, `CACHEDIR.TAG`, `v/cache/lastfailed`, `v/cache/nodeids`, `v/cache/stepwise`",
     ),
     ToolOutput(
         ".mypy_cache",
         r"\.gitignore|CACHEDIR\.TAG|missing_stubs"
         r"|\d+\.\d+/(cache(\.\d+)?\.db(-journal|-wal|-shm)?|@plugins_snapshot\.json"
         r"|([^/]+/)*[^/]+\.(meta|data|deps)\.(json|ff))",
-        "mypy's .gitignore, CACHEDIR.TAG, missing_stubs, and under X.Y/: cache*.db, "
-        "@plugins_snapshot.json, *.meta|data|deps.json|ff",
+        "mypy's `.gitignore`, `CACHEDIR.TAG`, `missing_stubs`; under `X.Y/`: `cache*.db`, "
+        "`@plugins_snapshot.json`, `*.meta.json`, `*.data.json`, `*.deps.json` (or `.ff`)",
     ),
     ToolOutput(
         ".ruff_cache",
         r"\.gitignore|CACHEDIR\.TAG|\d+\.\d+\.\d+[\w.+-]*/\d+",
-        "ruff's .gitignore, CACHEDIR.TAG and VERSION/NUMBER",
+        "ruff's `.gitignore`, `CACHEDIR.TAG`, `VERSION/NUMBER`",
     ),
     ToolOutput(
         ".hypothesis",
         r"\.gitignore|constants/[0-9a-f]{16}|unicode_data/[\d.]+/[\w.-]+\.json\.gz"
         r"|examples/[0-9a-f]{16}/[0-9a-f]{16}",
-        "Hypothesis' .gitignore, constants/HEX, unicode_data/VERSION/*.json.gz, examples/HEX/HEX",
+        "Hypothesis' `.gitignore`, `constants/HEX`, `unicode_data/VERSION/*.json.gz`, `examples/HEX/HEX`",
     ),
     ToolOutput(
         "node_modules",
         r"\.bin/[^/]+|\.package-lock\.json|\.modules\.yaml|\.yarn-state\.yml|\.yarn-integrity"
         r"|\.pnpm/.+|\.cache/.+|(@[^/.][^/]*/)?[^/.@][^/]*(/.+)?",
-        "a package manager's: package directories (NAME/..., @SCOPE/NAME/...), .bin/*, .pnpm/, "
-        ".cache/, .package-lock.json, .modules.yaml, .yarn-state.yml, .yarn-integrity",
+        "a package manager's: package directories (`NAME/…`, `@SCOPE/NAME/…`), `.bin/*`, `.pnpm/`, "
+        "`.cache/`, `.package-lock.json`, `.modules.yaml`, `.yarn-state.yml`, `.yarn-integrity`",
         links=True,
     ),
     ToolOutput(
         ".venv",
         r"pyvenv\.cfg|\.gitignore|CACHEDIR\.TAG|(bin|Scripts|lib|lib64|Lib|include|Include|share)(/.+)?",
-        "a virtual environment's pyvenv.cfg, .gitignore, CACHEDIR.TAG, bin/, Scripts/, lib/, lib64, "
-        "include/, share/",
+        "a virtual environment's `pyvenv.cfg`, `.gitignore`, `CACHEDIR.TAG`, `bin/`, `Scripts/`, "
+        "`lib/`, `lib64`, `include/`, `share/`",
         links=True,
     ),
 )
 _COVERAGE = re.compile(r"\.coverage(\.[\w.-]+)?")  # coverage.py's data file (and parallel ones), anywhere
-COVERAGE_WHAT = ".coverage and .coverage.* (coverage.py's data files), in any directory"
+COVERAGE_WHAT = "`.coverage` and `.coverage.*` (coverage.py's data files)"
 _INSIDE = {t.directory: (re.compile(t.inside), t.links) for t in TOOL_OUTPUTS}
 _OWN_REPOSITORY = ".git"
 
