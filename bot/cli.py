@@ -14,15 +14,22 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from bot import __version__
-from bot.engine.content.patternset import PatternSetGaveUp
-from bot.engine.diff import DiffParseError
-from bot.engine.evaluation import manifest_paths
-from bot.engine.groups import MANIFEST_PATH
-from bot.engine.manifest import ManifestError, ManifestSource, json_schema, load_manifest
-from bot.engine.receipt import EXIT_CODES, Conclusion, render_json
-from bot.engine.render.markdown import render_markdown
-from bot.engine.render.terminal import render_terminal
-from bot.local.check import CheckOptions, UsageError, run_check
+from bot.engine import (
+    EXIT_CODES,
+    MANIFEST_PATH,
+    Conclusion,
+    ManifestError,
+    ManifestSource,
+    ReceiptError,
+    json_schema,
+    load_manifest,
+    manifest_paths,
+    render_json,
+    render_markdown,
+    render_terminal,
+)
+from bot.gather import UsageError
+from bot.local.check import CheckOptions, run_check
 from bot.local.git import Git, GitError
 from bot.local.inspect import inspect_receipt
 
@@ -129,7 +136,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    from bot.engine.scope import explain
+    from bot.engine import explain
 
     path: Path = args.manifest or Path(MANIFEST_PATH)
     try:
@@ -195,9 +202,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ManifestError as exc:
         print(f"receipt: invalid manifest ({len(exc.issues)} problem(s)):\n{exc}", file=sys.stderr)
         return EXIT_FAIL if args.command == "validate" else EXIT_USAGE
-    except (UsageError, GitError, DiffParseError, PatternSetGaveUp) as exc:
-        message = exc.problem if isinstance(exc, GitError) else str(exc)
-        print(f"receipt: error: {message}", file=sys.stderr)
+    except ReceiptError as exc:
+        print(f"receipt: error: {exc.problem}", file=sys.stderr)
         return EXIT_USAGE
 
 

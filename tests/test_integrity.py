@@ -18,8 +18,8 @@ from bot.cli import main
 from bot.engine.groups import MANIFEST_PATH
 from bot.engine.semantic import CheckConclusion
 from bot.local import sandbox
-from bot.local.inspect import inspect_receipt
 from bot.local.git import Git
+from bot.local.inspect import inspect_receipt
 from tests.gitrepo import GitRepo, check, rules
 
 PY = shlex.quote(sys.executable)

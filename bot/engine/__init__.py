@@ -10,11 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
     "bot.engine.applies": ("PullRequestFacts",),
-    "bot.engine.change": ("Change", "FileTexts", "change_from_diff", "diff_digest"),
-    "bot.engine.diff": ("Diff", "DiffParseError", "FileDiff"),
+    "bot.engine.change": (
+        "Change", "Entry", "FileTexts", "change_digest", "change_from_diff", "touched_paths",
+    ),
+    "bot.engine.diff": ("Diff", "DiffParseError", "FileDiff", "parse_diff"),
     "bot.engine.errors": ("ReceiptError", "TooLargeToAssess"),
     "bot.engine.evaluation": ("Inputs", "evaluate", "manifest_paths"),
     "bot.engine.excess": ("check_reference",),
+    "bot.engine.gitpath": ("decode_bytes",),
     "bot.engine.groups": ("MANIFEST_PATH",),
     "bot.engine.junit": ("JUnitCounts", "JUnitError", "parse_junit"),
     "bot.engine.manifest": (
@@ -28,7 +31,9 @@ _EXPORTS = {
     "bot.engine.receipt": (
         "EXIT_CODES", "SCHEMA", "Conclusion", "Receipt", "Subject", "digest_of", "render_json",
     ),
-    "bot.engine.render.annotations": ("Annotation", "receipt_annotations"),
+    "bot.engine.render.annotations": (
+        "Annotation", "Level", "manifest_error_annotations", "receipt_annotations",
+    ),
     "bot.engine.render.escape": ("md_code", "md_text"),
     "bot.engine.render.markdown": ("SUMMARY_LIMIT", "render_markdown"),
     "bot.engine.render.terminal": ("render_terminal",),
@@ -54,11 +59,13 @@ __all__ = [
     "Conclusion",
     "Diff",
     "DiffParseError",
+    "Entry",
     "FileDiff",
     "FileTexts",
     "Inputs",
     "JUnitCounts",
     "JUnitError",
+    "Level",
     "LoadedManifest",
     "Manifest",
     "ManifestError",
@@ -81,9 +88,10 @@ __all__ = [
     "TestEvidence",
     "TooLargeToAssess",
     "base_path",
+    "change_digest",
     "change_from_diff",
     "check_reference",
-    "diff_digest",
+    "decode_bytes",
     "digest_bytes",
     "digest_of",
     "evaluate",
@@ -91,11 +99,13 @@ __all__ = [
     "json_schema",
     "judge_run",
     "load_manifest",
+    "manifest_error_annotations",
     "manifest_paths",
     "md_code",
     "md_text",
     "measurable",
     "output_tail",
+    "parse_diff",
     "parse_junit",
     "parse_manifest",
     "parse_reference",
@@ -104,6 +114,7 @@ __all__ = [
     "render_json",
     "render_markdown",
     "render_terminal",
+    "touched_paths",
 ]
 
 
@@ -118,12 +129,13 @@ def __getattr__(name: str) -> Any:
 
 if TYPE_CHECKING:
     from bot.engine.applies import PullRequestFacts
-    from bot.engine.change import Change, FileTexts, change_from_diff, diff_digest
+    from bot.engine.change import Change, Entry, FileTexts, change_digest, change_from_diff, touched_paths
     from bot.engine.content.patternset import PatternSetGaveUp
-    from bot.engine.diff import Diff, DiffParseError, FileDiff
+    from bot.engine.diff import Diff, DiffParseError, FileDiff, parse_diff
     from bot.engine.errors import ReceiptError, TooLargeToAssess
     from bot.engine.evaluation import Inputs, evaluate, manifest_paths
     from bot.engine.excess import check_reference
+    from bot.engine.gitpath import decode_bytes
     from bot.engine.groups import MANIFEST_PATH
     from bot.engine.junit import JUnitCounts, JUnitError, parse_junit
     from bot.engine.manifest import (
@@ -146,7 +158,12 @@ if TYPE_CHECKING:
         parse_reference,
     )
     from bot.engine.receipt import EXIT_CODES, SCHEMA, Conclusion, Receipt, Subject, digest_of, render_json
-    from bot.engine.render.annotations import Annotation, receipt_annotations
+    from bot.engine.render.annotations import (
+        Annotation,
+        Level,
+        manifest_error_annotations,
+        receipt_annotations,
+    )
     from bot.engine.render.escape import md_code, md_text
     from bot.engine.render.markdown import SUMMARY_LIMIT, render_markdown
     from bot.engine.render.terminal import render_terminal

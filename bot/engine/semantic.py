@@ -48,7 +48,8 @@ class SideEffectKind(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class SideEffect:
-    """A path the test run created, deleted or changed in the worktree."""
+    """A path the test run created, deleted or changed in the tree it ran in (or in the caller's
+    git directory, when that was within its reach)."""
 
     path: str
     kind: SideEffectKind

@@ -8,14 +8,13 @@ never passes a change it could not read.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from githubkit import GitHub
 
-from bot.engine.errors import TooLargeToAssess
-from bot.github.contents import Tree
+from bot.engine import Entry, TooLargeToAssess
 from bot.github.errors import NotAcceptable, UnexpectedResponse, translated
 from bot.github.pulls import PullRequest
 from bot.github.repo import RepoRef
@@ -44,10 +43,14 @@ def fetch_diff_media(gh: GitHub[Any], repo: RepoRef, number: int) -> bytes:
     return response.content
 
 
+class Entries(Protocol):
+    def entries(self, commit: str, paths: list[str]) -> Mapping[str, Entry]: ...
+
+
 def fetch_diff(
-    gh: GitHub[Any], repo: RepoRef, pull: PullRequest, trees: Callable[[str], Tree], merge_base: str
+    gh: GitHub[Any], repo: RepoRef, pull: PullRequest, source: Entries, merge_base: str
 ) -> FetchedDiff:
-    """The diff of `merge_base...pull.head_sha`; `trees(commit)` supplies modes and blob SHAs."""
+    """The diff of `merge_base...pull.head_sha`; `source` supplies modes and blob SHAs."""
     try:
         data = fetch_diff_media(gh, repo, pull.number)
     except NotAcceptable:
@@ -56,7 +59,10 @@ def fetch_diff(
         if pull.changed_files is None or _count_files(data) >= pull.changed_files:
             return FetchedDiff(data, "diff")
     files = list_files(gh, repo, pull)
-    return FetchedDiff(rebuild_diff(files, trees(merge_base), trees(pull.head_sha)), "files")
+    old_paths = [str(f.get("previous_filename") or f.get("filename")) for f in files]
+    new_paths = [str(f.get("filename")) for f in files]
+    old, new = source.entries(merge_base, old_paths), source.entries(pull.head_sha, new_paths)
+    return FetchedDiff(rebuild_diff(files, old, new), "files")
 
 
 def list_files(gh: GitHub[Any], repo: RepoRef, pull: PullRequest) -> list[dict[str, Any]]:
@@ -101,7 +107,9 @@ def _side(prefix: str, path: str | None) -> str:
     return "/dev/null" if path is None else quote_path(prefix + path)
 
 
-def _entry_lines(file: dict[str, Any], old_tree: Tree, new_tree: Tree) -> list[str]:
+def _entry_lines(
+    file: dict[str, Any], old_tree: Mapping[str, Entry], new_tree: Mapping[str, Entry]
+) -> list[str]:
     status = str(file.get("status", ""))
     new_path = str(file["filename"])
     old_path = str(file.get("previous_filename") or new_path)
@@ -111,8 +119,8 @@ def _entry_lines(file: dict[str, Any], old_tree: Tree, new_tree: Tree) -> list[s
         old_path_or_none, new_path_or_none = new_path, None
     else:
         old_path_or_none, new_path_or_none = old_path, new_path
-    old = old_tree.entries.get(old_path_or_none) if old_path_or_none else None
-    new = new_tree.entries.get(new_path_or_none) if new_path_or_none else None
+    old = old_tree.get(old_path_or_none) if old_path_or_none else None
+    new = new_tree.get(new_path_or_none) if new_path_or_none else None
     if (old_path_or_none and old is None) or (new_path_or_none and new is None):
         raise TooLargeToAssess(f"{new_path}: not found in the commit trees GitHub returned")
     patch = file.get("patch")
@@ -150,10 +158,10 @@ def _entry_lines(file: dict[str, Any], old_tree: Tree, new_tree: Tree) -> list[s
     return lines
 
 
-def rebuild_diff(files: list[dict[str, Any]], old_tree: Tree, new_tree: Tree) -> bytes:
+def rebuild_diff(
+    files: list[dict[str, Any]], old_tree: Mapping[str, Entry], new_tree: Mapping[str, Entry]
+) -> bytes:
     """`git diff` text from the files API, with modes and full blob SHAs from the two trees."""
-    if old_tree.truncated or new_tree.truncated:
-        raise TooLargeToAssess("the repository tree is too large for GitHub to list")
     out: list[str] = []
     try:
         for file in files:

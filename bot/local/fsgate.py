@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.engine.semantic import SideEffect, SideEffectKind
+from bot.engine import SideEffect, SideEffectKind
 
 _HASH_BLOCK = 1 << 20
 
@@ -45,7 +45,8 @@ TOOL_OUTPUTS = (
     ToolOutput(
         ".pytest_cache",
         r"README\.md|\.gitignore|CACHEDIR\.TAG|v/cache/(lastfailed|nodeids|stepwise)",
-        "pytest's `README.md`, `.gitignore`, `CACHEDIR.TAG`, `v/cache/lastfailed`, `v/cache/nodeids`, `v/cache/stepwise`",
+        "pytest's `README.md`, `.gitignore`, `CACHEDIR.TAG`, `v/cache/lastfailed`, `v/cache/nodeids`, "
+        "`v/cache/stepwise`",
     ),
     ToolOutput(
         ".mypy_cache",
