@@ -296,3 +296,16 @@ def test_a_hostile_report_is_a_clear_error(repo: GitRepo) -> None:
     (result,) = check(pr, test_command=f"{PY} w.py").checks
     assert result.conclusion is CheckConclusion.ERROR
     assert "refused at line 1: a DOCTYPE" in result.details
+
+
+def test_the_receipt_describes_the_commits_as_they_were_before_the_run(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without namespaces the run can move the caller's refs; nothing is read from git after it."""
+    monkeypatch.setattr(sandbox, "platform_isolation", lambda: ("subreaper", ()))
+    pr = _pull_request(repo, None, {})
+    head, base = pr.git("rev-parse", "pr").strip(), pr.git("rev-parse", "main").strip()
+    move = f"git -C {shlex.quote(str(pr.root))} update-ref refs/heads/pr {base}"
+    receipt = check(pr, head="pr", test_command=move)
+    assert pr.git("rev-parse", "pr").strip() == base, "the run did move the branch"
+    assert receipt.subject.head == head and receipt.change.files == 1

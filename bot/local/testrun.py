@@ -12,6 +12,9 @@ from bot.local.git import Git
 from bot.local.sandbox import Collected, SandboxRun, minimal_environment, run_in_sandbox
 
 SHELL = "/bin/sh"
+# File times come from the kernel's coarse clock, which may lag the clock read at the start by a
+# tick: a report written at once must not read as older than the run.
+_CLOCK_SLACK_NS = 1_000_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +36,7 @@ def _report(collected: Collected | None, started_ns: int) -> ReportFile | None:
         return ReportFile(path, ReportState.UNREADABLE, problem=collected.problem)
     if collected.data is None:
         return ReportFile(path, ReportState.MISSING)
-    if collected.modified_ns < started_ns:
+    if collected.modified_ns < started_ns - _CLOCK_SLACK_NS:
         return ReportFile(path, ReportState.STALE)
     return ReportFile(path, ReportState.WRITTEN, collected.data)
 
