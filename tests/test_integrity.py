@@ -309,3 +309,17 @@ def test_the_receipt_describes_the_commits_as_they_were_before_the_run(
     receipt = check(pr, head="pr", test_command=move)
     assert pr.git("rev-parse", "pr").strip() == base, "the run did move the branch"
     assert receipt.subject.head == head and receipt.change.files == 1
+
+
+def test_a_scratch_directory_inside_the_callers_repository_is_said(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if sandbox.platform_isolation()[0] != "namespace":
+        pytest.skip("no user and PID namespaces here")
+    pr = _pull_request(repo, None, {})
+    inside = pr.root / "tmp"
+    inside.mkdir()
+    monkeypatch.setattr(sandbox.tempfile, "tempdir", str(inside))
+    details = check(pr, test_command="true").checks[0].details
+    assert "the scratch directory is inside the caller's repository: that part stays reachable" in details
+    assert list(inside.iterdir()) == [], "the scratch directory is removed"

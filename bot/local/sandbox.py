@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
@@ -78,7 +78,8 @@ class ProcessResult:
     survivor: str | None  # a process that outlived the command and could not be made to stop
     elapsed_seconds: float
     output: bytes  # the last MAX_OUTPUT_BYTES of stdout and stderr, interleaved
-    isolation: str
+    isolation: str  # what the run had, in words
+    mode: str = ""  # namespace, subreaper or session
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,12 +292,13 @@ def run_supervised(
     error = facts.get("error")
     listed = facts.get("notes")
     notes = [str(n) for n in listed] if isinstance(listed, list) else []
-    isolation = _describe(str(facts.get("mode", mode)), notes)
+    mode = str(facts.get("mode", mode))
+    isolation = _describe(mode, notes)
     status = None if timed_out else process.returncode
     if isinstance(error, str):
-        return ProcessResult(None, False, error, None, ended - started, output.value(), isolation)
+        return ProcessResult(None, False, error, None, ended - started, output.value(), isolation, mode)
     survivor = "a process still held the output open after the command ended" if left_open else None
-    return ProcessResult(status, timed_out, None, survivor, ended - started, output.value(), isolation)
+    return ProcessResult(status, timed_out, None, survivor, ended - started, output.value(), isolation, mode)
 
 
 def _report(data: bytes) -> dict[str, object]:
@@ -386,6 +388,9 @@ def run_in_sandbox(
         ]
         started_ns = time.time_ns()
         result = run_supervised(argv, cwd=tree, environment=env, limit=limit, read_only=read_only, hide=hide)
+        if result.mode == "namespace" and any(_inside(scratch, d) for d in (work_tree, *git_dirs)):
+            skipped = "; the scratch directory is inside the caller's repository: that part stays reachable"
+            result = replace(result, isolation=result.isolation + skipped)
         effects: list[SideEffect] = []
         if gate:
             effects = [
