@@ -77,6 +77,15 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument("--repo", type=Path, default=Path(), help="repository to check against")
 
     sub.add_parser("schema", help="print the manifest's JSON Schema")
+
+    serve = sub.add_parser("serve", help="run the GitHub App: webhook, receipt pages and workers")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    sub.add_parser("worker", help="run only the App's workers (for split deployments)")
+    sub.add_parser("migrate", help="bring the App's database schema up to date")
+    receive = sub.add_parser("receive", help="run the App on a saved delivery and print what it would post")
+    receive.add_argument("--event", required=True, help="the X-GitHub-Event name, e.g. pull_request")
+    receive.add_argument("--payload", required=True, type=Path, help="the delivery's JSON payload")
     return parser
 
 
@@ -180,9 +189,41 @@ def _cmd_schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from bot.server.serve import serve
+
+    return serve(args.host, args.port)
+
+
+def _cmd_worker(args: argparse.Namespace) -> int:
+    del args
+    from bot.server.serve import worker
+
+    return worker()
+
+
+def _cmd_migrate(args: argparse.Namespace) -> int:
+    del args
+    from bot.server.serve import migrate
+
+    return migrate()
+
+
+def _cmd_receive(args: argparse.Namespace) -> int:
+    from bot.server.serve import receive
+
+    try:
+        return receive(args.event, args.payload)
+    except OSError as exc:
+        raise UsageError(f"{args.payload}: cannot read: {exc.strerror}") from exc
+    except ValueError as exc:
+        raise UsageError(f"{args.payload}: {exc}") from exc
+
+
 _COMMANDS = {
     "check": _cmd_check, "validate": _cmd_validate, "explain": _cmd_explain,
-    "inspect": _cmd_inspect, "schema": _cmd_schema,
+    "inspect": _cmd_inspect, "schema": _cmd_schema, "serve": _cmd_serve, "worker": _cmd_worker,
+    "migrate": _cmd_migrate, "receive": _cmd_receive,
 }  # fmt: skip
 
 
