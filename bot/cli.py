@@ -7,10 +7,13 @@ stderr, never a traceback), 130 when interrupted, 141 when the reader of stdout 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import os
+import stat
 import sys
+import tempfile
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
@@ -50,6 +53,17 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"receipt: error: {message}\n")
 
 
+def _port(text: str) -> int:
+    """A TCP port, refused by argparse (exit 2) rather than by the socket layer deep in a server."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port {port} is outside 0-65535")
+    return port
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="receipt",
@@ -66,7 +80,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--manifest", type=Path, help="policy file to use instead of the base's")
     check.add_argument("--reference", type=Path, help="reference (gold) patch for excess")
     tests = check.add_mutually_exclusive_group()
-    tests.add_argument("--test-command", help="shell command run in a worktree of the head")
+    tests.add_argument("--test-command", help="shell command run in a sandboxed copy of the head")
     tests.add_argument("--no-tests", action="store_true", help="do not run any tests")
     check.add_argument("--json", type=Path, help="write the receipt JSON here ('-': stdout)")
     check.add_argument("--markdown", type=Path, help="write the Markdown summary here")
@@ -93,6 +107,15 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     sub.add_parser("schema", help="print the manifest's JSON Schema")
+
+    serve = sub.add_parser("serve", help="run the GitHub App: webhook, receipt pages and workers")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    serve.add_argument("--port", type=_port, default=8000, help="port (default: 8000)")
+    sub.add_parser("worker", help="run only the App's workers (for split deployments)")
+    sub.add_parser("migrate", help="bring the App's database schema up to date")
+    receive = sub.add_parser("receive", help="run the App on a saved delivery and print what it would post")
+    receive.add_argument("--event", required=True, help="the X-GitHub-Event name, e.g. pull_request")
+    receive.add_argument("--payload", required=True, type=Path, help="the delivery's JSON payload")
     return parser
 
 
@@ -103,13 +126,43 @@ def _read(path: Path) -> bytes:
         raise UsageError(f"{path}: cannot read: {exc.strerror}") from exc
 
 
+def _is_device_or_pipe(target: Path) -> bool:
+    """The path itself (a symlink is not followed) is a character device or a named pipe."""
+    try:
+        mode = target.lstat().st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
 def _write(target: Path, text: str) -> None:
+    """Write `target` whole or not at all: a temporary file beside it, renamed over it. The rename
+    replaces whatever is at the path (a symlink planted there is replaced, not followed). Called
+    only once the test run, and every process it started, is over."""
     if str(target) == "-":
         sys.stdout.write(text)
         return
+    if _is_device_or_pipe(target):
+        # /dev/null, a named pipe: a rename would replace the node itself (for root, for everyone)
+        try:
+            with target.open("w", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as exc:
+            raise UsageError(f"{target}: cannot write: {exc.strerror}") from exc
+        return
+    temporary: str | None = None
     try:
-        target.write_text(text, encoding="utf-8")
+        fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        os.fchmod(fd, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
     except OSError as exc:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
         raise UsageError(f"{target}: cannot write: {exc.strerror}") from exc
 
 
@@ -219,9 +272,41 @@ def _cmd_schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from bot.server.serve import serve
+
+    return serve(args.host, args.port)
+
+
+def _cmd_worker(args: argparse.Namespace) -> int:
+    del args
+    from bot.server.serve import worker
+
+    return worker()
+
+
+def _cmd_migrate(args: argparse.Namespace) -> int:
+    del args
+    from bot.server.serve import migrate
+
+    return migrate()
+
+
+def _cmd_receive(args: argparse.Namespace) -> int:
+    from bot.server.serve import receive
+
+    try:
+        return receive(args.event, args.payload)
+    except OSError as exc:
+        raise UsageError(f"{args.payload}: cannot read: {exc.strerror}") from exc
+    except ValueError as exc:
+        raise UsageError(f"{args.payload}: {exc}") from exc
+
+
 _COMMANDS = {
     "check": _cmd_check, "validate": _cmd_validate, "explain": _cmd_explain,
-    "inspect": _cmd_inspect, "schema": _cmd_schema,
+    "inspect": _cmd_inspect, "schema": _cmd_schema, "serve": _cmd_serve, "worker": _cmd_worker,
+    "migrate": _cmd_migrate, "receive": _cmd_receive,
 }  # fmt: skip
 
 

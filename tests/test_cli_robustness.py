@@ -3,8 +3,10 @@ subcommand answers hostile arguments with a message, never a stack trace."""
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -184,7 +186,6 @@ HOSTILE: list[tuple[tuple[str, ...], set[int]]] = [
     (("check", "--repo", "{repo}", "--base", "main", "--reference", "{not_a_diff}"), {2}),
     (("check", "--repo", "{repo}", "--base", "main", "--reference", "{missing}"), {2}),
     (("check", "--repo", "{repo}", "--base", "main", "--no-tests", "--json", "{dir}"), {2}),
-    (("check", "--repo", "{repo}", "--base", "main", "--no-tests", "--json", "/dev/full"), {2}),
     (("check", "--repo", "{repo}", "--base", "main", "--no-tests", "--markdown", "{missing}/x.md"), {2}),
     (("check", "--repo", "{repo}", "--base", "main", "--test-command", ""), {0, 1}),
     (("check", "--repo", "{repo}", "--base", "main", "--test-command", "exit 3"), {1}),
@@ -220,6 +221,14 @@ HOSTILE: list[tuple[tuple[str, ...], set[int]]] = [
     (("inspect", "{odd_receipt}", "--repo", "{plain}"), {2}),
     (("inspect", "{deep_json}"), {2, EXIT_INTERNAL}),
     (("schema", "extra"), {2}),
+    (("serve", "--port", "99999999"), {2}),
+    (("serve", "--port", "-1"), {2}),
+    (("serve", "--port", "http"), {2}),
+    (("receive", "--event", "pull_request", "--payload", "{missing}"), {2}),
+    (("receive", "--event", "pull_request", "--payload", "{dir}"), {2}),
+    (("receive", "--event", "pull_request", "--payload", "{binary}"), {2}),
+    (("receive", "--event", "pull_request", "--payload", "{deep_json}"), {2, EXIT_INTERNAL}),
+    (("receive", "--event", "pull_request"), {2}),
     (("--help",), {0}),
     (("--version",), {0}),
     (("check", "--help"), {0}),
@@ -246,6 +255,9 @@ def test_hostile_arguments_get_a_message_never_a_traceback(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(hostile["plain"])  # not a repository
+    # the App's commands read their settings from the environment: a complete one, all local
+    monkeypatch.setenv("RECEIPT_WEBHOOK_SECRET", "hostile-test")
+    monkeypatch.setenv("RECEIPT_DATABASE_URL", f"sqlite:///{hostile['plain']}/app.sqlite")
     args = [a.format(**hostile) if "{" in a and "}" in a else a for a in template]
     code, out, err = _run_in_process(args, capsys)
     assert "Traceback" not in out + err
@@ -285,3 +297,20 @@ def test_a_check_from_a_deleted_directory_is_a_message(
         code, out, err = _run_in_process(args, capsys)
         assert "Traceback" not in out + err
         assert code == 2, (args, err)
+
+
+def test_a_receipt_written_to_a_named_pipe_leaves_the_pipe_in_place(pr: GitRepo, tmp_path: Path) -> None:
+    # `--json /dev/stdout` and friends: renaming a file over a device or a pipe would replace the
+    # node itself (for root, /dev/stdout for everyone); such a target is written in place.
+    fifo = tmp_path / "receipt.fifo"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    try:
+        assert (
+            main(["check", "--repo", str(pr.root), "--base", "main", "--no-tests", "--json", str(fifo)]) == 0
+        )
+        out, _ = reader.communicate(timeout=30)
+    finally:
+        reader.kill()
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert json.loads(out)["schema"] == "receipt/1"

@@ -19,6 +19,7 @@ _EXPORTS = {
     "bot.engine.excess": ("check_reference",),
     "bot.engine.gitpath": ("decode_bytes",),
     "bot.engine.groups": ("MANIFEST_PATH",),
+    "bot.engine.junit": ("JUnitCounts", "JUnitError", "parse_junit"),
     "bot.engine.manifest": (
         "DEFAULT_MANIFEST_TEXT", "LoadedManifest", "Manifest", "ManifestError", "ManifestSource",
         "digest_bytes", "json_schema", "load_manifest", "parse_manifest",
@@ -41,6 +42,8 @@ _EXPORTS = {
         "CheckConclusion", "CheckResult", "ReportedBy", "SemanticStatus", "SideEffect", "SideEffectKind",
         "TestEvidence",
     ),
+    "bot.engine.testevidence": ("ReportFile", "ReportState", "RunOutcome", "judge_run"),
+    "bot.engine.testoutput": ("output_tail", "redact_secrets"),
 }  # fmt: skip
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = [
@@ -60,6 +63,8 @@ __all__ = [
     "FileDiff",
     "FileTexts",
     "Inputs",
+    "JUnitCounts",
+    "JUnitError",
     "Level",
     "LoadedManifest",
     "Manifest",
@@ -72,7 +77,10 @@ __all__ = [
     "ReceiptError",
     "Reference",
     "ReferencePatchError",
+    "ReportFile",
+    "ReportState",
     "ReportedBy",
+    "RunOutcome",
     "SemanticStatus",
     "SideEffect",
     "SideEffectKind",
@@ -89,6 +97,7 @@ __all__ = [
     "evaluate",
     "explain",
     "json_schema",
+    "judge_run",
     "load_manifest",
     "manifest_error_annotations",
     "manifest_paths",
@@ -96,10 +105,13 @@ __all__ = [
     "md_text",
     "measurable",
     "one_line",
+    "output_tail",
     "parse_diff",
+    "parse_junit",
     "parse_manifest",
     "parse_reference",
     "receipt_annotations",
+    "redact_secrets",
     "render_json",
     "render_markdown",
     "render_terminal",
@@ -126,6 +138,7 @@ if TYPE_CHECKING:
     from bot.engine.excess import check_reference
     from bot.engine.gitpath import decode_bytes
     from bot.engine.groups import MANIFEST_PATH
+    from bot.engine.junit import JUnitCounts, JUnitError, parse_junit
     from bot.engine.manifest import (
         DEFAULT_MANIFEST_TEXT,
         LoadedManifest,
@@ -165,3 +178,5 @@ if TYPE_CHECKING:
         SideEffectKind,
         TestEvidence,
     )
+    from bot.engine.testevidence import ReportFile, ReportState, RunOutcome, judge_run
+    from bot.engine.testoutput import output_tail, redact_secrets

@@ -48,8 +48,9 @@ class SideEffectKind(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class SideEffect:
-    """A path the test run created, deleted or changed in the worktree. A created or deleted
-    directory may be one effect, without what it holds."""
+    """A path the test run created, deleted or changed in the tree it ran in (or in the caller's
+    git directory, when that was within its reach). A created or deleted directory may be one
+    effect, without what it holds."""
 
     path: str
     kind: SideEffectKind
@@ -77,6 +78,7 @@ class TestEvidence:
     side_effects: tuple[SideEffect, ...] = ()
     not_run_reason: str | None = None
     reported_by: ReportedBy | None = None
+    notes: tuple[str, ...] = ()  # what the verdict says of the evidence (an exit status alone)
 
 
 def status_of(checks: Sequence[CheckResult]) -> SemanticStatus:

@@ -14,9 +14,9 @@ from typing import Any, Protocol
 
 from githubkit import GitHub
 
-from bot.engine import Entry, TooLargeToAssess
+from bot.engine import Entry, ReceiptError, TooLargeToAssess
 from bot.github.errors import NotAcceptable, UnexpectedResponse, translated
-from bot.github.pulls import PullRequest
+from bot.github.pulls import PullRequest, get_pull
 from bot.github.repo import RepoRef
 
 DIFF_MEDIA_TYPE = "application/vnd.github.diff"
@@ -37,9 +37,18 @@ def _count_files(data: bytes) -> int:
     return sum(1 for line in data.split(b"\n") if line.startswith(b"diff --git "))
 
 
-def fetch_diff_media(gh: GitHub[Any], repo: RepoRef, number: int) -> bytes:
+class HeadMoved(ReceiptError):
+    """The pull request's head moved while its diff was being read: a newer head has its own receipt."""
+
+    title = "the pull request moved on"
+
+
+def fetch_compare_diff(gh: GitHub[Any], repo: RepoRef, base: str, head: str) -> bytes:
+    """The diff of `base...head` named by SHAs (so it cannot change under the reader)."""
     with translated():
-        response = gh.rest.pulls.get(repo.owner, repo.name, number, headers={"Accept": DIFF_MEDIA_TYPE})
+        response = gh.rest.repos.compare_commits(
+            repo.owner, repo.name, f"{base}...{head}", headers={"Accept": DIFF_MEDIA_TYPE}
+        )
     return response.content
 
 
@@ -50,19 +59,37 @@ class Entries(Protocol):
 def fetch_diff(
     gh: GitHub[Any], repo: RepoRef, pull: PullRequest, source: Entries, merge_base: str
 ) -> FetchedDiff:
-    """The diff of `merge_base...pull.head_sha`; `source` supplies modes and blob SHAs."""
+    """The diff of `merge_base...pull.head_sha`; `source` supplies modes and blob SHAs.
+
+    The compare diff is named by SHAs. When GitHub will not render it (406), the pull request's
+    files API is the fallback; that describes the pull request as it is now, so the head is checked
+    again after reading it, and a head that moved raises HeadMoved rather than mislabel the diff.
+    """
     try:
-        data = fetch_diff_media(gh, repo, pull.number)
+        data = fetch_compare_diff(gh, repo, merge_base, pull.head_sha)
     except NotAcceptable:
         pass
     else:
         if pull.changed_files is None or _count_files(data) >= pull.changed_files:
             return FetchedDiff(data, "diff")
     files = list_files(gh, repo, pull)
+    now = get_pull(gh, repo, pull.number)
+    if now.head_sha != pull.head_sha:
+        raise HeadMoved(f"pull request #{pull.number} moved from {pull.head_sha[:12]} to {now.head_sha[:12]}")
     old_paths = [str(f.get("previous_filename") or f.get("filename")) for f in files]
     new_paths = [str(f.get("filename")) for f in files]
     old, new = source.entries(merge_base, old_paths), source.entries(pull.head_sha, new_paths)
     return FetchedDiff(rebuild_diff(files, old, new), "files")
+
+
+def fetch_range_diff(gh: GitHub[Any], repo: RepoRef, base: str, head: str) -> FetchedDiff:
+    """The diff of a range with no pull request (a merge group): the compare diff, or nothing."""
+    try:
+        return FetchedDiff(fetch_compare_diff(gh, repo, base, head), "diff")
+    except NotAcceptable as exc:
+        raise TooLargeToAssess(
+            f"GitHub will not render the diff of {base[:12]}...{head[:12]} ({exc.message or 'HTTP 406'})"
+        ) from exc
 
 
 def list_files(gh: GitHub[Any], repo: RepoRef, pull: PullRequest) -> list[dict[str, Any]]:

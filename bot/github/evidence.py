@@ -8,7 +8,7 @@ running (with what it is waiting for), so `semantic` is never guessed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from githubkit import GitHub
@@ -122,3 +122,18 @@ def checks_evidence(
         else:
             results.append(result_of(name, [r for r in runs if r.name == name]))
     return TestEvidence(checks=tuple(results))
+
+
+def past_deadline(evidence: TestEvidence, minutes: float) -> TestEvidence:
+    """The checks still pending when `tests.timeout_minutes` ran out end as timed out."""
+    checks = tuple(
+        CheckResult(
+            c.name,
+            CheckConclusion.TIMED_OUT,
+            f"did not complete within tests.timeout_minutes ({minutes} min): {c.details}",
+        )
+        if c.conclusion is CheckConclusion.PENDING
+        else c
+        for c in evidence.checks
+    )
+    return replace(evidence, checks=checks)

@@ -139,6 +139,16 @@ def problem_run(
     )
 
 
+def closing_run(head_sha: str, conclusion: Conclusion, title: str, explanation: str) -> CheckRunRequest:
+    """A completed run that ends a receipt the App will not compute (superseded, cancelled)."""
+    return CheckRunRequest(
+        head_sha=head_sha,
+        conclusion=conclusion,
+        title=title,
+        summary=f"## receipt: {title}\n\n{explanation}\n",
+    )
+
+
 def publish(
     gh: GitHub[Any],
     repo: RepoRef,
@@ -156,6 +166,7 @@ __all__ = [
     "REEVALUATE_ACTION",
     "Problem",
     "PublishedCheckRun",
+    "closing_run",
     "problem_of",
     "problem_run",
     "problem_summary",

@@ -13,24 +13,43 @@ from typing import Any
 from githubkit import GitHub
 
 from bot.engine import Entry
+from bot.github.cache import ObjectCache
 from bot.github.contents import Tree, get_blob, get_tree, read_file
 from bot.github.repo import RepoRef
+
+_ENTRY_BYTES = 200  # what one tree entry costs the shared cache, roughly
 
 
 @dataclass
 class ApiSource:
     gh: GitHub[Any]
     repo: RepoRef
+    shared: ObjectCache | None = None  # trees and blobs reused across jobs (the App's worker)
     _trees: dict[tuple[str, bool], Tree] = field(default_factory=dict)
     _sizes: dict[str, int] = field(default_factory=dict)
 
     def tree(self, commit: str, *, recursive: bool = True) -> Tree:
         key = (commit, recursive)
         if key not in self._trees:
-            tree = get_tree(self.gh, self.repo, commit, recursive=recursive)
+            shared_key = (self.repo.full_name, commit, "tree" if recursive else "level")
+            tree = self.shared.get(shared_key) if self.shared else None
+            if tree is None:
+                tree = get_tree(self.gh, self.repo, commit, recursive=recursive)
+                if self.shared:
+                    self.shared.put(shared_key, tree, _ENTRY_BYTES * (len(tree.entries) + 1))
             self._sizes.update((e.sha, e.size) for e in tree.entries.values() if e.size is not None)
             self._trees[key] = tree
         return self._trees[key]
+
+    def _blob(self, sha: str) -> bytes:
+        key = (self.repo.full_name, sha, "blob")
+        data = self.shared.get(key) if self.shared else None
+        if data is None:
+            data = get_blob(self.gh, self.repo, sha)
+            if self.shared:
+                self.shared.put(key, data, len(data))
+        assert isinstance(data, bytes)
+        return data
 
     def _walk(self, commit: str, path: str) -> Entry | None:
         """One entry found directory by directory (a non-recursive tree per level)."""
@@ -62,7 +81,7 @@ class ApiSource:
         for sha in sorted(set(shas)):
             if self._sizes.get(sha, 0) > max_size:
                 continue
-            data = get_blob(self.gh, self.repo, sha)
+            data = self._blob(sha)
             if len(data) <= max_size:
                 found[sha] = data
         return found

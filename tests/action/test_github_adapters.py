@@ -14,7 +14,7 @@ from bot.engine.errors import TooLargeToAssess
 from bot.engine.receipt import Conclusion
 from bot.github.checks import CheckRunRequest, left_out_note, publish_check_run
 from bot.github.client import RetryPolicy, make_client
-from bot.github.diffs import fetch_diff, quote_path
+from bot.github.diffs import HeadMoved, fetch_diff, quote_path
 from bot.github.errors import Forbidden, GitHubError, NotFound, RateLimited
 from bot.github.pulls import get_pull, merge_base, pulls_with_head
 from bot.github.remote import gather_pull
@@ -143,7 +143,22 @@ def test_diff_media_type_and_its_files_api_fallback_agree(scenario: Scenario) ->
         return [(f.old_path, f.new_path, f.status, f.old_mode, f.new_mode, f.binary, f.hunks) for f in files]
 
     assert shape(direct.data) == shape(rebuilt.data)
-    assert [c.status for c in scenario.github.state.calls("GET", rf"/repos/{REPO}/pulls/7")][-1] == 406
+    assert [c.status for c in scenario.github.state.calls("GET", rf"/repos/{REPO}/compare/.*")][-1] == 406
+    assert scenario.github.state.calls("GET", rf"/repos/{REPO}/pulls/7/files")
+
+
+def test_a_head_that_moves_while_the_files_api_is_read_is_not_mislabelled(scenario: Scenario) -> None:
+    head = _pr(scenario, {"src/calc.py": "x = 1\n"})
+    gh = _client(scenario.github)
+    pull = get_pull(gh, REPO_REF, scenario.number)
+    base = merge_base(gh, REPO_REF, pull.base_sha, head)
+    scenario.github.state.limits.max_files = 0
+    scenario.origin.checkout("main")
+    scenario.origin.write("src/calc.py", "x = 2\n")
+    moved = scenario.origin.commit("a later push")
+    scenario.github.state.pulls[(REPO, scenario.number)].head_sha = moved
+    with pytest.raises(HeadMoved, match="moved from"):
+        fetch_diff(gh, REPO_REF, pull, ApiSource(gh, REPO_REF), base)
 
 
 def test_files_without_a_patch_fail_closed(scenario: Scenario) -> None:
@@ -164,7 +179,10 @@ def test_more_files_than_the_files_api_lists_fail_closed(scenario: Scenario) -> 
 
     scenario.github.state.limits.max_files = 0
     with pytest.raises(TooLargeToAssess, match="3,000"):
-        fetch_diff(gh, REPO_REF, replace(pull, changed_files=3001), ApiSource(gh, REPO_REF), "x")
+        fetch_diff(
+            gh, REPO_REF, replace(pull, changed_files=3001), ApiSource(gh, REPO_REF),
+            merge_base(gh, REPO_REF, pull.base_sha, pull.head_sha),
+        )  # fmt: skip
 
 
 def _parity_pull_request(scenario: Scenario) -> str:
