@@ -49,3 +49,32 @@ def test_github_unreachable_then_back_the_run_still_ends(github_app: AppWorld, h
     [run] = _completed(github_app, github_app.pull.head_sha, timeout=60)
     assert run["conclusion"] == "failure"
     assert "503" in run["output"]["summary"] and "Re-evaluate" in run["output"]["summary"]
+
+
+def test_a_secondary_rate_limit_is_waited_out(github_app: AppWorld, host: AppHost) -> None:
+    host.serve()
+    github_app.fake.inject_secondary_rate_limit("POST", r"/repos/.*/check-runs", retry_after=1, times=1)
+    github_app.send_pull_request("opened")
+    [run] = _completed(github_app, github_app.pull.head_sha)
+    assert run["conclusion"] == "success"
+
+
+def test_a_primary_rate_limit_waits_for_its_reset(github_app: AppWorld, host: AppHost) -> None:
+    host.serve()
+    github_app.fake.rate.limit = 2  # the token and one more request this hour
+    github_app.send_pull_request("opened")
+
+    def postponed() -> list[tuple[str, str]]:
+        with sqlite3.connect(host.tmp / "app.sqlite3") as db:
+            rows = db.execute(
+                "SELECT not_before, last_error FROM jobs WHERE state = 'pending' AND not_before IS NOT NULL"
+            ).fetchall()
+        return [r for r in rows if "rate limit" in (r[1] or "").lower()]
+
+    [(not_before, _)] = wait_until(postponed, timeout=20, what="the job postponed to the reset")
+    with sqlite3.connect(host.tmp / "app.sqlite3") as db:
+        (now,) = db.execute("SELECT strftime('%Y-%m-%d %H:%M:%f', 'now')").fetchone()
+    from datetime import datetime
+
+    wait = (datetime.fromisoformat(not_before) - datetime.fromisoformat(now)).total_seconds()
+    assert 1800 < wait <= 3700, wait
