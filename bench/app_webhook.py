@@ -27,7 +27,9 @@ import sys
 import tempfile
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -149,17 +151,21 @@ def _generate(argv: list[str]) -> int:
     return 0
 
 
-def _load(
-    tmp: Path, mode: str, url: str, amount: float, seconds: float, body: bytes, headers: dict[str, str]
-) -> dict:  # type: ignore[type-arg]
+@dataclass(frozen=True)
+class Load:
+    mode: str  # open (a fixed rate) or closed (clients as fast as answers come)
+    url: str
+    amount: float  # deliveries per second, or clients
+    seconds: float
+
+
+def _load(tmp: Path, load: Load, body: bytes, headers: dict[str, str]) -> dict[str, Any]:
     body_file = tmp / f"body-{uuid.uuid4()}.json"
     body_file.write_bytes(body)
-    fixed = {k: v for k, v in headers.items() if k != "X-GitHub-Delivery"}
-    done = subprocess.run(
-        [sys.executable, __file__, "--generate", mode, url, str(amount), str(seconds), str(body_file), json.dumps(fixed)],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
-    result: dict = json.loads(done.stdout)  # type: ignore[type-arg]
+    fixed = json.dumps({k: v for k, v in headers.items() if k != "X-GitHub-Delivery"})
+    argv = [sys.executable, __file__, "--generate", load.mode, load.url, str(load.amount), str(load.seconds)]
+    done = subprocess.run([*argv, str(body_file), fixed], capture_output=True, text=True, check=True)
+    result: dict[str, Any] = json.loads(done.stdout)
     return result
 
 
@@ -200,8 +206,8 @@ def main() -> int:
                 rows.append((label, app_run["latencies"], base_run["latencies"],
                              len(app_run["acknowledged"]), len(app_run["latencies"])))  # fmt: skip
             body, headers = signed(secret, "star", star_payload)
-            app_rps = _load(tmp, "closed", f"{app.url}/webhook", 16, 5, body, headers)["rate"]
-            base_rps = _load(tmp, "closed", f"{baseline_url}/webhook", 16, 5, body, headers)["rate"]
+            app_rps = _load(tmp, Load("closed", f"{app.url}/webhook", 16, 5), body, headers)["rate"]
+            base_rps = _load(tmp, Load("closed", f"{baseline_url}/webhook", 16, 5), body, headers)["rate"]
             with sqlite3.connect(tmp / "app.sqlite3") as db:
                 stored = {guid for (guid,) in db.execute("SELECT guid FROM deliveries")}
             lost = [guid for guid in acknowledged if guid not in stored]
