@@ -198,10 +198,11 @@ def main() -> int:
             for label, event, payload in (("pull_request.synchronize (a job)", "pull_request", pull_payload),
                                           ("star (ignored)", "star", star_payload)):  # fmt: skip
                 body, headers = signed(secret, event, payload)
-                app_run = _load(tmp, "open", f"{app.url}/webhook", args.rate, args.seconds, body, headers)
-                base_run = _load(
-                    tmp, "open", f"{baseline_url}/webhook", args.rate, args.seconds, body, headers
+                app_run = _load(
+                    tmp, Load("open", f"{app.url}/webhook", args.rate, args.seconds), body, headers
                 )
+                base_load = Load("open", f"{baseline_url}/webhook", args.rate, args.seconds)
+                base_run = _load(tmp, base_load, body, headers)
                 acknowledged.extend(app_run["acknowledged"])
                 rows.append((label, app_run["latencies"], base_run["latencies"],
                              len(app_run["acknowledged"]), len(app_run["latencies"])))  # fmt: skip
