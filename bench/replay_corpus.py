@@ -43,7 +43,8 @@ def run(limit: int | None, keep: Path | None) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         where = keep or Path(scratch)
         start = time.perf_counter()
-        repo = corpus_repo.build(where / "repo", tasks)
+        # the same corpus gives the same commits, so a kept directory resumes its run
+        repo = where / "repo" if (where / "repo").exists() else corpus_repo.build(where / "repo", tasks)
         arms = corpus_repo.oracle(where / "oracle", tasks)
         print(f"edit-fidelity replay: {len(tasks)} tasks, Python {sys.version.split()[0]}")
         print(f"repository of {len(tasks)} merged pull requests built in {time.perf_counter() - start:.1f} s")
@@ -91,7 +92,7 @@ def run(limit: int | None, keep: Path | None) -> None:
             "report",
             ["replay", "report", "--run-dir", str(run_dir), "--json", str(report), "--html", str(html)],
         )
-        _, code, checked = _step("inspect", ["inspect", str(report)])
+        _, _, checked = _step("inspect", ["inspect", str(report)])
         print("        ", checked.strip().splitlines()[-1])
         body = json.loads(report.read_text())
         print(text)
@@ -101,8 +102,10 @@ def run(limit: int | None, keep: Path | None) -> None:
                 f"{arm}: functional {s['functional_rate']:.4f} faithful {s['faithful_rate']:.4f} "
                 f"statuses {s['statuses']} excess mean {e['mean']} median {e['median']} n {e['count']} "
                 f"added_complexity mean {s['added_complexity']['mean']} surface "
-                f"{ {k: v['mean'] for k, v in s['review_surface'].items()} } violations {s['scope_violations']} "
-                f"trace {s['trace']['read_before_edit']['mean']}/{s['trace']['tests_after_last_edit']['mean']}"
+                f"{ {k: v['mean'] for k, v in s['review_surface'].items()} } "
+                f"violations {s['scope_violations']} trace read-before-edit "
+                f"{s['trace']['read_before_edit']['mean']}, tests-after-last-edit "
+                f"{s['trace']['tests_after_last_edit']['mean']}"
             )
         for c in body["comparisons"]:
             print(

@@ -174,9 +174,8 @@ def summary_text(body: dict[str, Any]) -> str:
     for c in body["comparisons"]:
         f = c["faithful"]
         if f["difference"] is not None:
-            lines.append(
-                f"  {c['arm']} − {c['baseline']}: faithful {f['difference']:+.3f} [{f['low']:+.3f}, {f['high']:+.3f}]"
-            )
+            interval = f"[{f['low']:+.3f}, {f['high']:+.3f}]"
+            lines.append(f"  {c['arm']} − {c['baseline']}: faithful {f['difference']:+.3f} {interval}")
     for verdict in body["gate"]["arms"]:
         lines.append(f"gate {verdict['arm']}: {'pass' if verdict['pass'] else 'fail'}")
         lines.extend(f"  {failure}" for failure in verdict["failures"])

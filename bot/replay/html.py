@@ -51,7 +51,7 @@ def _scale(low: float, high: float, left: float, right: float) -> Any:
 
 def excess_plot(report: Mapping[str, Any]) -> str:
     """Excess over passing repairs, one row per arm: every attempt a dot, the quartiles a box."""
-    arms = list(report["arms"])
+    arms = [a["name"] for a in report["run"]["arms"]]
     values = [v for a in arms for v in report["arms"][a]["excess_values"]]
     low, high = min([0.0, *values]), max([0.0, *values])
     width, left, right, row = 760, 140, 740, 44
@@ -180,7 +180,8 @@ def _arm_table(report: Mapping[str, Any]) -> str:
         "<th>tests after last edit</th></tr>"
     )
     rows = []
-    for arm, s in report["arms"].items():
+    for arm in [a["name"] for a in report["run"]["arms"]]:
+        s = report["arms"][arm]
         violations = ", ".join(f"{_e(k)} {v}" for k, v in s["scope_violations"].items()) or "none"
         surface = s["review_surface"]
         trace = s["trace"]

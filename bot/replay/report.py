@@ -292,8 +292,9 @@ def _gate(
                     and (mine["faithful"] / mine["attempts"] < theirs["faithful"] / theirs["attempts"])
                 ):
                     failures.append(
-                        f"critical task {row['task']} regresses: faithful {mine['faithful']}/{mine['attempts']} "
-                        f"against {theirs['faithful']}/{theirs['attempts']} for {baseline}"
+                        f"critical task {row['task']} regresses: "
+                        f"faithful {mine['faithful']}/{mine['attempts']} against "
+                        f"{theirs['faithful']}/{theirs['attempts']} for {baseline}"
                     )
         verdicts.append({"arm": arm, "pass": not failures, "failures": failures})
     return {"pass": all(v["pass"] for v in verdicts), "arms": verdicts}

@@ -237,8 +237,8 @@ def read_task_set(data: bytes, name: str) -> tuple[Task, ...]:
 def _log(git: Git, *args: str) -> list[_Commit]:
     out = git.run("log", f"--format={_LOG_FORMAT}", *args).decode("utf-8", "replace")
     found = []
-    for record in out.split("\x1e"):
-        record = record.lstrip("\n")
+    for chunk in out.split("\x1e"):
+        record = chunk.lstrip("\n")
         if not record:
             continue
         sha, parents, message = record.split("\x00", 2)
@@ -302,7 +302,7 @@ def _is_generated(git: Git, commit: str, path: str) -> bool:
 
 
 def _skip_reason(
-    git: Git, commit: _Commit, paths: list[str], hidden: list[str], diff: bytes, title: str
+    git: Git, commit: _Commit, paths: list[str], hidden: list[str], *, diff: bytes, title: str
 ) -> tuple[str, str] | None:
     if not paths:
         return "empty", ""
@@ -354,7 +354,7 @@ def candidate(git: Git, commit: _Commit, options: MineOptions, used: set[str]) -
     hidden_files = [f for f in files if any(matches(options.hidden_tests, p) for p in f.paths)]
     hidden = [p for f in hidden_files for p in f.paths]
     title, body, pr = parse_message(commit.message)
-    reason = _skip_reason(git, commit, paths, hidden, diff, title)
+    reason = _skip_reason(git, commit, paths, hidden, diff=diff, title=title)
     if reason is not None:
         return Candidate(commit, skipped=Skipped(commit.sha, *reason))
     command, problem = _test_command(git, base, options.test_command)

@@ -19,7 +19,7 @@ import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 READ_PROGRAMS = {
     "cat",
@@ -38,10 +38,11 @@ READ_PROGRAMS = {
 }
 _PATTERN_FIRST = {"grep", "rg", "egrep", "fgrep", "sed"}  # their first operand is a pattern or script
 TEST_PROGRAMS = re.compile(
-    r"(^|[\s/;&|(])(pytest|py\.test|tox|nox|jest|vitest|rspec|phpunit|ctest)\b"
+    r"(^|[\s/;&|(])(pytest|py\.test|tox|nox|jest|vitest|rspec|phpunit|ctest)(?=[\s;&|)]|$)"
     r"|-m\s+(pytest|unittest)\b|\b(go|cargo|dotnet|swift|mix)\s+test\b|\b(npm|yarn|pnpm)\s+(run\s+)?test\b"
     r"|\bmake\s+(test|check)\b|\b(mvn|gradle|\./gradlew)\b.*\btest\b"
 )
+INSTALLS = re.compile(r"\b(pip3?|uv|poetry|npm|yarn|pnpm|apt-get|apt|brew|conda)\s+(install|add)\b")
 REVERT_COMMANDS = re.compile(r"\bgit\s+(checkout\s+(--\s+)?\S|restore\b|reset\s+--hard\b|stash\b)")
 
 
@@ -140,7 +141,7 @@ class CodexReader:
 
 class ClaudeReader:
     name = "claude"
-    _EDITS = {
+    _EDITS: ClassVar[dict[str, str]] = {
         "Edit": "file_path",
         "MultiEdit": "file_path",
         "Write": "file_path",

@@ -94,7 +94,8 @@ def inspect_report(body: Mapping[str, Any], run_dir: Path | None) -> InspectRepo
         attempts.append(attempt)
     report.passed(
         "evidence",
-        f"{counts['records']} attempt records, {counts['artefacts']} artefacts, {counts['receipts']} receipts",
+        f"{counts['records']} attempt records, {counts['artefacts']} artefacts, "
+        f"{counts['receipts']} receipts",
     )
     if not report.ok:
         return report
