@@ -68,7 +68,7 @@ def run(limit: int | None, keep: Path | None) -> None:
         )
         print("        ", text.splitlines()[0] if text else "")
         arm_args = [a for name, cmd in arms.items() for a in ("--arm", f"{name}={cmd}")]
-        ran, code, text = _step(
+        ran, _, text = _step(
             "run",
             [
                 "replay",
@@ -88,7 +88,7 @@ def run(limit: int | None, keep: Path | None) -> None:
             f"time per task {ran / len(tasks):.2f} s ({len(arms)} arms), per attempt {ran / attempts:.2f} s"
         )
         report, html = where / "report.json", where / "report.html"
-        _, code, text = _step(
+        _, _, text = _step(
             "report",
             ["replay", "report", "--run-dir", str(run_dir), "--json", str(report), "--html", str(html)],
         )
