@@ -51,7 +51,7 @@ def run(limit: int | None, keep: Path | None) -> None:
         task_file, run_dir = where / "tasks" / "tasks.jsonl", where / "run"
         task_file.parent.mkdir(exist_ok=True)
         command = f"{shlex.quote(sys.executable)} -m unittest -q {{tests}}"
-        _, code, text = _step(
+        _, _, text = _step(
             "tasks",
             [
                 "replay",
