@@ -39,6 +39,8 @@ from bot.gather import UsageError
 from bot.local.check import CheckOptions, run_check
 from bot.local.git import Git, GitError
 from bot.local.inspect import inspect_receipt
+from bot.replay.commands import add_replay_parser, run_replay
+from bot.replay.verify import inspect_report, is_report
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 EXIT_INTERNAL = 70  # sysexits' EX_SOFTWARE: receipt itself failed, which is never a verdict
@@ -100,11 +102,14 @@ def _parser() -> argparse.ArgumentParser:
         help=f"policy file (default: {MANIFEST_PATH} at the top of the working tree)",
     )
 
-    inspect = sub.add_parser("inspect", help="verify a receipt's digest and the digests it names")
+    inspect = sub.add_parser(
+        "inspect", help="verify a receipt's (or a replay report's) digest and the digests it names"
+    )
     inspect.add_argument("receipt", type=Path)
     inspect.add_argument(
         "--repo", type=Path, help="repository holding the receipt's commits (default: the current one)"
     )
+    inspect.add_argument("--run", type=Path, help="a replay report's run directory (default: as it records)")
 
     sub.add_parser("schema", help="print the manifest's JSON Schema")
 
@@ -116,6 +121,7 @@ def _parser() -> argparse.ArgumentParser:
     receive = sub.add_parser("receive", help="run the App on a saved delivery and print what it would post")
     receive.add_argument("--event", required=True, help="the X-GitHub-Event name, e.g. pull_request")
     receive.add_argument("--payload", required=True, type=Path, help="the delivery's JSON payload")
+    add_replay_parser(sub)
     return parser
 
 
@@ -255,6 +261,11 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
         body: Any = json.loads(_read(args.receipt))
     except ValueError as exc:
         raise UsageError(f"{args.receipt}: not JSON: {exc}") from exc
+    if is_report(body):
+        checked = inspect_report(body, args.run)
+        for line in checked.lines:
+            print(one_line(line))
+        return EXIT_OK if checked.ok else EXIT_FAIL
     if args.repo is not None:
         git: Git | None = Git.open(args.repo)
     else:
@@ -303,10 +314,14 @@ def _cmd_receive(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.payload}: {exc}") from exc
 
 
+def _cmd_replay(args: argparse.Namespace) -> int:
+    return run_replay(args, _write)
+
+
 _COMMANDS = {
     "check": _cmd_check, "validate": _cmd_validate, "explain": _cmd_explain,
     "inspect": _cmd_inspect, "schema": _cmd_schema, "serve": _cmd_serve, "worker": _cmd_worker,
-    "migrate": _cmd_migrate, "receive": _cmd_receive,
+    "migrate": _cmd_migrate, "receive": _cmd_receive, "replay": _cmd_replay,
 }  # fmt: skip
 
 

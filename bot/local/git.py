@@ -70,13 +70,20 @@ class Git:
         return git, prefix.decode("utf-8", "surrogateescape").removesuffix("\n")
 
     def run(
-        self, *args: str, stdin: bytes | None = None, check: bool = True, isolated: bool = False
+        self,
+        *args: str,
+        stdin: bytes | None = None,
+        check: bool = True,
+        isolated: bool = False,
+        environment: Mapping[str, str] | None = None,
     ) -> bytes:
-        """`isolated`: the user's global config is not read either (receipt's own repositories)."""
+        """`isolated`: the user's global config is not read either (receipt's own repositories).
+        `environment`: variables set for this command alone (an index file, a commit's identity)."""
         command = ("git", *(a for c in _CONFIG for a in ("-c", c)), *args)
         env = _environment(os.environ)
         if isolated:
             env["GIT_CONFIG_GLOBAL"] = os.devnull
+        env.update(environment or {})
         try:
             done = subprocess.run(
                 command,
@@ -121,8 +128,11 @@ class Git:
             raise GitError(f"{base[:12]} and {head[:12]} have no common ancestor")
         return out
 
-    def diff(self, old: str, new: str) -> bytes:
-        return self.run(*_DIFF_ARGS, "--end-of-options", old, new, "--")
+    def diff(self, old: str, new: str, *options: str, paths: Collection[str] = ()) -> bytes:
+        """`git diff old new` in the pinned shape; `options` add to it (`--binary`, `--numstat`),
+        `paths` limit it (read literally)."""
+        literal = ("--literal-pathspecs",) if paths else ()
+        return self.run(*literal, *_DIFF_ARGS, *options, "--end-of-options", old, new, "--", *paths)
 
     def read_file(self, rev: str, path: str) -> bytes | None:
         """The file at `path` in commit `rev`, or None when it is not there."""
