@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 from bot import __version__
 from bot.engine.content.patternset import PatternSetGaveUp
 from bot.engine.diff import DiffParseError
+from bot.engine.errors import ReceiptError
 from bot.engine.evaluation import manifest_paths
 from bot.engine.groups import MANIFEST_PATH
 from bot.engine.manifest import ManifestError, ManifestSource, json_schema, load_manifest
@@ -179,7 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ManifestError as exc:
         print(f"receipt: invalid manifest ({len(exc.issues)} problem(s)):\n{exc}", file=sys.stderr)
         return EXIT_FAIL if args.command == "validate" else EXIT_USAGE
-    except (UsageError, GitError, DiffParseError, PatternSetGaveUp) as exc:
+    except (UsageError, GitError, DiffParseError, PatternSetGaveUp, ReceiptError) as exc:
         message = exc.problem if isinstance(exc, GitError) else str(exc)
         print(f"receipt: error: {message}", file=sys.stderr)
         return EXIT_USAGE

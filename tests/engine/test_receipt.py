@@ -108,6 +108,7 @@ def test_dry_run_of_an_invalid_or_deleted_manifest(repo: GitRepo) -> None:
     assert dry.errors == (".github/receipt.yml:1:10: version: expected one of 1, got 2",)
     assert receipt.as_json()["manifest"]["dry_run"] == {
         "valid": False, "conclusion": None, "reasons": [], "errors": list(dry.errors),
+        "too_expensive": False,
     }  # fmt: skip
     deleted = evaluate(_inputs(repo, None, b"version: 1\n"))
     assert deleted.manifest.dry_run is not None and deleted.manifest.dry_run.valid
