@@ -13,8 +13,14 @@ from bot.engine.groups import MANIFEST_PATH
 from tests.gitrepo import GitRepo
 
 BAD = {
-    "paths.allow": ("paths:\n  allow: ['[z-a]']\n", "3:11: paths.allow[0]: invalid character class range: z-a"),
-    "paths.protect": ("paths:\n  protect: ['[z-a]']\n", "3:13: paths.protect[0]: invalid character class range: z-a"),
+    "paths.allow": (
+        "paths:\n  allow: ['[z-a]']\n",
+        "3:11: paths.allow[0]: invalid character class range: z-a",
+    ),
+    "paths.protect": (
+        "paths:\n  protect: ['[z-a]']\n",
+        "3:13: paths.protect[0]: invalid character class range: z-a",
+    ),
     "tests.ignore_side_effects": (
         "tests:\n  ignore_side_effects: ['b/[z-a]']\n",
         "3:25: tests.ignore_side_effects[0]: invalid character class range: z-a",
@@ -27,12 +33,18 @@ BAD = {
         "budgets:\n  per_path: [{paths: ['[z-a]'], files: 1}]\n",
         "3:23: budgets.per_path[0].paths[0]: invalid character class range: z-a",
     ),
-    "a tagged scalar": ("paths:\n  allow_binary: !!bool maybe\n", "3:17: paths.allow_binary: unreadable value: 'maybe' is not a boolean"),
+    "a tagged scalar": (
+        "paths:\n  allow_binary: !!bool maybe\n",
+        "3:17: paths.allow_binary: unreadable value: 'maybe' is not a boolean",
+    ),
     "a huge number": (
         "excess:\n  max_distance: " + "9" * 400 + "\n",
         "3:17: excess.max_distance: must be a finite number, got '9999999999999999999999999999999999999...'",
     ),
-    "deep nesting": ("paths:\n  allow: " + "[" * 3000 + "]" * 3000 + "\n", "3:40: nested deeper than 32 levels (the limit)"),
+    "deep nesting": (
+        "paths:\n  allow: " + "[" * 3000 + "]" * 3000 + "\n",
+        "3:40: nested deeper than 32 levels (the limit)",
+    ),
 }
 
 
@@ -62,7 +74,9 @@ def test_validate_explain_and_check_with_a_file(
     _assert_positioned(capsys.readouterr().err, str(bad), where)
     assert main(["explain", "--manifest", str(bad), "src/a.py"]) == 2
     _assert_positioned(capsys.readouterr().err, str(bad), where)
-    assert main(["check", "--repo", str(pr.root), "--base", "main", "--manifest", str(bad), "--no-tests"]) == 2
+    assert (
+        main(["check", "--repo", str(pr.root), "--base", "main", "--manifest", str(bad), "--no-tests"]) == 2
+    )
     _assert_positioned(capsys.readouterr().err, str(bad), where)
 
 

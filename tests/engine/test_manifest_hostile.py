@@ -23,14 +23,26 @@ def _problems(text: str | bytes) -> list[str]:
 
 
 MALFORMED = [
-    ("version: 1\npaths:\n  allow: ['[z-a]']\n", "m.yml:3:11: paths.allow[0]: invalid character class range: z-a"),
-    ("version: 1\npaths:\n  protect: ['src/[z-a].py']\n", "m.yml:3:13: paths.protect[0]: invalid character class range: z-a"),
+    (
+        "version: 1\npaths:\n  allow: ['[z-a]']\n",
+        "m.yml:3:11: paths.allow[0]: invalid character class range: z-a",
+    ),
+    (
+        "version: 1\npaths:\n  protect: ['src/[z-a].py']\n",
+        "m.yml:3:13: paths.protect[0]: invalid character class range: z-a",
+    ),
     (
         "version: 1\npaths:\n  protect: [{paths: ['[z-a]'], allow: [added]}]\n",
         "m.yml:3:22: paths.protect[0].paths[0]: invalid character class range: z-a",
     ),
-    ("version: 1\ntests:\n  ignore_side_effects: ['[z-a]']\n", "m.yml:3:25: tests.ignore_side_effects[0]: invalid character class range: z-a"),
-    ("version: 1\napplies_to:\n  branches: ['[z-a]']\n", "m.yml:3:14: applies_to.branches[0]: invalid character class range: z-a"),
+    (
+        "version: 1\ntests:\n  ignore_side_effects: ['[z-a]']\n",
+        "m.yml:3:25: tests.ignore_side_effects[0]: invalid character class range: z-a",
+    ),
+    (
+        "version: 1\napplies_to:\n  branches: ['[z-a]']\n",
+        "m.yml:3:14: applies_to.branches[0]: invalid character class range: z-a",
+    ),
     (
         "version: 1\nbudgets:\n  per_path: [{paths: ['[z-a]'], files: 1}]\n",
         "m.yml:3:23: budgets.per_path[0].paths[0]: invalid character class range: z-a",
@@ -39,11 +51,26 @@ MALFORMED = [
         "version: 1\ncontent:\n  banned: [{id: x, pattern: x, paths: ['[z-a]']}]\n",
         "m.yml:3:40: content.banned[0].paths[0]: invalid character class range: z-a",
     ),
-    ("version: 1\npaths:\n  allow: ['[[:alpha:]]']\n", "m.yml:3:11: paths.allow[0]: missing ]: [[:alpha:]\\](?:(?P<ps_d>/)|$)"),
-    ("version: 1\npaths:\n  allow_binary: !!bool maybe\n", "m.yml:3:17: paths.allow_binary: unreadable value: 'maybe' is not a boolean"),
-    ("version: 1\nbudgets:\n  files: !!int abc\n", "m.yml:3:10: budgets.files: unreadable value: 'abc' is not an integer"),
-    ("version: 1\nbudgets:\n  files: !!int _\n", "m.yml:3:10: budgets.files: unreadable value: '_' is not an integer"),
-    ("version: 1\nexcess:\n  max_distance: !!float abc\n", "m.yml:3:17: excess.max_distance: unreadable value: 'abc' is not a number"),
+    (
+        "version: 1\npaths:\n  allow: ['[[:alpha:]]']\n",
+        "m.yml:3:11: paths.allow[0]: missing ]: [[:alpha:]\\](?:(?P<ps_d>/)|$)",
+    ),
+    (
+        "version: 1\npaths:\n  allow_binary: !!bool maybe\n",
+        "m.yml:3:17: paths.allow_binary: unreadable value: 'maybe' is not a boolean",
+    ),
+    (
+        "version: 1\nbudgets:\n  files: !!int abc\n",
+        "m.yml:3:10: budgets.files: unreadable value: 'abc' is not an integer",
+    ),
+    (
+        "version: 1\nbudgets:\n  files: !!int _\n",
+        "m.yml:3:10: budgets.files: unreadable value: '_' is not an integer",
+    ),
+    (
+        "version: 1\nexcess:\n  max_distance: !!float abc\n",
+        "m.yml:3:17: excess.max_distance: unreadable value: 'abc' is not a number",
+    ),
     (
         "version: 1\nexcess:\n  max_distance: " + "9" * 400 + "\n",
         "m.yml:3:17: excess.max_distance: must be a finite number, got '9999999999999999999999999999999999999...'",
@@ -52,7 +79,10 @@ MALFORMED = [
         "version: 1\ntests:\n  timeout_minutes: " + "9" * 400 + "\n",
         "m.yml:3:20: tests.timeout_minutes: must be a finite number, got '9999999999999999999999999999999999999...'",
     ),
-    ("version: 1\ntests:\n  timeout_minutes: 1.0e+16\n", "m.yml:3:20: tests.timeout_minutes: must be at most 10080, got 1e+16"),
+    (
+        "version: 1\ntests:\n  timeout_minutes: 1.0e+16\n",
+        "m.yml:3:20: tests.timeout_minutes: must be at most 10080, got 1e+16",
+    ),
     (
         "version: 1\nbudgets:\n  files: " + "9" * 30 + "\n",
         "m.yml:3:10: budgets.files: must be at most 9007199254740991, got '999999999999999999999999999999'",
@@ -61,21 +91,39 @@ MALFORMED = [
         "version: " + "1" * 5000 + "\n",
         "m.yml:1:10: version: unreadable value: '1111111111111111111111111111111111111...' is not an integer",
     ),
-    ("version: 1\npaths:\n  allow: [!!binary 'AAAA']\n", "m.yml:3:11: paths.allow[0]: expected a string, got binary data"),
-    ("version: 1\npaths:\n  allow: [!!timestamp '2020-13-45']\n", "m.yml:3:11: paths.allow[0]: expected a string, got a date"),
+    (
+        "version: 1\npaths:\n  allow: [!!binary 'AAAA']\n",
+        "m.yml:3:11: paths.allow[0]: expected a string, got binary data",
+    ),
+    (
+        "version: 1\npaths:\n  allow: [!!timestamp '2020-13-45']\n",
+        "m.yml:3:11: paths.allow[0]: expected a string, got a date",
+    ),
     (
         "version: 1\npaths:\n  allow: [!!python/object:os.system 'x']\n",
         "m.yml:3:11: paths.allow[0]: expected a string, got a value tagged tag:yaml.org,2002:python/object:os.system",
     ),
-    ('version: 1\ncontent:\n  banned: [{id: x, pattern: "\\ud800"}]\n', "m.yml:3:29: U+D800 is a lone surrogate, not a character"),
+    (
+        'version: 1\ncontent:\n  banned: [{id: x, pattern: "\\ud800"}]\n',
+        "m.yml:3:29: U+D800 is a lone surrogate, not a character",
+    ),
     ('version: 1\npaths:\n  allow: ["\\udfff"]\n', "m.yml:3:11: U+DFFF is a lone surrogate, not a character"),
     ('"\\ud800": 1\nversion: 1\n', "m.yml:1:1: U+D800 is a lone surrogate, not a character"),
-    ("version: 1\npaths:\n  allow: " + "[" * 5000 + "]" * 5000 + "\n", "m.yml:3:40: nested deeper than 32 levels (the limit)"),
+    (
+        "version: 1\npaths:\n  allow: " + "[" * 5000 + "]" * 5000 + "\n",
+        "m.yml:3:40: nested deeper than 32 levels (the limit)",
+    ),
     ("version: 1\nversion: 1\n", "m.yml:2:1: version: duplicate key"),
     ("version: 1\n1: x\n", "m.yml:2:1: keys must be strings, got an integer"),
     ("version: 1\n? [a]\n: x\n", "m.yml:2:3: keys must be strings, got a list"),
-    ("version: 1\n<<: {paths: {}}\n", "m.yml:2:1: keys must be strings, got a value tagged tag:yaml.org,2002:merge"),
-    ("version: 1\nexcess:\n  max_distance: .nan\n", "m.yml:3:17: excess.max_distance: must be a finite number, got nan"),
+    (
+        "version: 1\n<<: {paths: {}}\n",
+        "m.yml:2:1: keys must be strings, got a value tagged tag:yaml.org,2002:merge",
+    ),
+    (
+        "version: 1\nexcess:\n  max_distance: .nan\n",
+        "m.yml:3:17: excess.max_distance: must be a finite number, got nan",
+    ),
     ("version: 1\npaths:\n  allow: ['" + "?" * 4000 + "']\n", None),  # over a limit: next test
 ]
 
@@ -234,7 +282,9 @@ def test_the_same_matching_limit_fails_a_base_manifest_as_too_large_to_assess() 
     )
     inputs = Inputs(
         change=change_from_diff(long_paths),
-        manifest=load_manifest(f"version: 1\npaths:\n  allow:\n{globs}".encode(), MANIFEST_PATH, ManifestSource.BASE),
+        manifest=load_manifest(
+            f"version: 1\npaths:\n  allow:\n{globs}".encode(), MANIFEST_PATH, ManifestSource.BASE
+        ),
         subject=Subject(SHA, SHA, SHA),
     )
     with pytest.raises(TooLargeToAssess, match="would cost more than 8,589,934,592 RE2 instruction-bytes"):
