@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import pytest
 
-from bot.engine.patterns import PatternStore
 from bot.engine.applies import PullRequestFacts, covers
 from bot.engine.excess import ExcessResult
 from bot.engine.findings import RuleId, Severity, Violation, sort_violations
 from bot.engine.manifest import AppliesTo, Manifest, parse_manifest
+from bot.engine.patterns import PatternStore
 from bot.engine.receipt import Conclusion
 from bot.engine.semantic import (
     CheckConclusion,
