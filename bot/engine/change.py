@@ -1,4 +1,8 @@
-"""The change under review: its parsed diff, the digest of the diff bytes, and file texts."""
+"""The change under review: its parsed diff, the digest of the diff bytes, and file texts.
+
+Texts are kept per change, not per path: a path whose type changes (a file replaced by a symlink,
+a directory or a submodule) is two changes in git's diff, a deletion and an addition, each with its
+own texts."""
 
 from __future__ import annotations
 
@@ -18,23 +22,30 @@ class FileTexts:
     head: str | None = None
 
 
-_EMPTY: Mapping[str, FileTexts] = MappingProxyType({})
+FileKey = tuple[str | None, str | None]  # (old_path, new_path): one change of a diff
+
+
+def file_key(file: FileDiff) -> FileKey:
+    return file.old_path, file.new_path
+
+
+_EMPTY: Mapping[FileKey, FileTexts] = MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True)
 class Change:
     diff: Diff
     digest: str
-    texts: Mapping[str, FileTexts] = field(default_factory=lambda: _EMPTY)
+    texts: Mapping[FileKey, FileTexts] = field(default_factory=lambda: _EMPTY)
 
     def texts_of(self, file: FileDiff) -> FileTexts:
-        return self.texts.get(file.path, FileTexts())
+        return self.texts.get(file_key(file), FileTexts())
 
 
 def diff_digest(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-def change_from_diff(data: bytes, texts: Mapping[str, FileTexts] | None = None) -> Change:
+def change_from_diff(data: bytes, texts: Mapping[FileKey, FileTexts] | None = None) -> Change:
     """Parse diff bytes (DiffParseError when malformed) into a Change."""
     return Change(parse_diff(data), diff_digest(data), MappingProxyType(dict(texts or {})))

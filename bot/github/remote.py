@@ -11,7 +11,7 @@ from typing import Any
 
 from githubkit import GitHub
 
-from bot.engine.change import Change, FileTexts, change_from_diff
+from bot.engine.change import Change, FileKey, FileTexts, change_from_diff, file_key
 from bot.engine.diff import Diff, FileDiff
 from bot.engine.evaluation import Inputs, manifest_paths
 from bot.engine.manifest import LoadedManifest, ManifestSource, load_manifest
@@ -51,11 +51,11 @@ class Snapshot:
         return get_blob(self.gh, self.repo, entry.sha).decode("utf-8", "replace")
 
 
-def _texts(snapshot: Snapshot, diff: Diff, base: str, head: str) -> dict[str, FileTexts]:
+def _texts(snapshot: Snapshot, diff: Diff, base: str, head: str) -> dict[FileKey, FileTexts]:
     def texts(f: FileDiff) -> FileTexts:
         return FileTexts(base=snapshot.text(base, f.old_path), head=snapshot.text(head, f.new_path))
 
-    return {f.path: texts(f) for f in diff.files if not f.binary and not f.is_submodule}
+    return {file_key(f): texts(f) for f in diff.files if not f.binary and not f.is_submodule}
 
 
 def load_base_manifest(gh: GitHub[Any], repo: RepoRef, base: str, path: str) -> LoadedManifest:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bot.engine.applies import PullRequestFacts
-from bot.engine.change import Change, FileTexts, change_from_diff
+from bot.engine.change import Change, FileKey, FileTexts, change_from_diff, file_key
 from bot.engine.diff import Diff
 from bot.engine.errors import ReceiptError
 from bot.engine.evaluation import Inputs, evaluate, manifest_paths
@@ -87,7 +87,7 @@ def read_manifest(git: Git, options: CheckOptions, base: str) -> LoadedManifest:
     return load_manifest(data_at_base, options.manifest_path, ManifestSource.BASE)
 
 
-def file_texts(git: Git, diff: Diff) -> dict[str, FileTexts]:
+def file_texts(git: Git, diff: Diff) -> dict[FileKey, FileTexts]:
     """Base and head text of every changed text file, fetched in one git process."""
     wanted = [f for f in diff.files if not f.binary and not f.is_submodule]
     blobs = git.read_blobs(
@@ -101,7 +101,7 @@ def file_texts(git: Git, diff: Diff) -> dict[str, FileTexts]:
         return None if data is None else data.decode("utf-8", "replace")
 
     return {
-        f.path: FileTexts(base=text(f.old_path, f.old_blob), head=text(f.new_path, f.new_blob))
+        file_key(f): FileTexts(base=text(f.old_path, f.old_blob), head=text(f.new_path, f.new_blob))
         for f in wanted
     }
 

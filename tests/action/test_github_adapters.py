@@ -175,8 +175,8 @@ def test_gather_from_api_matches_the_local_gather(scenario: Scenario, tmp_path: 
         tests=semantic.TestEvidence(),
     )
     assert inputs.subject.head == head and inputs.manifest.source == "base"
-    assert inputs.change.texts["src/calc.py"].base == "def add(a, b):\n    return a - b\n"
-    assert inputs.change.texts["lib/x.py"].base == ""
+    assert inputs.change.texts["src/calc.py", "src/calc.py"].base == "def add(a, b):\n    return a - b\n"
+    assert inputs.change.texts[None, "lib/x.py"].base == ""
 
 
 def test_server_errors_are_retried_then_reported(scenario: Scenario) -> None:

@@ -12,6 +12,7 @@ from bot.engine.evaluation import Inputs, evaluate
 from bot.engine.groups import MANIFEST_PATH
 from bot.engine.manifest import ManifestError, ManifestSource, load_manifest, parse_manifest
 from bot.engine.receipt import Subject
+from tests.texts import change_with_texts
 
 SHA = "b" * 40
 
@@ -236,7 +237,7 @@ _DIFF = (
 def _dry_run(proposed: str | bytes, base: bytes = b"version: 1\n", diff: bytes = _DIFF) -> object:
     data = proposed.encode("utf-8", "surrogatepass") if isinstance(proposed, str) else proposed
     inputs = Inputs(
-        change=change_from_diff(diff, {MANIFEST_PATH: FileTexts("version: 1\n", "version: 1 # new\n")}),
+        change=change_with_texts(diff, {MANIFEST_PATH: FileTexts("version: 1\n", "version: 1 # new\n")}),
         manifest=load_manifest(base, MANIFEST_PATH, ManifestSource.BASE),
         subject=Subject(SHA, SHA, SHA),
         proposed_manifest=data,

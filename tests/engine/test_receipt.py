@@ -15,6 +15,7 @@ from bot.engine.rules import content_violations
 from bot.engine.semantic import CheckConclusion, CheckResult, TestEvidence
 from bot.local.git import Git
 from tests.gitrepo import GitRepo, check
+from tests.texts import change_with_texts
 
 SHA = "a" * 40
 
@@ -126,7 +127,7 @@ class _FlagTodo:
 def test_content_rule_registry_runs_each_rule(repo: GitRepo) -> None:
     _pr(repo, {"a.py": "1\n"}, {"a.py": "1\n# TODO later\n"})
     git = Git(repo.root)
-    change = change_from_diff(
+    change = change_with_texts(
         git.diff("main", "pr"), {"a.py": FileTexts(base="1\n", head="1\n# TODO later\n")}
     )
     found = content_violations(change, Manifest(), rules=(_FlagTodo(),))
