@@ -25,7 +25,10 @@ MAX_PROGRAM_TOTAL = 1_000_000
 # is a bound on that worst case (about 25 s on one core at the limit; a common pattern costs far less).
 MAX_MATCH_WORK = 1 << 33
 
-# What one receipt reads: the diff's bytes and its files. Past either the receipt is "too large to
-# assess", a failure; a reviewer reads such a change by hand.
+# What one receipt reads: the diff's bytes, lines and files. Past any the receipt is "too large to
+# assess", a failure; a reviewer reads such a change by hand. A parsed line costs about 300 bytes of
+# memory whatever its length, so lines are capped as well as bytes: at the caps a receipt needs
+# well under a gigabyte.
 MAX_DIFF_BYTES = 64 << 20
+MAX_DIFF_LINES = 1_000_000
 MAX_DIFF_FILES = 10_000

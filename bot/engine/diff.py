@@ -184,29 +184,46 @@ def _split_lines(text: str) -> list[str]:
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
-    return [line + "\n" for line in lines]
+    for i, line in enumerate(lines):  # in place: one list of a large diff's lines at a time, not two
+        lines[i] = line + "\n"
+    return lines
+
+
+_GIT_HEADER_BYTES = re.compile(rb"^diff --git ", re.MULTILINE)
+_GIT_HEADER_TEXT = re.compile(r"^diff --git ", re.MULTILINE)
 
 
 def parse_diff(data: bytes | str) -> Diff:
     """Parse `git diff` output (or a plain unified diff) into a Diff.
 
-    Raises DiffParseError naming the line when the text is not a well-formed diff.
+    A git diff is read one file at a time, decoded and split per file: its memory is the parsed
+    change, not also every line of the whole text at once (nor, for a diff with one wide character,
+    the whole text at four bytes a character). Raises DiffParseError naming the line when the text
+    is not a well-formed diff.
     """
+    header = _GIT_HEADER_BYTES if isinstance(data, bytes) else _GIT_HEADER_TEXT
+    starts = [m.start() for m in header.finditer(data)]  # type: ignore[arg-type]
+    if starts:
+        return Diff(tuple(_parse_git_blocks(data, starts)))
     text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
-    lines = _split_lines(text)
-    if any(line.startswith("diff --git ") for line in lines):
-        return Diff(tuple(_parse_git_blocks(lines)))
-    return Diff(tuple(_parse_plain(lines)))
+    return Diff(tuple(_parse_plain(_split_lines(text))))
 
 
-def _parse_git_blocks(lines: list[str]) -> Iterator[FileDiff]:
-    starts = [i for i, line in enumerate(lines) if line.startswith("diff --git ")]
-    for i, line in enumerate(lines[: starts[0]]):
+def _decoded(data: bytes | str) -> str:
+    return data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+
+
+def _parse_git_blocks(data: bytes | str, starts: list[int]) -> Iterator[FileDiff]:
+    for i, line in enumerate(_split_lines(_decoded(data[: starts[0]]))):
         if line.strip():
             raise DiffParseError(i + 1, "text before the first 'diff --git' header")
+    newline = b"\n" if isinstance(data, bytes) else "\n"
+    line_no = data.count(newline, 0, starts[0]) + 1  # type: ignore[arg-type]
     for n, start in enumerate(starts):
-        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
-        yield _parse_git_block(lines[start:end], start + 1)
+        end = starts[n + 1] if n + 1 < len(starts) else len(data)
+        block = _split_lines(_decoded(data[start:end]))
+        yield _parse_git_block(block, line_no)
+        line_no += len(block)
 
 
 def _parse_git_block(block: list[str], first_line: int) -> FileDiff:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bot.engine.applies import PullRequestFacts
+from bot.engine.bounds import MAX_DIFF_BYTES
 from bot.engine.change import Change, FileKey, FileTexts, change_from_diff, file_key
 from bot.engine.diff import Diff
 from bot.engine.errors import ReceiptError
@@ -107,7 +108,7 @@ def file_texts(git: Git, diff: Diff) -> dict[FileKey, FileTexts]:
 
 
 def gather_change(git: Git, revisions: Revisions) -> Change:
-    data = git.diff(revisions.merge_base, revisions.head)
+    data = git.diff(revisions.merge_base, revisions.head, limit=MAX_DIFF_BYTES)
     parsed = change_from_diff(data)
     return Change(parsed.diff, parsed.digest, file_texts(git, parsed.diff))
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.engine.errors import ReceiptError
+from bot.engine.errors import ReceiptError, TooLargeToAssess
 
 # Pin every setting that changes the shape of `git diff` output, so the same commits give the
 # same bytes on every machine whatever the user's config says.
@@ -105,8 +106,44 @@ class Git:
             raise GitError(f"{base[:12]} and {head[:12]} have no common ancestor")
         return out
 
-    def diff(self, old: str, new: str) -> bytes:
-        return self.run(*_DIFF_ARGS, "--end-of-options", old, new, "--")
+    def diff(self, old: str, new: str, *, limit: int | None = None) -> bytes:
+        """The diff old..new; with `limit`, TooLargeToAssess as soon as git writes more bytes than
+        that (git is stopped: a huge diff is never held in memory whole)."""
+        args = (*_DIFF_ARGS, "--end-of-options", old, new, "--")
+        return self.run(*args) if limit is None else self._run_bounded(args, limit)
+
+    def _run_bounded(self, args: tuple[str, ...], limit: int) -> bytes:
+        command = ("git", *(a for c in _CONFIG for a in ("-c", c)), *args)
+        chunks: list[bytes] = []
+        size = 0
+        with tempfile.TemporaryFile() as errors:  # a file, so git never blocks on a full stderr pipe
+            try:
+                process = subprocess.Popen(
+                    command,
+                    cwd=self.root,
+                    stdout=subprocess.PIPE,
+                    stderr=errors,
+                    env=_environment(os.environ),
+                )
+            except FileNotFoundError as exc:
+                raise GitError("git is not installed or not on PATH") from exc
+            assert process.stdout is not None
+            with process:
+                while chunk := process.stdout.read(1 << 20):
+                    size += len(chunk)
+                    if size > limit:
+                        process.kill()
+                        raise TooLargeToAssess(f"the diff is more than the {limit:,} bytes one receipt reads")
+                    chunks.append(chunk)
+            if process.returncode != 0:
+                errors.seek(0)
+                err = errors.read().decode("utf-8", "replace").strip()
+                raise GitError(
+                    f"git {args[0]} failed: {err.splitlines()[-1] if err else 'no output'}",
+                    command=command,
+                    stderr=err,
+                )
+        return b"".join(chunks)
 
     def read_file(self, rev: str, path: str) -> bytes | None:
         """The file at `path` in commit `rev`, or None when it is not there."""
