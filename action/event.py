@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,8 +9,10 @@ from typing import Any
 from bot.github.errors import UnexpectedResponse
 from bot.github.pulls import PullRequest, pull_from_json
 from bot.github.repo import RepoRef
+from bot.jsonread import JsonInputError, load_json_object
 
 PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
+MAX_PAYLOAD_BYTES = 25 << 20  # GitHub caps webhook payloads at 25 MB
 WORKFLOW_RUN = "workflow_run"
 
 
@@ -115,11 +116,13 @@ def load_event(name: str, path: Path) -> Event:
             "(mode check or compute), or on workflow_run (mode publish)"
         )
     try:
-        payload = json.loads(path.read_bytes())
+        data = path.read_bytes()
     except OSError as exc:
         raise EventError(f"cannot read the event payload {path}: {exc.strerror}") from exc
-    except ValueError as exc:
-        raise EventError(f"the event payload {path} is not JSON: {exc}") from exc
+    try:
+        payload = load_json_object(data, f"the event payload {path}", max_bytes=MAX_PAYLOAD_BYTES)
+    except JsonInputError as exc:
+        raise EventError(exc.problem) from exc
     if name == WORKFLOW_RUN:
         return _workflow_run_event(payload)
     return _pull_request_event(name, payload)

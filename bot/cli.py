@@ -20,6 +20,7 @@ from bot.engine.manifest import ManifestError, ManifestSource, json_schema, load
 from bot.engine.receipt import EXIT_CODES, Conclusion, render_json
 from bot.engine.render.markdown import render_markdown
 from bot.engine.render.terminal import render_terminal
+from bot.jsonread import JsonInputError, load_json_object
 from bot.local.check import CheckOptions, UsageError, run_check
 from bot.local.git import Git, GitError
 from bot.local.inspect import inspect_receipt
@@ -137,11 +138,13 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
     try:
-        body: Any = json.loads(args.receipt.read_bytes())
+        data = args.receipt.read_bytes()
     except OSError as exc:
         raise UsageError(f"{args.receipt}: cannot read: {exc.strerror}") from exc
-    except ValueError as exc:
-        raise UsageError(f"{args.receipt}: not JSON: {exc}") from exc
+    try:
+        body: Any = load_json_object(data, str(args.receipt))
+    except JsonInputError as exc:
+        raise UsageError(exc.problem) from exc
     try:
         git: Git | None = Git.open(args.repo)
     except GitError:
