@@ -14,14 +14,16 @@ from pathlib import Path
 from typing import Any
 
 from action.event import WorkflowRunEvent
-from bot.engine.receipt import SCHEMA, digest_of
-from bot.engine.semantic import (
+from bot.engine import (
+    SCHEMA,
     CheckConclusion,
     CheckResult,
+    ReceiptError,
     ReportedBy,
     SideEffect,
     SideEffectKind,
     TestEvidence,
+    digest_of,
 )
 from bot.github.pulls import PullRequest
 from bot.jsonread import JsonInputError, load_json_object
@@ -29,8 +31,10 @@ from bot.jsonread import JsonInputError, load_json_object
 MAX_ARTIFACT_BYTES = 16 * 1024 * 1024
 
 
-class Refusal(Exception):
+class Refusal(ReceiptError):
     """The artifact cannot be published; `reason` goes into the failing check run."""
+
+    title = "refused the pull request's receipt"
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)

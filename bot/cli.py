@@ -3,25 +3,34 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
+import os
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from bot import __version__
-from bot.engine.content.patternset import PatternSetGaveUp
-from bot.engine.diff import DiffParseError
-from bot.engine.errors import ReceiptError
-from bot.engine.evaluation import manifest_paths
-from bot.engine.groups import MANIFEST_PATH
-from bot.engine.manifest import ManifestError, ManifestSource, json_schema, load_manifest
-from bot.engine.receipt import EXIT_CODES, Conclusion, render_json
-from bot.engine.render.markdown import render_markdown
-from bot.engine.render.terminal import render_terminal
+from bot.engine import (
+    EXIT_CODES,
+    MANIFEST_PATH,
+    Conclusion,
+    ManifestError,
+    ManifestSource,
+    ReceiptError,
+    json_schema,
+    load_manifest,
+    manifest_paths,
+    render_json,
+    render_markdown,
+    render_terminal,
+)
+from bot.gather import UsageError
 from bot.jsonread import JsonInputError, load_json_object
-from bot.local.check import CheckOptions, UsageError, run_check
+from bot.local.check import CheckOptions, run_check
 from bot.local.git import Git, GitError
 from bot.local.inspect import inspect_receipt
 
@@ -50,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--manifest", type=Path, help="policy file to use instead of the base's")
     check.add_argument("--reference", type=Path, help="reference (gold) patch for excess")
     tests = check.add_mutually_exclusive_group()
-    tests.add_argument("--test-command", help="shell command run in a worktree of the head")
+    tests.add_argument("--test-command", help="shell command run in a sandboxed copy of the head")
     tests.add_argument("--no-tests", action="store_true", help="do not run any tests")
     check.add_argument("--json", type=Path, help="write the receipt JSON here ('-': stdout)")
     check.add_argument("--markdown", type=Path, help="write the Markdown summary here")
@@ -69,16 +78,38 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument("--repo", type=Path, default=Path(), help="repository to check against")
 
     sub.add_parser("schema", help="print the manifest's JSON Schema")
+
+    serve = sub.add_parser("serve", help="run the GitHub App: webhook, receipt pages and workers")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    sub.add_parser("worker", help="run only the App's workers (for split deployments)")
+    sub.add_parser("migrate", help="bring the App's database schema up to date")
+    receive = sub.add_parser("receive", help="run the App on a saved delivery and print what it would post")
+    receive.add_argument("--event", required=True, help="the X-GitHub-Event name, e.g. pull_request")
+    receive.add_argument("--payload", required=True, type=Path, help="the delivery's JSON payload")
     return parser
 
 
 def _write(target: Path, text: str) -> None:
+    """Write `target` whole or not at all: a temporary file beside it, renamed over it. The rename
+    replaces whatever is at the path (a symlink planted there is replaced, not followed). Called
+    only once the test run, and every process it started, is over."""
     if str(target) == "-":
         sys.stdout.write(text)
         return
+    temporary: str | None = None
     try:
-        target.write_text(text, encoding="utf-8")
+        fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        os.fchmod(fd, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
     except OSError as exc:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
         raise UsageError(f"{target}: cannot write: {exc.strerror}") from exc
 
 
@@ -115,7 +146,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    from bot.engine.scope import explain
+    from bot.engine import explain
 
     path: Path = args.manifest or Path(MANIFEST_PATH)
     try:
@@ -161,9 +192,41 @@ def _cmd_schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from bot.server.serve import serve
+
+    return serve(args.host, args.port)
+
+
+def _cmd_worker(args: argparse.Namespace) -> int:
+    del args
+    from bot.server.serve import worker
+
+    return worker()
+
+
+def _cmd_migrate(args: argparse.Namespace) -> int:
+    del args
+    from bot.server.serve import migrate
+
+    return migrate()
+
+
+def _cmd_receive(args: argparse.Namespace) -> int:
+    from bot.server.serve import receive
+
+    try:
+        return receive(args.event, args.payload)
+    except OSError as exc:
+        raise UsageError(f"{args.payload}: cannot read: {exc.strerror}") from exc
+    except ValueError as exc:
+        raise UsageError(f"{args.payload}: {exc}") from exc
+
+
 _COMMANDS = {
     "check": _cmd_check, "validate": _cmd_validate, "explain": _cmd_explain,
-    "inspect": _cmd_inspect, "schema": _cmd_schema,
+    "inspect": _cmd_inspect, "schema": _cmd_schema, "serve": _cmd_serve, "worker": _cmd_worker,
+    "migrate": _cmd_migrate, "receive": _cmd_receive,
 }  # fmt: skip
 
 
@@ -183,9 +246,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ManifestError as exc:
         print(f"receipt: invalid manifest ({len(exc.issues)} problem(s)):\n{exc}", file=sys.stderr)
         return EXIT_FAIL if args.command == "validate" else EXIT_USAGE
-    except (UsageError, GitError, DiffParseError, PatternSetGaveUp, ReceiptError) as exc:
-        message = exc.problem if isinstance(exc, GitError) else str(exc)
-        print(f"receipt: error: {message}", file=sys.stderr)
+    except ReceiptError as exc:
+        print(f"receipt: error: {exc.problem}", file=sys.stderr)
         return EXIT_USAGE
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from bot.engine.errors import ReceiptError
 
 MAX_DEPTH = 64
+MAX_PAYLOAD_BYTES = 25 << 20  # GitHub caps webhook payloads at 25 MB
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 

@@ -10,12 +10,18 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
     "bot.engine.applies": ("PullRequestFacts",),
-    "bot.engine.change": ("Change", "FileTexts", "change_from_diff", "diff_digest"),
-    "bot.engine.diff": ("Diff", "DiffParseError", "FileDiff"),
+    "bot.engine.bounds": ("MAX_DIFF_BYTES",),
+    "bot.engine.change": (
+        "Change", "Entry", "FileKey", "FileTexts", "change_digest", "change_from_diff", "file_key",
+        "parse_bounded", "touched_paths",
+    ),
+    "bot.engine.diff": ("Diff", "DiffParseError", "FileDiff", "parse_diff"),
     "bot.engine.errors": ("ReceiptError", "TooLargeToAssess"),
     "bot.engine.evaluation": ("Inputs", "evaluate", "manifest_paths"),
     "bot.engine.excess": ("check_reference",),
+    "bot.engine.gitpath": ("decode_bytes",),
     "bot.engine.groups": ("MANIFEST_PATH",),
+    "bot.engine.junit": ("JUnitCounts", "JUnitError", "parse_junit"),
     "bot.engine.manifest": (
         "DEFAULT_MANIFEST_TEXT", "LoadedManifest", "Manifest", "ManifestError", "ManifestSource",
         "digest_bytes", "json_schema", "load_manifest", "parse_manifest",
@@ -27,7 +33,9 @@ _EXPORTS = {
     "bot.engine.receipt": (
         "EXIT_CODES", "SCHEMA", "Conclusion", "Receipt", "Subject", "digest_of", "render_json",
     ),
-    "bot.engine.render.annotations": ("Annotation", "receipt_annotations"),
+    "bot.engine.render.annotations": (
+        "Annotation", "Level", "manifest_error_annotations", "receipt_annotations",
+    ),
     "bot.engine.render.escape": ("md_code", "md_text"),
     "bot.engine.render.markdown": ("SUMMARY_LIMIT", "render_markdown"),
     "bot.engine.render.terminal": ("render_terminal",),
@@ -36,12 +44,15 @@ _EXPORTS = {
         "CheckConclusion", "CheckResult", "ReportedBy", "SemanticStatus", "SideEffect", "SideEffectKind",
         "TestEvidence",
     ),
+    "bot.engine.testevidence": ("ReportFile", "ReportState", "RunOutcome", "judge_run"),
+    "bot.engine.testoutput": ("output_tail", "redact_secrets"),
 }  # fmt: skip
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = [
     "DEFAULT_MANIFEST_TEXT",
     "EXIT_CODES",
     "MANIFEST_PATH",
+    "MAX_DIFF_BYTES",
     "SCHEMA",
     "SUMMARY_LIMIT",
     "Annotation",
@@ -51,9 +62,14 @@ __all__ = [
     "Conclusion",
     "Diff",
     "DiffParseError",
+    "Entry",
     "FileDiff",
+    "FileKey",
     "FileTexts",
     "Inputs",
+    "JUnitCounts",
+    "JUnitError",
+    "Level",
     "LoadedManifest",
     "Manifest",
     "ManifestError",
@@ -65,7 +81,10 @@ __all__ = [
     "ReceiptError",
     "Reference",
     "ReferencePatchError",
+    "ReportFile",
+    "ReportState",
     "ReportedBy",
+    "RunOutcome",
     "SemanticStatus",
     "SideEffect",
     "SideEffectKind",
@@ -73,25 +92,35 @@ __all__ = [
     "TestEvidence",
     "TooLargeToAssess",
     "base_path",
+    "change_digest",
     "change_from_diff",
     "check_reference",
-    "diff_digest",
+    "decode_bytes",
     "digest_bytes",
     "digest_of",
     "evaluate",
     "explain",
+    "file_key",
     "json_schema",
+    "judge_run",
     "load_manifest",
+    "manifest_error_annotations",
     "manifest_paths",
     "md_code",
     "md_text",
     "measurable",
+    "output_tail",
+    "parse_bounded",
+    "parse_diff",
+    "parse_junit",
     "parse_manifest",
     "parse_reference",
     "receipt_annotations",
+    "redact_secrets",
     "render_json",
     "render_markdown",
     "render_terminal",
+    "touched_paths",
 ]
 
 
@@ -106,13 +135,26 @@ def __getattr__(name: str) -> Any:
 
 if TYPE_CHECKING:
     from bot.engine.applies import PullRequestFacts
-    from bot.engine.change import Change, FileTexts, change_from_diff, diff_digest
+    from bot.engine.bounds import MAX_DIFF_BYTES
+    from bot.engine.change import (
+        Change,
+        Entry,
+        FileKey,
+        FileTexts,
+        change_digest,
+        change_from_diff,
+        file_key,
+        parse_bounded,
+        touched_paths,
+    )
     from bot.engine.content.patternset import PatternSetGaveUp
-    from bot.engine.diff import Diff, DiffParseError, FileDiff
+    from bot.engine.diff import Diff, DiffParseError, FileDiff, parse_diff
     from bot.engine.errors import ReceiptError, TooLargeToAssess
     from bot.engine.evaluation import Inputs, evaluate, manifest_paths
     from bot.engine.excess import check_reference
+    from bot.engine.gitpath import decode_bytes
     from bot.engine.groups import MANIFEST_PATH
+    from bot.engine.junit import JUnitCounts, JUnitError, parse_junit
     from bot.engine.manifest import (
         DEFAULT_MANIFEST_TEXT,
         LoadedManifest,
@@ -133,7 +175,12 @@ if TYPE_CHECKING:
         parse_reference,
     )
     from bot.engine.receipt import EXIT_CODES, SCHEMA, Conclusion, Receipt, Subject, digest_of, render_json
-    from bot.engine.render.annotations import Annotation, receipt_annotations
+    from bot.engine.render.annotations import (
+        Annotation,
+        Level,
+        manifest_error_annotations,
+        receipt_annotations,
+    )
     from bot.engine.render.escape import md_code, md_text
     from bot.engine.render.markdown import SUMMARY_LIMIT, render_markdown
     from bot.engine.render.terminal import render_terminal
@@ -147,3 +194,5 @@ if TYPE_CHECKING:
         SideEffectKind,
         TestEvidence,
     )
+    from bot.engine.testevidence import ReportFile, ReportState, RunOutcome, judge_run
+    from bot.engine.testoutput import output_tail, redact_secrets

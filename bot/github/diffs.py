@@ -8,16 +8,15 @@ never passes a change it could not read.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from githubkit import GitHub
 
-from bot.engine.errors import TooLargeToAssess
-from bot.github.contents import Tree
+from bot.engine import Entry, ReceiptError, TooLargeToAssess
 from bot.github.errors import NotAcceptable, UnexpectedResponse, translated
-from bot.github.pulls import PullRequest
+from bot.github.pulls import PullRequest, get_pull
 from bot.github.repo import RepoRef
 
 DIFF_MEDIA_TYPE = "application/vnd.github.diff"
@@ -38,25 +37,59 @@ def _count_files(data: bytes) -> int:
     return sum(1 for line in data.split(b"\n") if line.startswith(b"diff --git "))
 
 
-def fetch_diff_media(gh: GitHub[Any], repo: RepoRef, number: int) -> bytes:
+class HeadMoved(ReceiptError):
+    """The pull request's head moved while its diff was being read: a newer head has its own receipt."""
+
+    title = "the pull request moved on"
+
+
+def fetch_compare_diff(gh: GitHub[Any], repo: RepoRef, base: str, head: str) -> bytes:
+    """The diff of `base...head` named by SHAs (so it cannot change under the reader)."""
     with translated():
-        response = gh.rest.pulls.get(repo.owner, repo.name, number, headers={"Accept": DIFF_MEDIA_TYPE})
+        response = gh.rest.repos.compare_commits(
+            repo.owner, repo.name, f"{base}...{head}", headers={"Accept": DIFF_MEDIA_TYPE}
+        )
     return response.content
 
 
+class Entries(Protocol):
+    def entries(self, commit: str, paths: list[str]) -> Mapping[str, Entry]: ...
+
+
 def fetch_diff(
-    gh: GitHub[Any], repo: RepoRef, pull: PullRequest, trees: Callable[[str], Tree], merge_base: str
+    gh: GitHub[Any], repo: RepoRef, pull: PullRequest, source: Entries, merge_base: str
 ) -> FetchedDiff:
-    """The diff of `merge_base...pull.head_sha`; `trees(commit)` supplies modes and blob SHAs."""
+    """The diff of `merge_base...pull.head_sha`; `source` supplies modes and blob SHAs.
+
+    The compare diff is named by SHAs. When GitHub will not render it (406), the pull request's
+    files API is the fallback; that describes the pull request as it is now, so the head is checked
+    again after reading it, and a head that moved raises HeadMoved rather than mislabel the diff.
+    """
     try:
-        data = fetch_diff_media(gh, repo, pull.number)
+        data = fetch_compare_diff(gh, repo, merge_base, pull.head_sha)
     except NotAcceptable:
         pass
     else:
         if pull.changed_files is None or _count_files(data) >= pull.changed_files:
             return FetchedDiff(data, "diff")
     files = list_files(gh, repo, pull)
-    return FetchedDiff(rebuild_diff(files, trees(merge_base), trees(pull.head_sha)), "files")
+    now = get_pull(gh, repo, pull.number)
+    if now.head_sha != pull.head_sha:
+        raise HeadMoved(f"pull request #{pull.number} moved from {pull.head_sha[:12]} to {now.head_sha[:12]}")
+    old_paths = [str(f.get("previous_filename") or f.get("filename")) for f in files]
+    new_paths = [str(f.get("filename")) for f in files]
+    old, new = source.entries(merge_base, old_paths), source.entries(pull.head_sha, new_paths)
+    return FetchedDiff(rebuild_diff(files, old, new), "files")
+
+
+def fetch_range_diff(gh: GitHub[Any], repo: RepoRef, base: str, head: str) -> FetchedDiff:
+    """The diff of a range with no pull request (a merge group): the compare diff, or nothing."""
+    try:
+        return FetchedDiff(fetch_compare_diff(gh, repo, base, head), "diff")
+    except NotAcceptable as exc:
+        raise TooLargeToAssess(
+            f"GitHub will not render the diff of {base[:12]}...{head[:12]} ({exc.message or 'HTTP 406'})"
+        ) from exc
 
 
 def list_files(gh: GitHub[Any], repo: RepoRef, pull: PullRequest) -> list[dict[str, Any]]:
@@ -101,7 +134,9 @@ def _side(prefix: str, path: str | None) -> str:
     return "/dev/null" if path is None else quote_path(prefix + path)
 
 
-def _entry_lines(file: dict[str, Any], old_tree: Tree, new_tree: Tree) -> list[str]:
+def _entry_lines(
+    file: dict[str, Any], old_tree: Mapping[str, Entry], new_tree: Mapping[str, Entry]
+) -> list[str]:
     status = str(file.get("status", ""))
     new_path = str(file["filename"])
     old_path = str(file.get("previous_filename") or new_path)
@@ -111,8 +146,8 @@ def _entry_lines(file: dict[str, Any], old_tree: Tree, new_tree: Tree) -> list[s
         old_path_or_none, new_path_or_none = new_path, None
     else:
         old_path_or_none, new_path_or_none = old_path, new_path
-    old = old_tree.entries.get(old_path_or_none) if old_path_or_none else None
-    new = new_tree.entries.get(new_path_or_none) if new_path_or_none else None
+    old = old_tree.get(old_path_or_none) if old_path_or_none else None
+    new = new_tree.get(new_path_or_none) if new_path_or_none else None
     if (old_path_or_none and old is None) or (new_path_or_none and new is None):
         raise TooLargeToAssess(f"{new_path}: not found in the commit trees GitHub returned")
     patch = file.get("patch")
@@ -150,10 +185,10 @@ def _entry_lines(file: dict[str, Any], old_tree: Tree, new_tree: Tree) -> list[s
     return lines
 
 
-def rebuild_diff(files: list[dict[str, Any]], old_tree: Tree, new_tree: Tree) -> bytes:
+def rebuild_diff(
+    files: list[dict[str, Any]], old_tree: Mapping[str, Entry], new_tree: Mapping[str, Entry]
+) -> bytes:
     """`git diff` text from the files API, with modes and full blob SHAs from the two trees."""
-    if old_tree.truncated or new_tree.truncated:
-        raise TooLargeToAssess("the repository tree is too large for GitHub to list")
     out: list[str] = []
     try:
         for file in files:

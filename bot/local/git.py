@@ -6,11 +6,11 @@ import os
 import re
 import subprocess
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.engine.errors import ReceiptError, TooLargeToAssess
+from bot.engine import ReceiptError, TooLargeToAssess, decode_bytes
 
 # Pin every setting that changes the shape of `git diff` output, so the same commits give the
 # same bytes on every machine whatever the user's config says.
@@ -24,6 +24,7 @@ _DIFF_ARGS = (
     "--diff-algorithm=myers", "--indent-heuristic", "--submodule=short", "--ignore-submodules=none",
     "--src-prefix=a/", "--dst-prefix=b/", "--no-relative", "-O/dev/null", "--unified=3",
 )  # fmt: skip
+_PATHS_PER_COMMAND = 1000  # keeps each command line far below the system limit
 _SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 
@@ -61,8 +62,14 @@ class Git:
             raise GitError(f"{where}: not a git repository") from exc
         return cls(Path(top.strip()))
 
-    def run(self, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
+    def run(
+        self, *args: str, stdin: bytes | None = None, check: bool = True, isolated: bool = False
+    ) -> bytes:
+        """`isolated`: the user's global config is not read either (receipt's own repositories)."""
         command = ("git", *(a for c in _CONFIG for a in ("-c", c)), *args)
+        env = _environment(os.environ)
+        if isolated:
+            env["GIT_CONFIG_GLOBAL"] = os.devnull
         try:
             done = subprocess.run(
                 command,
@@ -70,14 +77,15 @@ class Git:
                 input=stdin,
                 capture_output=True,
                 check=False,
-                env=_environment(os.environ),
+                env=env,
             )
         except FileNotFoundError as exc:
             raise GitError("git is not installed or not on PATH") from exc
         if check and done.returncode != 0:
             err = done.stderr.decode("utf-8", "replace").strip()
+            name = next(a for i, a in enumerate(args) if a != "-c" and (i == 0 or args[i - 1] != "-c"))
             raise GitError(
-                f"git {args[0]} failed: {err.splitlines()[-1] if err else 'no output'}",
+                f"git {name} failed: {err.splitlines()[-1] if err else 'no output'}",
                 command=command,
                 stderr=err,
             )
@@ -155,6 +163,36 @@ class Git:
             return None
         return rest[: int(fields[2])]
 
+    def ls_tree(self, rev: str, paths: Collection[str]) -> dict[str, tuple[str, str]]:
+        """`path -> (mode, sha)` for those of `paths` in commit `rev`'s tree (paths read literally).
+
+        Names are matched as `decode_bytes` renders them; a name that is not UTF-8 cannot be passed
+        back to git as a pathspec, so when one is missing the whole tree is listed instead.
+        """
+        wanted = sorted(set(paths))
+        found: dict[str, tuple[str, str]] = {}
+        for i in range(0, len(wanted), _PATHS_PER_COMMAND):
+            chunk = wanted[i : i + _PATHS_PER_COMMAND]
+            self._read_tree(found, rev, "--", *chunk)
+        missing = [p for p in wanted if p not in found]
+        if any("\\" in p for p in missing):
+            listed: dict[str, tuple[str, str]] = {}
+            self._read_tree(listed, rev, "-r")
+            found.update((p, listed[p]) for p in missing if p in listed)
+        return found
+
+    def _read_tree(self, into: dict[str, tuple[str, str]], rev: str, *args: str) -> None:
+        extra = [a for a in args if a == "-r"]
+        rest = [a for a in args if a != "-r"]
+        out = self.run(
+            "--literal-pathspecs", "ls-tree", "-z", "--full-tree", *extra, "--end-of-options", rev, *rest
+        )
+        for record in out.split(b"\0"):
+            meta, tab, name = record.partition(b"\t")
+            fields = meta.split()
+            if tab and len(fields) == 3:
+                into[decode_bytes(name)] = (fields[0].decode("ascii"), fields[2].decode("ascii"))
+
     def read_blobs(self, shas: Iterable[str], *, max_size: int) -> dict[str, bytes]:
         """Contents of the given blobs in one git process; blobs above `max_size` are left out."""
         wanted = sorted(set(shas))
@@ -181,10 +219,3 @@ class Git:
         match = re.search(r"[:/]([\w.-]+)/([\w.-]+?)(?:\.git)?/?$", url)
         remote = "://" in url or re.match(r"[\w.-]+@[\w.-]+:", url) is not None
         return f"{match[1]}/{match[2]}" if match and remote else None
-
-    def add_worktree(self, path: Path, rev: str) -> None:
-        self.run("worktree", "add", "--detach", "--quiet", str(path), rev)
-
-    def remove_worktree(self, path: Path) -> None:
-        self.run("worktree", "remove", "--force", str(path), check=False)
-        self.run("worktree", "prune", check=False)

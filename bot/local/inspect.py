@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.engine.change import diff_digest
-from bot.engine.manifest import DEFAULT_MANIFEST_TEXT, digest_bytes
-from bot.engine.receipt import SCHEMA, digest_of
+from bot.engine import DEFAULT_MANIFEST_TEXT, SCHEMA, change_digest, digest_bytes, digest_of, parse_diff
+from bot.gather import Revisions, tree_entries
 from bot.local.git import Git, GitError
+from bot.local.source import LocalSource
 
 
 @dataclass
@@ -61,11 +61,13 @@ def _check_change(report: InspectReport, body: dict[str, Any], git: Git | None) 
         report.skipped("change.digest", "no repository holding the subject's commits")
         return
     try:
-        data = git.diff(git.resolve(merge_base), git.resolve(head))
+        revisions = Revisions(base="", head=git.resolve(head), merge_base=git.resolve(merge_base))
+        diff = parse_diff(git.diff(revisions.merge_base, revisions.head))
+        digest = change_digest(diff, *tree_entries(LocalSource(git), diff, revisions))
     except GitError as exc:
         report.skipped("change.digest", exc.problem)
         return
-    _compare(report, "change.digest", _get(body, "change", "digest"), diff_digest(data))
+    _compare(report, "change.digest", _get(body, "change", "digest"), digest)
 
 
 def _check_manifest(report: InspectReport, body: dict[str, Any], git: Git | None) -> None:
