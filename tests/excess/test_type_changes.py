@@ -7,11 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from bot.engine.change import FileTexts, file_key
+from bot.engine.change import Change, FileTexts, file_key
 from bot.engine.diff import FileStatus
 from bot.engine.excess import Exclusion, measure_excess
-from bot.local.check import gather_change, load_reference, resolve_revisions
+from bot.gather import GivenFile, Request, build_change
+from bot.gather.core import load_reference
+from bot.local.check import resolve_revisions
 from bot.local.git import Git
+from bot.local.source import LocalSource
 from tests.gitrepo import GitRepo
 
 TEXT = "def f():\n    return 1\n"
@@ -54,14 +57,20 @@ def _make(repo: GitRepo, before: str, after: str) -> None:
         repo.commit("head")
 
 
+def _change(repo: GitRepo) -> Change:
+    """main...pr as the local gatherer builds it, texts included."""
+    git = Git.open(repo.root)
+    revisions = resolve_revisions(git, "main", "pr")
+    return build_change(LocalSource(git), git.diff(revisions.merge_base, revisions.head), revisions)
+
+
 TRANSITIONS = [(a, b) for a in KINDS for b in KINDS if a != b and "file" in (a, b)]
 
 
 @pytest.mark.parametrize(("before", "after"), TRANSITIONS)
 def test_both_sides_of_a_type_change_keep_their_texts(repo: GitRepo, before: str, after: str) -> None:
     _make(repo, before, after)
-    git = Git.open(repo.root)
-    change = gather_change(git, resolve_revisions(git, "main", "pr"))
+    change = _change(repo)
     at_p = [f for f in change.diff.files if f.path == "p"]
     assert [f.status for f in at_p] == [FileStatus.DELETED, FileStatus.ADDED]
     deleted, added = at_p
@@ -84,11 +93,10 @@ def test_a_type_change_is_its_own_reference(repo: GitRepo, before: str, after: s
     _make(repo, before, after)
     git = Git.open(repo.root)
     revisions = resolve_revisions(git, "main", "pr")
-    change = gather_change(git, revisions)
-    data = git.diff(revisions.merge_base, revisions.head)
-    reference = load_reference(
-        data, "self.patch", change, lambda p: git.read_file(revisions.merge_base, p), label="self"
-    )
+    change = _change(repo)
+    request = Request(reference_file=GivenFile("self.patch", git.diff(revisions.merge_base, revisions.head)))
+    reference = load_reference(LocalSource(git), change, revisions, request)
+    assert reference is not None
     result = measure_excess(change, reference)
     assert result.excess == 0.0 and result.reference_distance == result.distance
 
@@ -100,7 +108,6 @@ def test_a_deletion_and_an_addition_in_one_diff_are_two_changes(repo: GitRepo) -
     repo.remove("gone.py")
     repo.write("new.py", "y = 2\n")
     repo.commit("head")
-    git = Git.open(repo.root)
-    change = gather_change(git, resolve_revisions(git, "main", "pr"))
+    change = _change(repo)
     gone, new = sorted(change.diff.files, key=lambda f: f.path)
     assert change.texts_of(gone) == FileTexts(TEXT, "") and change.texts_of(new) == FileTexts("", "y = 2\n")
