@@ -290,3 +290,14 @@ def test_the_same_matching_limit_fails_a_base_manifest_as_too_large_to_assess() 
     )
     with pytest.raises(TooLargeToAssess, match="would cost more than 8,589,934,592 RE2 instruction-bytes"):
         evaluate(inputs)
+
+
+def test_a_pattern_given_in_code_with_a_lone_surrogate_is_a_regex_error() -> None:
+    """The manifest's YAML stops surrogates first; code that compiles a pattern is told too."""
+    from bot.engine.globs import GlobError, compile_glob
+    from bot.engine.regex import RegexError, compile_bounded
+
+    with pytest.raises(RegexError, match="U\\+D800 is a lone surrogate, not a character"):
+        compile_bounded("a\ud800", 1 << 20)
+    with pytest.raises(GlobError, match="U\\+DC00 is a lone surrogate"):
+        compile_glob("src/\udc00")
