@@ -75,7 +75,7 @@ def _one_input(target: str) -> object:
             contracts.check_regex(fdp.ConsumeUnicodeNoSurrogates(200), fdp.ConsumeBytes(1000))
         elif target == "patch":
             base = fdp.ConsumeUnicodeNoSurrogates(fdp.ConsumeIntInRange(0, 2000))
-            contracts.check_patch(fdp.ConsumeRemainingBytes(), base)
+            contracts.check_patch(fdp.ConsumeBytes(fdp.remaining_bytes()), base)
         elif target == "tokens":
             path = fdp.PickValueInList(["a.py", "a.js", "Makefile", "a.c", "NOTICE", "a.sql", "a.cs"])
             left = fdp.ConsumeUnicodeNoSurrogates(fdp.ConsumeIntInRange(0, 4000))
@@ -83,7 +83,7 @@ def _one_input(target: str) -> object:
         else:
             manifest = fdp.ConsumeBytes(fdp.ConsumeIntInRange(0, 2000)) if fdp.ConsumeBool() else None
             head = fdp.ConsumeUnicodeNoSurrogates(fdp.ConsumeIntInRange(0, 2000))
-            contracts.check_evaluation(fdp.ConsumeRemainingBytes(), manifest, head)
+            contracts.check_evaluation(fdp.ConsumeBytes(fdp.remaining_bytes()), manifest, head)
 
     return run
 
