@@ -63,13 +63,20 @@ class Git:
         return cls(Path(top.strip()))
 
     def run(
-        self, *args: str, stdin: bytes | None = None, check: bool = True, isolated: bool = False
+        self,
+        *args: str,
+        stdin: bytes | None = None,
+        check: bool = True,
+        isolated: bool = False,
+        environment: Mapping[str, str] | None = None,
     ) -> bytes:
-        """`isolated`: the user's global config is not read either (receipt's own repositories)."""
+        """`isolated`: the user's global config is not read either (receipt's own repositories).
+        `environment`: variables set for this command alone (an index file, a commit's identity)."""
         command = ("git", *(a for c in _CONFIG for a in ("-c", c)), *args)
         env = _environment(os.environ)
         if isolated:
             env["GIT_CONFIG_GLOBAL"] = os.devnull
+        env.update(environment or {})
         try:
             done = subprocess.run(
                 command,
@@ -114,10 +121,14 @@ class Git:
             raise GitError(f"{base[:12]} and {head[:12]} have no common ancestor")
         return out
 
-    def diff(self, old: str, new: str, *, limit: int | None = None) -> bytes:
-        """The diff old..new; with `limit`, TooLargeToAssess as soon as git writes more bytes than
-        that (git is stopped: a huge diff is never held in memory whole)."""
-        args = (*_DIFF_ARGS, "--end-of-options", old, new, "--")
+    def diff(
+        self, old: str, new: str, *options: str, paths: Collection[str] = (), limit: int | None = None
+    ) -> bytes:
+        """`git diff old new` in the pinned shape; `options` add to it (`--binary`, `--numstat`),
+        `paths` limit it (read literally). With `limit`, TooLargeToAssess as soon as git writes more
+        bytes than that (git is stopped: a huge diff is never held in memory whole)."""
+        literal = ("--literal-pathspecs",) if paths else ()
+        args = (*literal, *_DIFF_ARGS, *options, "--end-of-options", old, new, "--", *paths)
         return self.run(*args) if limit is None else self._run_bounded(args, limit)
 
     def _run_bounded(self, args: tuple[str, ...], limit: int) -> bytes:
