@@ -108,6 +108,9 @@ def side_effect_violations(evidence: TestEvidence, manifest: Manifest) -> list[V
         )
         for effect in evidence.side_effects
         if not (
-            ignored and covers_tree(ignored, effect.path, whole=effect.kind is not SideEffectKind.MODIFIED)
+            ignored
+            and covers_tree(
+                ignored, effect.path, manifest.patterns, whole=effect.kind is not SideEffectKind.MODIFIED
+            )
         )
     ]

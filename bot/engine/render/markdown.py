@@ -94,7 +94,11 @@ def _policy_lines(receipt: Receipt) -> list[str]:
             lines.append(f"- would conclude **{dry.verdict.conclusion.value}**")
             lines.extend(f"- {md_text(r)}" for r in dry.verdict.reasons)
         else:
-            lines.append("- the proposed policy is invalid:")
+            lines.append(
+                "- the proposed policy is too expensive to evaluate:"
+                if dry.too_expensive
+                else "- the proposed policy is invalid:"
+            )
             shown, more = dry_run_errors(dry)
             lines.extend(f"  - {md_code(e)}" for e in shown)
             if more:

@@ -31,7 +31,8 @@ def _dry_run(m: ManifestInfo) -> list[str]:
         )
         items = list(dry.verdict.reasons)
     else:
-        head = "this change edits the policy, and the proposed one is invalid:"
+        problem = "too expensive to evaluate" if dry.too_expensive else "invalid"
+        head = f"this change edits the policy, and the proposed one is {problem}:"
         shown, more = dry_run_errors(dry)
         items = [*shown, *([f"... and {more} more"] if more else [])]
     return [f"  dry run    {head}", *(f"{_INDENT}- {one_line(item)}" for item in items)]
