@@ -29,16 +29,17 @@ class QueueError(ReceiptError):
     title = "invalid queue"
 
 
-def make_huey(url: str) -> Huey:
+def make_huey(url: str, name: str = "receipt") -> Huey:
+    """`name` prefixes the queue's keys in Redis (deployments sharing one Redis use different names)."""
     if url.startswith(("redis://", "rediss://", "unix://")):
-        return RedisHuey("receipt", url=url, results=False, utc=True)
+        return RedisHuey(name, url=url, results=False, utc=True)
     normalized = normalize_url(url)
     if is_sqlite(normalized):
         path = sqlite_path(normalized)
         if path is None:
             raise QueueError("the embedded queue needs a SQLite file: RECEIPT_DATABASE_URL=sqlite:///PATH")
         path.parent.mkdir(parents=True, exist_ok=True)
-        return SqliteHuey("receipt", filename=str(path), results=False, utc=True, journal_mode="wal")
+        return SqliteHuey(name, filename=str(path), results=False, utc=True, journal_mode="wal")
     scheme = url.split(":", maxsplit=1)[0]
     raise QueueError(
         f"RECEIPT_QUEUE_URL must be redis://… or sqlite:///… (the embedded store), not {scheme}:…"
@@ -55,8 +56,10 @@ class EmbeddedConsumer(Consumer):  # type: ignore[misc]
 class Queue:
     """The two tasks receipt runs: a job (by id) and the periodic sweep."""
 
-    def __init__(self, url: str, *, run_job: Callable[[int], None], sweep: Callable[[], None]) -> None:
-        self.huey = make_huey(url)
+    def __init__(
+        self, url: str, *, run_job: Callable[[int], None], sweep: Callable[[], None], name: str = "receipt"
+    ) -> None:
+        self.huey = make_huey(url, name)
         self._run_job = self.huey.task(name=JOB_TASK)(run_job)
         self.huey.periodic_task(crontab(minute="*"), name=SWEEP_TASK)(sweep)
 

@@ -41,7 +41,9 @@ class Runtime:
         db = Database.open(settings.database_url)
         db.check_schema(upgrade=is_sqlite(db.url) if upgrade_schema is None else upgrade_schema)
         runtime = cls(settings, db)
-        runtime.queue = Queue(settings.queue, run_job=runtime.run_job, sweep=runtime.sweep)
+        runtime.queue = Queue(
+            settings.queue, run_job=runtime.run_job, sweep=runtime.sweep, name=settings.queue_name
+        )
         tokens = None
         key = settings.private_key_pem
         if settings.app_id is not None and key:

@@ -9,7 +9,8 @@ request: everything it reads comes through the API source.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -50,6 +51,7 @@ from bot.server.settings import Settings
 from bot.server.store import jobs as store
 from bot.server.store import runs
 from bot.server.store.db import Database, utcnow
+from bot.server.store.locks import exclusive
 from bot.server.store.models import CheckRun, Job
 
 NOT_RUN_YET = TestEvidence(not_run_reason="the tests have not been read yet")
@@ -82,10 +84,15 @@ class Context:
     def app_id(self) -> int | None:
         return self.settings.app_id
 
-    def write_lock(self, installation_id: int) -> threading.Lock:
-        """Writes of one installation go one at a time (GitHub's secondary rate limits)."""
+    @contextmanager
+    def write_lock(self, installation_id: int) -> Iterator[None]:
+        """Writes of one installation go one at a time across the fleet (GitHub's secondary rate
+        limits count per installation): this process's threads queue on a lock of their own
+        before one of them waits on the fleet's (and holds a database connection for it)."""
         with self._locks_lock:
-            return self._write_locks.setdefault(installation_id, threading.Lock())
+            local = self._write_locks.setdefault(installation_id, threading.Lock())
+        with local, exclusive(self.db, f"check-run-writes:{installation_id}"):
+            yield
 
 
 class NotConfigured(ReceiptError):

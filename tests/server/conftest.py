@@ -7,6 +7,7 @@ import pytest
 
 from tests.fakegithub.harness import AppWorld
 from tests.server.appprocess import AppHost
+from tests.server.services import scaled, services  # noqa: F401  # fixtures
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session, aliased
 
 from bot.server.plan import Cancel, Evaluate, Intent, Plan, Refresh, head_key, pr_key
 from bot.server.store.db import Database, utcnow
+from bot.server.store.locks import serialize
 from bot.server.store.models import CheckRun, Delivery, Job, Lease
 
 PENDING, RUNNING, DONE, CANCELLED, FAILED = "pending", "running", "done", "cancelled", "failed"
@@ -94,6 +95,7 @@ def _evaluate(session: Session, intent: Evaluate, delivery: str | None) -> Job |
             key, pr = run.key, run.pr
         else:
             key = head_key(intent.repo, intent.head_sha)
+    serialize(session, key)  # two deliveries for one pull request never both see "no job yet"
     intent = Evaluate(**{**_fields(intent), "key": key, "pr": pr})
     if intent.supersede:
         session.execute(
@@ -149,6 +151,7 @@ def _refresh(session: Session, intent: Refresh, delivery: str | None) -> Job | N
 
 
 def _cancel(session: Session, intent: Cancel, delivery: str | None) -> Job | None:
+    serialize(session, intent.key)
     now = utcnow()
     session.execute(
         update(Job)
@@ -191,31 +194,39 @@ def _apply(session: Session, intent: Intent, delivery: str | None) -> Job | None
 def record_delivery(db: Database, delivery: DeliveryInfo, plan: Plan) -> Recorded:
     """Record the delivery and its jobs in one transaction; a delivery seen before is a duplicate.
 
-    Duplicates are settled by the delivery's primary key: of two racing copies, one commits and
-    the other fails the unique constraint and is reported as a duplicate.
+    Duplicates are settled by the delivery's primary key, written first: of two racing copies, one
+    commits and the other waits on the key (PostgreSQL) or the write lock (SQLite), then fails the
+    unique constraint (or finds the row) and is reported as a duplicate, its jobs rolled back.
     """
     try:
         with db.session() as session:
             if session.get(Delivery, delivery.guid) is not None:
                 return Recorded(duplicate=True)
-            jobs = [j for j in (_apply(session, i, delivery.guid) for i in plan.intents) if j is not None]
-            outcome = plan.outcome if jobs or plan.outcome != "queued" else "ignored"
-            session.add(
-                Delivery(
-                    guid=delivery.guid,
-                    event=delivery.event,
-                    action=delivery.action,
-                    installation_id=delivery.installation_id,
-                    repo=delivery.repo,
-                    outcome=outcome,
-                    detail=plan.detail[:1000],
-                    received_at=utcnow(),
-                )
+            row = Delivery(
+                guid=delivery.guid,
+                event=delivery.event,
+                action=delivery.action,
+                installation_id=delivery.installation_id,
+                repo=delivery.repo,
+                outcome=plan.outcome,
+                detail=plan.detail[:1000],
+                received_at=utcnow(),
             )
+            session.add(row)
+            session.flush()
+            jobs = [j for j in (_apply(session, i, delivery.guid) for i in plan.intents) if j is not None]
+            row.outcome = plan.outcome if jobs or plan.outcome != "queued" else "ignored"
             session.flush()
             return Recorded(duplicate=False, job_ids=tuple(j.id for j in jobs))
     except IntegrityError:
+        if not has_delivery(db, delivery.guid):  # some other constraint: not a duplicate
+            raise
         return Recorded(duplicate=True)
+
+
+def has_delivery(db: Database, guid: str) -> bool:
+    with db.session() as session:
+        return session.get(Delivery, guid) is not None
 
 
 def record_intent(db: Database, intent: Intent) -> list[int]:
@@ -235,6 +246,10 @@ def claim(db: Database, job_id: int, lease: timedelta) -> Job | None:
         and_(other.key == Job.key, other.id != Job.id, other.state == RUNNING, other.lease_until >= now)
     )
     with db.session() as session:
+        key = session.scalar(select(Job.key).where(Job.id == job_id))
+        if key is None:
+            return None
+        serialize(session, key)  # two jobs of one key are never claimed at once
         claimed = session.execute(
             update(Job)
             .where(
@@ -359,6 +374,7 @@ __all__ = [
     "Recorded",
     "claim",
     "finish",
+    "has_delivery",
     "jobs_to_enqueue",
     "mark_enqueued",
     "pending_job",
