@@ -13,8 +13,9 @@ from typing import Any
 
 from githubkit import GitHub
 
-from bot.engine import CheckConclusion, CheckResult, TestEvidence
+from bot.engine import CheckConclusion, CheckResult, TestEvidence, md_code, md_text
 from bot.github.errors import UnexpectedResponse, translated
+from bot.github.publisher import Notice
 from bot.github.repo import RepoRef
 
 WORKFLOW_PREFIX = "workflow:"
@@ -137,3 +138,26 @@ def past_deadline(evidence: TestEvidence, minutes: float) -> TestEvidence:
         for c in evidence.checks
     )
     return replace(evidence, checks=checks)
+
+
+def held_for_approval(evidence: TestEvidence) -> tuple[CheckResult, ...]:
+    """The configured checks GitHub holds until someone approves their workflow."""
+    pending = (c for c in evidence.checks if c.conclusion is CheckConclusion.PENDING)
+    return tuple(c for c in pending if c.details.startswith(APPROVAL))
+
+
+def approval_notice(held: Sequence[CheckResult], repo: RepoRef, timeout_minutes: float) -> Notice:
+    """What is waiting, who must act and what happens otherwise, for the top of the summary."""
+    names = ", ".join(md_code(c.name) for c in held)
+    lines = [
+        f"> ⏸️ **Waiting for approval: {names}.** GitHub holds this pull request's workflow runs "
+        "until someone with **write access** to "
+        f"{md_code(repo.full_name)} approves them (a first-time contributor's or a coding agent's pull "
+        "request): open the workflow run and press **Approve and run**.",
+        f"> The receipt concludes once they complete; unapproved, they end as timed out after "
+        f"`tests.timeout_minutes` ({timeout_minutes:g} min).",
+    ]
+    lines.extend(f"> - {md_code(c.name)}: {md_text(c.details.removeprefix(APPROVAL).strip())}" for c in held
+                 if c.details.removeprefix(APPROVAL).strip())  # fmt: skip
+    plain = ", ".join(c.name for c in held)
+    return Notice(f"{plain} waits for approval by someone with write access", "\n".join(lines))

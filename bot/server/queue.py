@@ -20,6 +20,7 @@ from bot.server.store.db import is_sqlite, normalize_url, sqlite_path
 
 JOB_TASK = "receipt.run_job"
 SWEEP_TASK = "receipt.sweep"
+DEADLINE_TASK = "receipt.deadline"
 IDLE_POLL_SECONDS = 0.25  # how long an idle SQLite-backed worker waits before looking again
 
 
@@ -54,14 +55,26 @@ class EmbeddedConsumer(Consumer):  # type: ignore[misc]
 
 
 class Queue:
-    """The two tasks receipt runs: a job (by id) and the periodic sweep."""
+    """The tasks receipt runs: a job (by id), the periodic sweep, and a run's deadline (by run id:
+    scheduled when a run starts waiting for test checks, kept by the queue across restarts; the
+    sweep finds any deadline whose message was lost)."""
 
     def __init__(
-        self, url: str, *, run_job: Callable[[int], None], sweep: Callable[[], None], name: str = "receipt"
+        self,
+        url: str,
+        *,
+        run_job: Callable[[int], None],
+        sweep: Callable[[], None],
+        deadline: Callable[[int], None] = lambda _: None,
+        name: str = "receipt",
     ) -> None:
         self.huey = make_huey(url, name)
         self._run_job = self.huey.task(name=JOB_TASK)(run_job)
+        self._deadline = self.huey.task(name=DEADLINE_TASK)(deadline)
         self.huey.periodic_task(crontab(minute="*"), name=SWEEP_TASK)(sweep)
+
+    def at_deadline(self, run_id: int, delay: float) -> None:
+        self._deadline.schedule(args=(run_id,), delay=max(delay, 0.0))
 
     def enqueue(self, job_id: int, delay: float = 0.0) -> None:
         if delay > 0:

@@ -31,9 +31,10 @@ from bot.github.cache import ObjectCache
 from bot.github.checks import CheckRunRequest, PublishedCheckRun
 from bot.github.diffs import HeadMoved, fetch_range_diff
 from bot.github.errors import GitHubError, RateLimited
-from bot.github.evidence import checks_evidence, past_deadline
+from bot.github.evidence import approval_notice, checks_evidence, held_for_approval, past_deadline
 from bot.github.publisher import (
     REEVALUATE_ACTION,
+    Notice,
     Problem,
     closing_run,
     problem_of,
@@ -46,6 +47,7 @@ from bot.github.remote import gather_pull
 from bot.github.repo import RepoRef
 from bot.github.source import ApiSource
 from bot.server import logs
+from bot.server.dispatch import dispatch_tests
 from bot.server.plan import pull_from_spec
 from bot.server.settings import Settings
 from bot.server.store import jobs as store
@@ -76,6 +78,7 @@ class Context:
     tokens: InstallationTokens | None
     enqueue: Callable[[int, float], None]
     post: Post = post_to_github
+    at_deadline: Callable[[int, float], None] = lambda _run, _delay: None  # run id, seconds from now
     cache: ObjectCache = field(default_factory=ObjectCache)
     _write_locks: dict[int, threading.Lock] = field(default_factory=dict)
     _locks_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -236,16 +239,17 @@ def _pull(gh: GitHub[Any], repo: RepoRef, job: Job) -> PullRequest:
     return found[0]
 
 
-def _inputs(gh: GitHub[Any], repo: RepoRef, job: Job, ctx: Context) -> Inputs:
+def _inputs(gh: GitHub[Any], repo: RepoRef, job: Job, ctx: Context) -> tuple[Inputs, PullRequest | None]:
     """A pull request's change, or a merge group's (its base to its head, no pull request facts)."""
     source = ApiSource(gh, repo, shared=ctx.cache)
     group = job.spec.get("group")
     if group is None:
-        return gather_pull(gh, repo, _pull(gh, repo, job), tests=NOT_RUN_YET, source=source)
+        pull = _pull(gh, repo, job)
+        return gather_pull(gh, repo, pull, tests=NOT_RUN_YET, source=source), pull
     base = str(group["base_sha"])
     revisions = Revisions(base, job.head_sha, merge_base(gh, repo, base, job.head_sha))
     diff = fetch_range_diff(gh, repo, revisions.merge_base, revisions.head)
-    return gather(source, revisions, diff.data, Request(repo=repo.full_name), tests=NOT_RUN_YET)
+    return gather(source, revisions, diff.data, Request(repo=repo.full_name), tests=NOT_RUN_YET), None
 
 
 def _evaluate(ctx: Context, job: Job) -> None:
@@ -257,7 +261,7 @@ def _evaluate(ctx: Context, job: Job) -> None:
         _close(ctx, job, gh, existing, (Conclusion.SKIPPED, "superseded by a newer push", text))
         return
     try:
-        inputs = _inputs(gh, repo, job, ctx)
+        inputs, pull = _inputs(gh, repo, job, ctx)
     except HeadMoved as exc:
         _close(ctx, job, gh, existing, (Conclusion.SKIPPED, "superseded by a newer push", exc.problem))
         return
@@ -265,6 +269,11 @@ def _evaluate(ctx: Context, job: Job) -> None:
         _problem(ctx, job, gh, existing, problem_of(exc))
         return
     tests = inputs.manifest.manifest.tests
+    notices: list[Notice] = []
+    if tests.dispatch and pull is not None:
+        touched = {p for f in inputs.change.diff.files for p in f.paths}
+        refused = dispatch_tests(ctx.db, gh, repo, pull, workflow=tests.dispatch, touched=touched)
+        notices.extend([refused] if refused else [])
     evidence = checks_evidence(gh, repo, job.head_sha, tests.checks, own_app_id=ctx.app_id)
     now = utcnow()
     deadline = existing.deadline if existing is not None and existing.status == "in_progress" else None
@@ -285,13 +294,20 @@ def _evaluate(ctx: Context, job: Job) -> None:
         conclusion=receipt.verdict.conclusion.value,
     )
     pending = receipt.verdict.conclusion is Conclusion.PENDING
-    run = receipt_run(receipt, details_url=_details_url(ctx, link), actions=(REEVALUATE_ACTION,))
+    held = held_for_approval(evidence)
+    notices.extend([approval_notice(held, repo, tests.timeout_minutes)] if held else [])
+    run = receipt_run(
+        receipt, details_url=_details_url(ctx, link), actions=(REEVALUATE_ACTION,), notices=notices
+    )
     published = _publish(ctx, job, gh, run, _run_to_update(job, existing))
     waiting = [c.name for c in receipt.checks if c.conclusion.value == "pending"] if pending else []
-    if pending and deadline is None:
+    starts_waiting = pending and deadline is None
+    if starts_waiting:
         deadline = now + timedelta(minutes=tests.timeout_minutes)
     _save(ctx, job, published, run, waiting=waiting, deadline=deadline if pending else None,
           receipt_id=link.id, digest=digest)  # fmt: skip
+    if starts_waiting:
+        ctx.at_deadline(published.id, tests.timeout_minutes * 60)
     logs.event(
         f"published {receipt.verdict.conclusion.value}",
         outcome=receipt.verdict.conclusion.value,
