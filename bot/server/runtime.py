@@ -15,6 +15,7 @@ from bot.github.client import RetryPolicy
 from bot.server import logs
 from bot.server.plan import Evaluate
 from bot.server.queue import Queue
+from bot.server.redeliver import redeliver_failed
 from bot.server.settings import Settings
 from bot.server.store import jobs as store
 from bot.server.store import runs
@@ -23,6 +24,7 @@ from bot.server.store.models import CheckRun
 from bot.server.work import Context, Post, post_to_github, run_job
 
 SWEEP_LEASE = "sweep"
+REDELIVER_LEASE = "redeliver"
 
 
 @dataclass
@@ -87,6 +89,23 @@ class Runtime:
         self.recover()
         for run in runs.overdue_runs(self.db, utcnow()):
             self._end_wait(run)
+        self.redeliver()
+
+    def redeliver(self) -> None:
+        """A pass over GitHub's failed deliveries, at most once per RECEIPT_REDELIVER_SECONDS
+        across the fleet; a failure is logged and left to the next pass."""
+        if self.context.tokens is None:
+            return
+        seconds = self.settings.redeliver_seconds
+        if not store.take_lease(self.db, REDELIVER_LEASE, self.holder, seconds * 0.9):
+            return
+        try:
+            done = redeliver_failed(self.db, self.context.tokens.app)
+        except Exception as exc:
+            logs.failure("the redelivery pass failed; the next one tries again", exc=exc)
+            return
+        logs.event(f"redelivery pass: {done.listed} attempt(s) listed, {len(done.redelivered)} redelivered",
+                   outcome="redelivery")  # fmt: skip
 
     def deadline(self, run_id: int) -> None:
         """A run's deadline message: re-evaluate it if it is still waiting once the time is up."""
