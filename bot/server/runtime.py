@@ -13,6 +13,7 @@ from huey.consumer import Consumer
 from bot.github.auth import AppCredentials, InstallationTokens
 from bot.github.client import RetryPolicy
 from bot.server import logs
+from bot.server.metrics import github_observer
 from bot.server.plan import Evaluate
 from bot.server.queue import Queue
 from bot.server.redeliver import redeliver_failed
@@ -58,7 +59,9 @@ class Runtime:
                 server_retries=settings.github_retries, backoff_seconds=settings.github_backoff_seconds
             )
             tokens = InstallationTokens(
-                AppCredentials(settings.app_id, key, settings.github_api_url), retry=retry
+                AppCredentials(settings.app_id, key, settings.github_api_url),
+                retry=retry,
+                observe=github_observer,
             )
         runtime.context = Context(
             settings, db, tokens, enqueue=runtime.enqueue, post=post, at_deadline=runtime.queue.at_deadline

@@ -9,6 +9,7 @@ request: everything it reads comes through the API source.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -48,6 +49,7 @@ from bot.github.repo import RepoRef
 from bot.github.source import ApiSource
 from bot.server import logs
 from bot.server.dispatch import dispatch_tests
+from bot.server.metrics import JOB_SECONDS, JOB_WAIT_SECONDS, JOBS
 from bot.server.plan import pull_from_spec
 from bot.server.settings import Settings
 from bot.server.store import jobs as store
@@ -105,6 +107,7 @@ class NotConfigured(ReceiptError):
 def _context(job: Job) -> dict[str, Any]:
     return {
         "job": job.id,
+        "delivery": job.delivery_guid,
         "repo": job.repo,
         "pr": job.pr,
         "head": job.head_sha,
@@ -121,18 +124,25 @@ def run_job(ctx: Context, job_id: int) -> None:
             due = (current.not_before - utcnow()).total_seconds() if current.not_before else 0.0
             ctx.enqueue(job_id, max(due, BUSY_DELAY_SECONDS))
         return
-    try:
-        if job.kind == store.CANCEL:
-            _cancel(ctx, job)
-        elif job.concluding:
-            _conclude(ctx, job)
+    started = time.monotonic()
+    due_at = max(job.created_at, job.not_before or job.created_at)
+    JOB_WAIT_SECONDS.labels(kind=job.kind).observe(max(0.0, (utcnow() - due_at).total_seconds()))
+    with logs.bound(**_context(job)):
+        try:
+            if job.kind == store.CANCEL:
+                _cancel(ctx, job)
+            elif job.concluding:
+                _conclude(ctx, job)
+            else:
+                _evaluate(ctx, job)
+        except Exception as exc:
+            outcome = _failed(ctx, job, exc)
         else:
-            _evaluate(ctx, job)
-    except Exception as exc:
-        _failed(ctx, job, exc)
-        return
-    store.finish(ctx.db, job.id)
-    logs.event("job done", outcome="done", **_context(job))
+            store.finish(ctx.db, job.id)
+            outcome = "done"
+            logs.event("job done", outcome="done")
+    JOBS.labels(kind=job.kind, outcome=outcome).inc()
+    JOB_SECONDS.labels(kind=job.kind).observe(time.monotonic() - started)
 
 
 def _describe(exc: BaseException, job: Job) -> str:
@@ -144,7 +154,8 @@ def _describe(exc: BaseException, job: Job) -> str:
     )
 
 
-def _failed(ctx: Context, job: Job, exc: Exception) -> None:
+def _failed(ctx: Context, job: Job, exc: Exception) -> str:
+    """Retry the job later, or turn it to ending its run, or give it up; returns which."""
     if isinstance(exc, GitHubError) and exc.status == 401 and job.installation_id and ctx.tokens:
         ctx.tokens.invalidate(job.installation_id)
     reason = _describe(exc, job)
@@ -161,11 +172,12 @@ def _failed(ctx: Context, job: Job, exc: Exception) -> None:
     else:
         store.finish(ctx.db, job.id, store.FAILED, reason)
         logs.failure("job given up", outcome="failed", **_context(job))
-        return
+        return "failed"
     if isinstance(exc, RateLimited) and exc.retry_after:  # GitHub said when: wait exactly that
         delay = max(delay, timedelta(seconds=exc.retry_after))
     store.retry_later(ctx.db, job.id, delay, reason, concluding=not retries_left)
     ctx.enqueue(job.id, delay.total_seconds())
+    return "retry" if retries_left else "concluding"
 
 
 def _client(ctx: Context, job: Job) -> GitHub[Any]:

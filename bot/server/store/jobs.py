@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import and_, exists, or_, select, update
+from sqlalchemy import and_, exists, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
@@ -357,6 +357,12 @@ def take_lease(db: Database, name: str, holder: str, seconds: float) -> bool:
         return False
 
 
+def pending_count(db: Database) -> int:
+    """Jobs waiting to run (due or not) or running."""
+    with db.session() as session:
+        return int(session.scalar(select(func.count()).where(Job.state.in_((PENDING, RUNNING)))) or 0)
+
+
 def pending_job(db: Database, job_id: int) -> Job | None:
     with db.session() as session:
         return session.get(Job, job_id)
@@ -377,6 +383,7 @@ __all__ = [
     "has_delivery",
     "jobs_to_enqueue",
     "mark_enqueued",
+    "pending_count",
     "pending_job",
     "postpone",
     "pr_key",
