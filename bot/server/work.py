@@ -308,9 +308,8 @@ def _evaluate(ctx: Context, job: Job) -> None:
     pending = receipt.verdict.conclusion is Conclusion.PENDING
     held = held_for_approval(evidence)
     notices.extend([approval_notice(held, repo, tests.timeout_minutes)] if held else [])
-    run = receipt_run(
-        receipt, details_url=_details_url(ctx, link), actions=(REEVALUATE_ACTION,), notices=notices
-    )
+    run = receipt_run(receipt, details_url=_details_url(ctx, link), actions=(REEVALUATE_ACTION,),
+                      notices=notices if pending else ())  # fmt: skip
     published = _publish(ctx, job, gh, run, _run_to_update(job, existing))
     waiting = [c.name for c in receipt.checks if c.conclusion.value == "pending"] if pending else []
     starts_waiting = pending and deadline is None
