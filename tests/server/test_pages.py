@@ -17,21 +17,21 @@ def test_the_receipt_page_shows_the_fields_findings_and_policy(github_app: AppWo
     github_app.send_pull_request("synchronize")
     [run] = _completed(github_app, github_app.pull.head_sha)
     with browser() as driver:
-        driver.get(run["details_url"])  # type: ignore[attr-defined]
-        assert driver.title == "receipt: failure"  # type: ignore[attr-defined]
-        fields = driver.find_element(By.ID, "fields").text  # type: ignore[attr-defined]
+        driver.get(run["details_url"])
+        assert driver.title == "receipt: failure"
+        fields = driver.find_element(By.ID, "fields").text
         assert "scope" in fields and "fail" in fields and "locality" in fields
-        verdict = driver.find_element(By.ID, "verdict").text  # type: ignore[attr-defined]
+        verdict = driver.find_element(By.ID, "verdict").text
         assert "scope failed" in verdict
-        files = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "section.file h3")]  # type: ignore[attr-defined]
+        files = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "section.file h3")]
         assert "package-lock.json" in files and "docs/<b>x</b>.md" in files, "names shown as text, not markup"
-        assert not driver.find_elements(By.TAG_NAME, "script")  # type: ignore[attr-defined]
-        policy = driver.find_element(By.ID, "policy").text  # type: ignore[attr-defined]
+        assert not driver.find_elements(By.TAG_NAME, "script")
+        policy = driver.find_element(By.ID, "policy").text
         assert ".github/receipt.yml" in policy and github_app.pull.head_sha in policy
-        link = driver.find_element(By.CSS_SELECTOR, "section.file a")  # type: ignore[attr-defined]
+        link = driver.find_element(By.CSS_SELECTOR, "section.file a")
         assert link.get_attribute("href").startswith("https://github.com/acme/widgets/blob/")
-        driver.get(run["details_url"].replace("?token=", "?token=x"))  # type: ignore[attr-defined]
-        body = driver.find_element(By.TAG_NAME, "body").text  # type: ignore[attr-defined]
+        driver.get(run["details_url"].replace("?token=", "?token=x"))
+        body = driver.find_element(By.TAG_NAME, "body").text
         assert "not found" in body and "acme" not in body and "package-lock" not in body
 
 

@@ -8,9 +8,8 @@ once), holds it under a lease, and a sweep re-enqueues what a dead worker left b
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
-from typing import Any
 
 from sqlalchemy import and_, exists, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
@@ -96,39 +95,26 @@ def _evaluate(session: Session, intent: Evaluate, delivery: str | None) -> Job |
         else:
             key = head_key(intent.repo, intent.head_sha)
     serialize(session, key)  # two deliveries for one pull request never both see "no job yet"
-    intent = Evaluate(**{**_fields(intent), "key": key, "pr": pr})
-    if intent.supersede:
-        session.execute(
-            update(Job)
-            .where(
-                Job.key == key,
-                Job.state == PENDING,
-                Job.kind == EVALUATE,
-                Job.head_sha != intent.head_sha,
-                Job.superseded_by.is_(None),
-            )
-            .values(superseded_by=intent.head_sha, updated_at=utcnow())
-        )
-    waiting = session.scalars(
+    intent = replace(intent, key=key, pr=pr)
+    pending = session.scalars(
         select(Job).where(
-            Job.key == key,
-            Job.head_sha == intent.head_sha,
-            Job.state == PENDING,
-            Job.kind == EVALUATE,
-            Job.superseded_by.is_(None),
+            Job.key == key, Job.state == PENDING, Job.kind == EVALUATE, Job.superseded_by.is_(None)
         )
-    ).first()
+    ).all()
+    waiting = None
+    for job in pending:
+        if job.head_sha == intent.head_sha:
+            waiting = job
+        elif intent.supersede:
+            job.superseded_by, job.updated_at = intent.head_sha, utcnow()
     if waiting is not None:  # one pending job per head is enough: it reads everything afresh
         spec = {**waiting.spec, **intent.spec}
         spec["fresh_run"] = bool(waiting.spec.get("fresh_run")) or intent.fresh_run
-        waiting.spec = spec
+        if spec != waiting.spec:
+            waiting.spec = spec
         waiting.installation_id = waiting.installation_id or intent.installation_id
         return None
     return _new_job(session, intent, key, delivery)
-
-
-def _fields(intent: Evaluate) -> dict[str, Any]:
-    return {name: getattr(intent, name) for name in Evaluate.__slots__}
 
 
 def _refresh(session: Session, intent: Refresh, delivery: str | None) -> Job | None:
@@ -194,28 +180,29 @@ def _apply(session: Session, intent: Intent, delivery: str | None) -> Job | None
 def record_delivery(db: Database, delivery: DeliveryInfo, plan: Plan) -> Recorded:
     """Record the delivery and its jobs in one transaction; a delivery seen before is a duplicate.
 
-    Duplicates are settled by the delivery's primary key, written first: of two racing copies, one
-    commits and the other waits on the key (PostgreSQL) or the write lock (SQLite), then fails the
-    unique constraint (or finds the row) and is reported as a duplicate, its jobs rolled back.
+    Duplicates are settled by the delivery's primary key: the insert of a GUID already recorded
+    (a redelivery, or the loser of two racing copies) fails the unique constraint, and the whole
+    transaction, jobs included, is rolled back and reported as a duplicate. On PostgreSQL the
+    loser's insert waits for the winner's transaction to end, then fails; SQLite has one writer.
     """
     try:
         with db.session() as session:
-            if session.get(Delivery, delivery.guid) is not None:
-                return Recorded(duplicate=True)
-            row = Delivery(
-                guid=delivery.guid,
-                event=delivery.event,
-                action=delivery.action,
-                installation_id=delivery.installation_id,
-                repo=delivery.repo,
-                outcome=plan.outcome,
-                detail=plan.detail[:1000],
-                received_at=utcnow(),
+            session.add(
+                Delivery(
+                    guid=delivery.guid,
+                    event=delivery.event,
+                    action=delivery.action,
+                    installation_id=delivery.installation_id,
+                    repo=delivery.repo,
+                    outcome=plan.outcome,
+                    detail=plan.detail[:1000],
+                    received_at=utcnow(),
+                )
             )
-            session.add(row)
             session.flush()
             jobs = [j for j in (_apply(session, i, delivery.guid) for i in plan.intents) if j is not None]
-            row.outcome = plan.outcome if jobs or plan.outcome != "queued" else "ignored"
+            for job in jobs:
+                job.enqueued_at = utcnow()  # the caller enqueues next; if it cannot, the sweep will
             session.flush()
             return Recorded(duplicate=False, job_ids=tuple(j.id for j in jobs))
     except IntegrityError:
