@@ -217,7 +217,7 @@ def _variable_name(name: str, walk: Walk) -> str | None:
     return None
 
 
-def _workflow_file(name: str) -> str | None:
+def _workflow_file(name: str, walk: Walk) -> str | None:
     stem, dot, suffix = name.rpartition(".")
     if (
         not dot
