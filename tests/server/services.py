@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -38,28 +38,33 @@ class Scaled:
     schema: str
 
 
-def _probe() -> str | None:
+def _probe(postgres: str = POSTGRES, redis_url: str = REDIS) -> str | None:
     problems = []
     try:
-        with psycopg.connect(POSTGRES, connect_timeout=3) as connection:
+        with psycopg.connect(postgres, connect_timeout=3) as connection:
             connection.execute("SELECT 1")
     except psycopg.Error as exc:
-        problems.append(f"PostgreSQL at {POSTGRES}: {str(exc).strip() or type(exc).__name__}")
+        problems.append(f"PostgreSQL at {postgres}: {str(exc).strip() or type(exc).__name__}")
     try:
-        redis.Redis.from_url(REDIS, socket_connect_timeout=3).ping()
+        redis.Redis.from_url(redis_url, socket_connect_timeout=3).ping()
     except redis.RedisError as exc:
-        problems.append(f"Redis at {REDIS}: {exc}")
+        problems.append(f"Redis at {redis_url}: {exc}")
     return "; ".join(problems) or None
+
+
+def unavailable(problem: str, environ: Mapping[str, str]) -> None:
+    """The one rule: skip with the reason, or fail when the services are required (CI)."""
+    message = f"services not reachable: {problem}"
+    if environ.get("RECEIPT_REQUIRE_SERVICES") == "1":
+        pytest.fail(f"{message} (RECEIPT_REQUIRE_SERVICES=1)")
+    pytest.skip(message)
 
 
 @pytest.fixture(scope="session")
 def services() -> Services:
     problem = _probe()
     if problem is not None:
-        message = f"services not reachable: {problem}"
-        if os.environ.get("RECEIPT_REQUIRE_SERVICES") == "1":
-            pytest.fail(f"{message} (RECEIPT_REQUIRE_SERVICES=1)")
-        pytest.skip(message)
+        unavailable(problem, os.environ)
     return Services(POSTGRES, REDIS)
 
 
