@@ -7,13 +7,14 @@ running (with what it is waiting for), so `semantic` is never guessed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from githubkit import GitHub
 
-from bot.engine import CheckConclusion, CheckResult, TestEvidence, md_code, md_text
+from bot.engine import CheckConclusion, CheckResult, TestEvidence, md_code
 from bot.github.errors import UnexpectedResponse, translated
 from bot.github.publisher import Notice
 from bot.github.repo import RepoRef
@@ -32,6 +33,7 @@ _CONCLUSIONS = {
     "stale": CheckConclusion.TIMED_OUT,  # GitHub gave up on a run left incomplete
     "startup_failure": CheckConclusion.ERROR,
 }
+_RUN_URL = re.compile(r"\((https?://[A-Za-z0-9._~:/?#@!$&'*+,;=%-]+)\)$")  # where result_of names the run
 APPROVAL = (
     "waiting for approval: GitHub holds this workflow until someone with write access approves "
     "running it (a first-time contributor's or an agent's pull request)"
@@ -157,7 +159,10 @@ def approval_notice(held: Sequence[CheckResult], repo: RepoRef, timeout_minutes:
         f"> The receipt concludes once they complete; unapproved, they end as timed out after "
         f"`tests.timeout_minutes` ({timeout_minutes:g} min).",
     ]
-    lines.extend(f"> - {md_code(c.name)}: {md_text(c.details.removeprefix(APPROVAL).strip())}" for c in held
-                 if c.details.removeprefix(APPROVAL).strip())  # fmt: skip
+    for check in held:
+        url = _RUN_URL.search(check.details)
+        if url is not None:
+            lines.append(f"> - {md_code(check.name)}: [the run waiting for approval]({url.group(1)})")
     plain = ", ".join(c.name for c in held)
-    return Notice(f"{plain} waits for approval by someone with write access", "\n".join(lines))
+    verb = "waits" if len(held) == 1 else "wait"
+    return Notice(f"{plain} {verb} for approval by someone with write access", "\n".join(lines))
