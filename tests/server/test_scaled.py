@@ -3,6 +3,8 @@ PostgreSQL and Redis (this machine's servers; a schema and a queue of each test'
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -134,3 +136,15 @@ def test_test_checks_on_the_fleet_later_held_for_approval_and_never(
         assert ended["output"]["title"] == "failure: semantic timed out: workflow:CI"
         details = ended["output"]["text"]
         assert "did not complete within tests.timeout_minutes (0.1 min)" in details and what in details
+
+
+def test_a_server_on_an_unmigrated_postgresql_schema_refuses_to_start(
+    github_app: AppWorld, scaled: Scaled, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    host = AppHost(github_app, tmp_path, scaled.database_url, scaled.queue_url, scaled.queue_name)
+    for args in (["serve", "--port", str(free_port())], ["worker"]):
+        done = subprocess.run([sys.executable, "-m", "bot.cli", *args], cwd=tmp_path, env=host.env(),
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert "run `receipt migrate` first" in done.stderr
+    assert "schema revision 0002" in host.migrate()
