@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -139,8 +140,8 @@ def test_test_checks_on_the_fleet_later_held_for_approval_and_never(
 
 
 def test_a_server_on_an_unmigrated_postgresql_schema_refuses_to_start(
-    github_app: AppWorld, scaled: Scaled, tmp_path
-) -> None:  # type: ignore[no-untyped-def]
+    github_app: AppWorld, scaled: Scaled, tmp_path: Path
+) -> None:
     host = AppHost(github_app, tmp_path, scaled.database_url, scaled.queue_url, scaled.queue_name)
     for args in (["serve", "--port", str(free_port())], ["worker"]):
         done = subprocess.run([sys.executable, "-m", "bot.cli", *args], cwd=tmp_path, env=host.env(),
