@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Iterable, Mapping
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,12 +19,20 @@ _CONFIG = (
     "core.quotePath=true", "diff.noprefix=false", "diff.mnemonicPrefix=false",
     "diff.suppressBlankEmpty=false", "diff.relative=false", "diff.external=",
     "diff.renames=true", "diff.renameLimit=10000", "core.fsmonitor=false",
+    "diff.interHunkContext=0", "core.bigFileThreshold=512m", f"core.attributesFile={os.devnull}",
 )  # fmt: skip
 _DIFF_ARGS = (
     "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--full-index", "--find-renames",
     "--diff-algorithm=myers", "--indent-heuristic", "--submodule=short", "--ignore-submodules=none",
     "--src-prefix=a/", "--dst-prefix=b/", "--no-relative", "-O/dev/null", "--unified=3",
 )  # fmt: skip
+# receipt's own attributes for every path. $GIT_DIR/info/attributes outranks every other source on
+# every git version (the working tree's and the commits' .gitattributes, the user's global file),
+# and `!attr` leaves an attribute unspecified whatever those say. With no `diff` attribute git
+# reads binary or text from the bytes (a NUL in the first 8,000), names no textconv, external
+# command or funcname driver; the conversion attributes are fixed too, though a diff of two
+# commits never converts.
+FIXED_ATTRIBUTES = "* !diff !text !eol !crlf !filter !ident !working-tree-encoding\n"
 _SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 
@@ -61,16 +71,14 @@ class Git:
         return cls(Path(top.strip()))
 
     def run(self, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
+        return self._run(args, stdin=stdin, check=check, cwd=self.root, env=_environment(os.environ))
+
+    def _run(
+        self, args: tuple[str, ...], *, stdin: bytes | None, check: bool, cwd: Path, env: dict[str, str]
+    ) -> bytes:
         command = ("git", *(a for c in _CONFIG for a in ("-c", c)), *args)
         try:
-            done = subprocess.run(
-                command,
-                cwd=self.root,
-                input=stdin,
-                capture_output=True,
-                check=False,
-                env=_environment(os.environ),
-            )
+            done = subprocess.run(command, cwd=cwd, input=stdin, capture_output=True, check=False, env=env)
         except FileNotFoundError as exc:
             raise GitError("git is not installed or not on PATH") from exc
         if check and done.returncode != 0:
@@ -106,7 +114,46 @@ class Git:
         return out
 
     def diff(self, old: str, new: str) -> bytes:
-        return self.run(*_DIFF_ARGS, "--end-of-options", old, new, "--")
+        """`git diff old new` of two commits, read the same way whatever the repository or its user
+        configured (revisions are resolved here: the scratch repository has no refs)."""
+        old, new = (rev if _SHA.fullmatch(rev) else self.resolve(rev) for rev in (old, new))
+        args = (*_DIFF_ARGS, "--end-of-options", old, new, "--")
+        with self._isolated() as (scratch, env):
+            return self._run(args, stdin=None, check=True, cwd=scratch, env=env)
+
+    @contextmanager
+    def _isolated(self) -> Iterator[tuple[Path, dict[str, str]]]:
+        """A bare repository of receipt's own that reads this one's objects and nothing else of it.
+
+        Attributes and configuration a pull request or the caller could have placed (committed or
+        working-tree .gitattributes, .git/info/attributes, .git/config, global and system files)
+        are out of reach: git reads only FIXED_ATTRIBUTES, the pinned `-c` settings and the scratch
+        repository's config. It needs nothing newer than git 2.32 (GIT_CONFIG_GLOBAL).
+        """
+        object_format, objects = (
+            self.run("rev-parse", "--show-object-format", "--git-path", "objects")
+            .decode("utf-8", "surrogateescape")
+            .splitlines()
+        )
+        with tempfile.TemporaryDirectory(prefix="receipt-diff-") as where:
+            scratch = Path(where)
+            for name in ("objects", "refs", "info"):
+                (scratch / name).mkdir()
+            (scratch / "HEAD").write_text("ref: refs/heads/receipt\n")
+            (scratch / "config").write_text(
+                "[core]\n\trepositoryformatversion = 1\n\tbare = true\n"
+                f"[extensions]\n\tobjectformat = {object_format}\n"
+            )
+            (scratch / "info" / "attributes").write_text(FIXED_ATTRIBUTES)
+            env = _environment(os.environ)
+            env.update(
+                GIT_DIR=str(scratch),
+                GIT_OBJECT_DIRECTORY=str(self.root / objects),
+                GIT_CONFIG_GLOBAL=os.devnull,
+                GIT_ATTR_NOSYSTEM="1",
+                GIT_NO_REPLACE_OBJECTS="1",
+            )
+            yield scratch, env
 
     def read_file(self, rev: str, path: str) -> bytes | None:
         """The file at `path` in commit `rev`, or None when it is not there."""
