@@ -2,12 +2,18 @@
 
 A list of patterns is read the gitignore way: the last pattern that matches decides, and a
 `!pattern` that matches excludes. Dotfiles are ordinary names.
+
+Case: a checkout on a case-insensitive filesystem (macOS, Windows) writes `Agents.md` and
+`AGENTS.md` to the same file. A pattern that restricts (protects a path, excludes it from an
+allow-list) therefore matches every spelling of a path; a pattern that loosens (allows, unprotects)
+matches only the spelling it names. Case can make a path more restricted, never less.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from functools import lru_cache
 
 from pathspec.patterns.gitignore.base import GitIgnorePatternError
@@ -36,23 +42,44 @@ def compile_glob(pattern: str) -> GitIgnoreSpecPattern:
     return compiled
 
 
+class Caseless(Enum):
+    """Which patterns of a list match every spelling of a path (see the module's docstring)."""
+
+    NONE = "none"  # every pattern matches the exact spelling
+    INCLUDES = "includes"  # a list that restricts when it matches: paths.protect, built-in groups
+    EXCLUDES = "excludes"  # a list that loosens when it matches: paths.allow
+
+
 @dataclass(frozen=True, slots=True)
 class GlobMatch:
     pattern: str
     index: int
     include: bool
+    folded: bool = False  # matched only because case was ignored
 
 
-def last_match(patterns: Sequence[str], path: str) -> GlobMatch | None:
+def match_one(pattern: str, path: str, caseless: Caseless = Caseless.NONE) -> GlobMatch | None:
+    """Whether `pattern` matches `path` (as GlobMatch with index 0), under the list's case rule."""
+    compiled = compile_glob(pattern)
+    include = bool(compiled.include)
+    if compiled.match_file(path) is not None:
+        return GlobMatch(pattern, 0, include)
+    fold = caseless is (Caseless.INCLUDES if include else Caseless.EXCLUDES)
+    if fold and compile_glob(pattern.casefold()).match_file(path.casefold()) is not None:
+        return GlobMatch(pattern, 0, include, folded=True)
+    return None
+
+
+def last_match(patterns: Sequence[str], path: str, caseless: Caseless = Caseless.NONE) -> GlobMatch | None:
     """The pattern that decides `path` (gitignore: last match wins), or None."""
     decided: GlobMatch | None = None
     for index, pattern in enumerate(patterns):
-        compiled = compile_glob(pattern)
-        if compiled.match_file(path) is not None:
-            decided = GlobMatch(pattern, index, bool(compiled.include))
+        found = match_one(pattern, path, caseless)
+        if found is not None:
+            decided = GlobMatch(pattern, index, found.include, found.folded)
     return decided
 
 
-def matches(patterns: Sequence[str], path: str) -> bool:
-    found = last_match(patterns, path)
+def matches(patterns: Sequence[str], path: str, caseless: Caseless = Caseless.NONE) -> bool:
+    found = last_match(patterns, path, caseless)
     return found is not None and found.include

@@ -8,11 +8,12 @@ from dataclasses import dataclass
 
 from bot.engine.diff import Diff, FileDiff, FileStatus, LineKind
 from bot.engine.findings import RuleId, Violation
-from bot.engine.globs import compile_glob, last_match
+from bot.engine.globs import Caseless, GlobMatch, last_match, match_one
 from bot.engine.groups import GROUPS, MANIFEST_PATH
 from bot.engine.manifest import ChangeKind, Manifest
 
 _OVERRIDE = f"a maintainer can change this in {MANIFEST_PATH}"
+_CASELESS = ", matched case-insensitively"
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,9 +24,10 @@ class Protection:
     source: str
     pattern: str
     allow: frozenset[ChangeKind]
+    folded: bool = False  # decided by a pattern that matched only when case was ignored
 
     def describe(self) -> str:
-        return f"{self.source} ({self.pattern!r})"
+        return f"{self.source} ({self.pattern!r}{_CASELESS if self.folded else ''})"
 
 
 def _protect_patterns(manifest: Manifest) -> Iterator[tuple[str, str, frozenset[ChangeKind]]]:
@@ -39,13 +41,25 @@ def _protect_patterns(manifest: Manifest) -> Iterator[tuple[str, str, frozenset[
 
 
 def protection(manifest: Manifest, path: str) -> Protection | None:
-    """The last protect pattern matching `path` (gitignore semantics), or None."""
+    """The last protect pattern matching `path` (gitignore semantics), or None. Protecting
+    patterns match every spelling of the path, unprotecting ones (`!`) only the one they name."""
     decided: Protection | None = None
     for pattern, source, allow in _protect_patterns(manifest):
-        compiled = compile_glob(pattern)
-        if compiled.match_file(path) is not None:
-            decided = Protection(bool(compiled.include), source, pattern, allow)
+        found = match_one(pattern, path, Caseless.INCLUDES)
+        if found is not None:
+            decided = Protection(found.include, source, pattern, allow, found.folded)
     return decided
+
+
+def allowed_by(manifest: Manifest, path: str) -> GlobMatch | None:
+    """The paths.allow pattern deciding `path`: an exclusion matches every spelling, an inclusion
+    only its own."""
+    assert manifest.paths.allow is not None
+    return last_match(manifest.paths.allow, path, Caseless.EXCLUDES)
+
+
+def _excluded(match: GlobMatch) -> str:
+    return f"{match.pattern!r}{' (matched case-insensitively)' if match.folded else ''}"
 
 
 def sides(file: FileDiff) -> Iterator[tuple[str, ChangeKind]]:
@@ -110,9 +124,9 @@ def _side_violations(
         )
     allow = manifest.paths.allow
     if allow is not None:
-        match = last_match(allow, path)
+        match = allowed_by(manifest, path)
         if match is None or not match.include:
-            why = f"excluded by {match.pattern!r}" if match else "matched by no pattern"
+            why = f"excluded by {_excluded(match)}" if match else "matched by no pattern"
             yield Violation(
                 RuleId.OUTSIDE_ALLOWLIST,
                 path,
@@ -220,11 +234,11 @@ def explain(path: str, manifest: Manifest, manifest_paths: tuple[str, ...]) -> P
     if allow is None:
         lines.append("allowed: paths.allow is not set, so any unprotected path may change")
     else:
-        match = last_match(allow, path)
+        match = allowed_by(manifest, path)
         if match is None:
             lines.append("outside-allowlist: no paths.allow pattern matches")
         elif not match.include:
-            lines.append(f"outside-allowlist: excluded by paths.allow[{match.index}] {match.pattern!r}")
+            lines.append(f"outside-allowlist: excluded by paths.allow[{match.index}] {_excluded(match)}")
         else:
             lines.append(f"allowed: matches paths.allow[{match.index}] {match.pattern!r}")
     for budget in manifest.budgets.per_path:
