@@ -4,18 +4,23 @@ GitHub answers 406 for the diff media type above 300 files, 20,000 lines or 1 MB
 then lists up to 3,000 files, each with its hunks (`patch`) unless the file is binary or its diff
 is too large. Anything that cannot be seen whole fails closed with TooLargeToAssess: a receipt
 never passes a change it could not read.
+
+GitHub renders both by the repository's .gitattributes: a text file marked `-diff` or `binary`
+comes as "Binary files differ", or without `patch`. Such a file is taken as binary only when its
+bytes are (git's rule, no attributes); a text file GitHub shows without lines fails closed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from githubkit import GitHub
 
+from bot.engine.diff import FileDiff, looks_binary, parse_diff
 from bot.engine.errors import TooLargeToAssess
-from bot.github.contents import Tree
+from bot.github.contents import Tree, get_blob
 from bot.github.errors import NotAcceptable, UnexpectedResponse, translated
 from bot.github.pulls import PullRequest
 from bot.github.repo import RepoRef
@@ -24,6 +29,7 @@ DIFF_MEDIA_TYPE = "application/vnd.github.diff"
 FILES_PER_PAGE = 100
 MAX_LISTED_FILES = 3000
 EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+MAX_CHECKED_BLOB = 32 << 20  # a file shown as binary is read whole to check; above this, refused
 _ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r",
             '"': '\\"', "\\": "\\\\"}  # fmt: skip
 
@@ -47,7 +53,30 @@ def fetch_diff_media(gh: GitHub[Any], repo: RepoRef, number: int) -> bytes:
 def fetch_diff(
     gh: GitHub[Any], repo: RepoRef, pull: PullRequest, trees: Callable[[str], Tree], merge_base: str
 ) -> FetchedDiff:
-    """The diff of `merge_base...pull.head_sha`; `trees(commit)` supplies modes and blob SHAs."""
+    """The diff of `merge_base...pull.head_sha`; `trees(commit)` supplies modes and blob SHAs.
+
+    Raises TooLargeToAssess when part of it cannot be seen, a text file GitHub hides included."""
+    fetched = _fetch(gh, repo, pull, trees, merge_base)
+
+    def read(side: Side, path: str) -> bytes:
+        tree = trees(merge_base if side == "old" else pull.head_sha)
+        entry = tree.entries.get(path)
+        if entry is None:
+            raise TooLargeToAssess(f"{path}: not found in the commit trees GitHub returned")
+        if (entry.size or 0) > MAX_CHECKED_BLOB:
+            raise TooLargeToAssess(
+                f"{path}: GitHub shows it as binary, and at {entry.size:,} bytes it is too large to "
+                "check that it is"
+            )
+        return get_blob(gh, repo, entry.sha)
+
+    refuse_hidden_text(fetched.data, read)
+    return fetched
+
+
+def _fetch(
+    gh: GitHub[Any], repo: RepoRef, pull: PullRequest, trees: Callable[[str], Tree], merge_base: str
+) -> FetchedDiff:
     try:
         data = fetch_diff_media(gh, repo, pull.number)
     except NotAcceptable:
@@ -57,6 +86,42 @@ def fetch_diff(
             return FetchedDiff(data, "diff")
     files = list_files(gh, repo, pull)
     return FetchedDiff(rebuild_diff(files, trees(merge_base), trees(pull.head_sha)), "files")
+
+
+Side = Literal["old", "new"]
+
+
+def _same_blob(a: str | None, b: str | None) -> bool:
+    """Blob names as a diff gives them (abbreviated or full; None where the file is absent)."""
+    a, b = a or EMPTY_BLOB, b or EMPTY_BLOB
+    return a.startswith(b) or b.startswith(a)
+
+
+def refuse_hidden_text(data: bytes, read: Callable[[Side, str], bytes]) -> None:
+    """TooLargeToAssess naming the first file whose content changes but that the diff shows without
+    lines, unless its bytes are binary on a side (git's rule: binary when either side is).
+
+    `read(side, path)` gives the file's bytes at the merge-base ("old") or the head ("new").
+    """
+    for file in parse_diff(data).files:
+        if file.is_submodule or file.hunks or (not file.binary and _same_blob(file.old_blob, file.new_blob)):
+            continue
+        if file.binary and any(looks_binary(read(side, path)) for side, path in _sides(file)):
+            continue
+        raise TooLargeToAssess(
+            f"{file.path}: GitHub shows no line diff for this text file (the repository's "
+            ".gitattributes can mark it -diff or binary); receipt reads a file by its bytes, not "
+            "by the repository's attributes, and cannot assess this one from the API"
+        )
+
+
+def _sides(file: FileDiff) -> list[tuple[Side, str]]:
+    sides: list[tuple[Side, str]] = []
+    if file.new_path is not None:
+        sides.append(("new", file.new_path))
+    if file.old_path is not None:
+        sides.append(("old", file.old_path))
+    return sides
 
 
 def list_files(gh: GitHub[Any], repo: RepoRef, pull: PullRequest) -> list[dict[str, Any]]:
