@@ -14,6 +14,7 @@ from bot import __version__
 from bot.engine.content.patternset import PatternSetGaveUp
 from bot.engine.diff import DiffParseError
 from bot.engine.evaluation import manifest_paths
+from bot.engine.gitpath import display_path
 from bot.engine.groups import MANIFEST_PATH
 from bot.engine.manifest import ManifestError, ManifestSource, json_schema, load_manifest
 from bot.engine.receipt import EXIT_CODES, Conclusion, render_json
@@ -128,7 +129,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     print(f"policy: {path if data is not None else 'built-in default (no ' + MANIFEST_PATH + ')'}")
     for name in args.paths:
         explanation = explain(name.removeprefix("./"), loaded.manifest, manifest_paths(loaded))
-        print(explanation.path)
+        print(display_path(explanation.path))
         for line in explanation.lines:
             print(f"  {line}")
     return EXIT_OK

@@ -8,6 +8,7 @@ from bot.engine.applies import PullRequestFacts, covers
 from bot.engine.change import Change
 from bot.engine.excess import ExcessResult, judge_excess, measure_excess
 from bot.engine.findings import RuleId, Violation, sort_violations
+from bot.engine.gitpath import display_path
 from bot.engine.groups import MANIFEST_PATH
 from bot.engine.locality import evaluate_locality
 from bot.engine.manifest import (
@@ -57,7 +58,7 @@ def evaluate(inputs: Inputs) -> Receipt:
     receipt = _judge(inputs, inputs.manifest.manifest, paths, measured)
     dry_run = _dry_run(inputs, paths, measured) if changed else None
     info = ManifestInfo(
-        path=inputs.manifest.path,
+        path=display_path(inputs.manifest.path),
         source=inputs.manifest.source,
         digest=inputs.manifest.digest,
         changed_in_pr=changed,
@@ -93,7 +94,10 @@ def _judge(inputs: Inputs, manifest: Manifest, paths: tuple[str, ...], measured:
     return Receipt(
         subject=inputs.subject,
         manifest=ManifestInfo(
-            inputs.manifest.path, inputs.manifest.source, inputs.manifest.digest, changed_in_pr=False
+            display_path(inputs.manifest.path),
+            inputs.manifest.source,
+            inputs.manifest.digest,
+            changed_in_pr=False,
         ),
         change=ChangeSummary(
             files=len(diff.files),

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from bot.engine.diff import Diff, FileDiff, FileStatus, LineKind
 from bot.engine.findings import RuleId, Violation
+from bot.engine.gitpath import path_label
 from bot.engine.globs import Caseless, GlobMatch, last_match, match_one
 from bot.engine.groups import GROUPS, MANIFEST_PATH
 from bot.engine.manifest import ChangeKind, Manifest
@@ -78,11 +79,16 @@ def sides(file: FileDiff) -> Iterator[tuple[str, ChangeKind]]:
         yield file.path, ChangeKind.MODIFIED
 
 
+def _label(path: str | None) -> str:
+    assert path is not None
+    return path_label(path)
+
+
 def _verb(kind: ChangeKind, file: FileDiff) -> str:
     if file.status is FileStatus.RENAMED:
-        return f"renames {file.old_path!r} to {file.new_path!r}"
+        return f"renames {_label(file.old_path)} to {_label(file.new_path)}"
     if file.status is FileStatus.COPIED:
-        return f"copies {file.old_path!r} to {file.new_path!r}"
+        return f"copies {_label(file.old_path)} to {_label(file.new_path)}"
     return {ChangeKind.ADDED: "adds", ChangeKind.MODIFIED: "modifies", ChangeKind.DELETED: "deletes"}[
         kind
     ] + " it"
@@ -118,7 +124,7 @@ def _side_violations(
             RuleId.PROTECTED_PATH,
             path,
             None,
-            f"{path!r} is protected by {decided.describe()}, which allows {allowed}; this change "
+            f"{path_label(path)} is protected by {decided.describe()}, which allows {allowed}; this change "
             f"{_verb(kind, file)}. Revert it, or {_OVERRIDE} (paths.protect / paths.defaults).",
             decided.source.removeprefix("built-in group "),
         )
@@ -131,7 +137,7 @@ def _side_violations(
                 RuleId.OUTSIDE_ALLOWLIST,
                 path,
                 None,
-                f"{path!r} is outside paths.allow ({why}); this change {_verb(kind, file)}. Keep "
+                f"{path_label(path)} is outside paths.allow ({why}); this change {_verb(kind, file)}. Keep "
                 f"the change inside {', '.join(allow) or 'the allowed paths'}, or {_OVERRIDE} "
                 "(paths.allow).",
                 "paths.allow",
@@ -162,7 +168,7 @@ def _kind_violations(file: FileDiff, manifest: Manifest) -> Iterator[Violation]:
             RuleId.MODE_CHANGE,
             path,
             None,
-            f"{path!r} changes mode {file.old_mode} -> {file.new_mode}. Restore the mode, or "
+            f"{path_label(path)} changes mode {file.old_mode} -> {file.new_mode}. Restore the mode, or "
             f"{_OVERRIDE} (paths.allow_mode_changes).",
             "paths.allow_mode_changes",
         )
@@ -172,7 +178,7 @@ def _kind_violations(file: FileDiff, manifest: Manifest) -> Iterator[Violation]:
             RuleId.SYMLINK,
             path,
             None,
-            f"{path!r} is a symlink to {target!r}, outside the repository's tracked files. "
+            f"{path_label(path)} is a symlink to {target!r}, outside the repository's tracked files. "
             "Symlinks may never leave the repository; replace it with a regular file.",
             "symlink-escape",
         )
@@ -181,7 +187,7 @@ def _kind_violations(file: FileDiff, manifest: Manifest) -> Iterator[Violation]:
             RuleId.SYMLINK,
             path,
             None,
-            f"{path!r} is a symlink (to {target!r}). Use a regular file, or {_OVERRIDE} "
+            f"{path_label(path)} is a symlink (to {target!r}). Use a regular file, or {_OVERRIDE} "
             "(paths.allow_symlinks).",
             "paths.allow_symlinks",
         )
@@ -190,7 +196,7 @@ def _kind_violations(file: FileDiff, manifest: Manifest) -> Iterator[Violation]:
             RuleId.SUBMODULE,
             path,
             None,
-            f"{path!r} is a submodule; this change points it at another commit or adds it. "
+            f"{path_label(path)} is a submodule; this change points it at another commit or adds it. "
             f"Revert it, or {_OVERRIDE} (paths.allow_submodules).",
             "paths.allow_submodules",
         )
@@ -199,7 +205,7 @@ def _kind_violations(file: FileDiff, manifest: Manifest) -> Iterator[Violation]:
             RuleId.BINARY,
             path,
             None,
-            f"{path!r} is a binary file, which the receipt cannot review line by line. Remove it, "
+            f"{path_label(path)} is a binary file, which the receipt cannot review line by line. Remove it, "
             f"or {_OVERRIDE} (paths.allow_binary).",
             "paths.allow_binary",
         )

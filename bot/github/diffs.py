@@ -20,6 +20,7 @@ from githubkit import GitHub
 
 from bot.engine.diff import FileDiff, looks_binary, parse_diff
 from bot.engine.errors import TooLargeToAssess
+from bot.engine.gitpath import c_quote
 from bot.github.contents import Tree, get_blob
 from bot.github.errors import NotAcceptable, UnexpectedResponse, translated
 from bot.github.pulls import PullRequest
@@ -30,8 +31,6 @@ FILES_PER_PAGE = 100
 MAX_LISTED_FILES = 3000
 EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
 MAX_CHECKED_BLOB = 32 << 20  # a file shown as binary is read whole to check; above this, refused
-_ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r",
-            '"': '\\"', "\\": "\\\\"}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,16 +149,7 @@ def quote_path(path: str) -> str:
     raw = path.encode("utf-8", "surrogateescape")
     if not any(b < 0x20 or b >= 0x7F or b in b'"\\' for b in raw):
         return path
-    out = []
-    for byte in raw:
-        char = chr(byte)
-        if char in _ESCAPES:
-            out.append(_ESCAPES[char])
-        elif byte < 0x20 or byte >= 0x7F:
-            out.append(f"\\{byte:03o}")
-        else:
-            out.append(char)
-    return '"' + "".join(out) + '"'
+    return c_quote(path, ascii_only=True)
 
 
 def _side(prefix: str, path: str | None) -> str:

@@ -187,7 +187,7 @@ class Git:
 
     def origin_repo(self) -> str | None:
         """`owner/name` when the origin remote is a GitHub-style URL, else None."""
-        url = self.run("config", "--get", "remote.origin.url", check=False).decode().strip()
+        url = self.run("config", "--get", "remote.origin.url", check=False).decode("utf-8", "replace").strip()
         match = re.search(r"[:/]([\w.-]+)/([\w.-]+?)(?:\.git)?/?$", url)
         remote = "://" in url or re.match(r"[\w.-]+@[\w.-]+:", url) is not None
         return f"{match[1]}/{match[2]}" if match and remote else None

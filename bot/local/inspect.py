@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.engine.change import diff_digest
+from bot.engine.gitpath import QuotedPathError, unquote
 from bot.engine.manifest import DEFAULT_MANIFEST_TEXT, digest_bytes
 from bot.engine.receipt import SCHEMA, digest_of
 from bot.local.git import Git, GitError
@@ -79,9 +80,9 @@ def _check_manifest(report: InspectReport, body: dict[str, Any], git: Git | None
         report.skipped("manifest.digest", "the manifest came from a file outside the base commit")
         return
     try:
-        data = git.read_file(git.resolve(base), path)
-    except GitError as exc:
-        report.skipped("manifest.digest", exc.problem)
+        data = git.read_file(git.resolve(base), unquote(path))
+    except (GitError, QuotedPathError) as exc:
+        report.skipped("manifest.digest", exc.problem if isinstance(exc, GitError) else str(exc))
         return
     if data is None:
         report.failed("manifest.digest", claimed, f"no {path} in the base commit")

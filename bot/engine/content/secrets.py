@@ -35,6 +35,7 @@ from bot.engine.content.prefilter import Prefilter
 from bot.engine.content.redact import redact
 from bot.engine.content.ruleset import Allowlist, SecretPattern, Target
 from bot.engine.findings import RuleId, Violation
+from bot.engine.gitpath import path_bytes
 from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2, widened
 
@@ -75,7 +76,7 @@ class _Allow:
             text = targets[self.target]()
             checks.append(any(r.search(text) for r in self.regexes))
         if self.paths:
-            checks.append(any(p.search(path) for p in self.paths))
+            checks.append(any(p.search(path_bytes(path)) for p in self.paths))
         if self.stopwords:
             lowered = secret.lower()
             checks.append(any(word in lowered for word in self.stopwords))
@@ -267,7 +268,10 @@ class SecretScanner:
 
     def path_allowlisted(self, path: str) -> bool:
         """Whether the global path allowlist silences unverified findings in `path`."""
-        return self._allowlisted_paths is not None and self._allowlisted_paths.search(path) is not None
+        return (
+            self._allowlisted_paths is not None
+            and self._allowlisted_paths.search(path_bytes(path)) is not None
+        )
 
     def _candidates(self, fragment: Fragment) -> list[int]:
         chosen = set(self._always)
@@ -286,7 +290,7 @@ class SecretScanner:
             if allowlisted and not detector.verifies:
                 continue
             where, requires = detector.path, detector.requires
-            if where is not None and not where.search(path):
+            if where is not None and not where.search(path_bytes(path)):
                 continue
             if requires is not None and not requires.search(data):
                 continue
