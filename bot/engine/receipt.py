@@ -102,7 +102,7 @@ class Receipt:
 
     def as_json(self) -> dict[str, Any]:
         """The receipt as JSON data, `digest` included."""
-        body = _encodable(self._body())
+        body: dict[str, Any] = _encodable(self._body())
         body["digest"] = digest_of(body)
         return body
 
