@@ -11,6 +11,7 @@ matches only the spelling it names. Case can make a path more restricted, never 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -58,16 +59,37 @@ class GlobMatch:
     folded: bool = False  # matched only because case was ignored
 
 
+@lru_cache(maxsize=4096)
+def _any_case(pattern: str) -> re.Pattern[str]:
+    """The pattern's own regex, matched case-insensitively: it matches whatever the exact one does."""
+    regex = compile_glob(pattern).regex
+    assert regex is not None  # compile_glob refuses patterns that match nothing
+    return re.compile(regex.pattern, regex.flags | re.IGNORECASE)
+
+
+_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
+
+
+def any_case_screen(patterns: Sequence[str]) -> re.Pattern[str]:
+    """One regex that matches a path whenever one of `patterns` matches it, in any spelling: a path
+    it does not match is decided by none of them (pathspec's named groups are dropped; they do not
+    change what matches)."""
+    sources = []
+    for pattern in dict.fromkeys(patterns):
+        regex = _any_case(pattern)
+        sources.append(f"(?:{_NAMED_GROUP.sub('(?:', regex.pattern)})")
+    return re.compile("|".join(sources) or "(?!)", re.IGNORECASE)
+
+
 def match_one(pattern: str, path: str, caseless: Caseless = Caseless.NONE) -> GlobMatch | None:
     """Whether `pattern` matches `path` (as GlobMatch with index 0), under the list's case rule."""
     compiled = compile_glob(pattern)
     include = bool(compiled.include)
-    if compiled.match_file(path) is not None:
-        return GlobMatch(pattern, 0, include)
-    fold = caseless is (Caseless.INCLUDES if include else Caseless.EXCLUDES)
-    if fold and compile_glob(pattern.casefold()).match_file(path.casefold()) is not None:
-        return GlobMatch(pattern, 0, include, folded=True)
-    return None
+    if caseless is not (Caseless.INCLUDES if include else Caseless.EXCLUDES):
+        return GlobMatch(pattern, 0, include) if compiled.match_file(path) is not None else None
+    if _any_case(pattern).search(path) is None:
+        return None  # the exact spelling cannot match either: one regex, not two, per pattern
+    return GlobMatch(pattern, 0, include, folded=compiled.match_file(path) is None)
 
 
 def last_match(patterns: Sequence[str], path: str, caseless: Caseless = Caseless.NONE) -> GlobMatch | None:

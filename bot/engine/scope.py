@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bot.engine.diff import Diff, FileDiff, FileStatus, LineKind
 from bot.engine.findings import RuleId, Violation
 from bot.engine.gitpath import path_label
-from bot.engine.globs import Caseless, GlobMatch, last_match, match_one
+from bot.engine.globs import Caseless, GlobMatch, any_case_screen, last_match, match_one
 from bot.engine.groups import GROUPS, MANIFEST_PATH
-from bot.engine.manifest import ChangeKind, Manifest
+from bot.engine.manifest import ChangeKind, Manifest, PathsPolicy
 
 _OVERRIDE = f"a maintainer can change this in {MANIFEST_PATH}"
 _CASELESS = ", matched case-insensitively"
@@ -31,21 +33,28 @@ class Protection:
         return f"{self.source} ({self.pattern!r}{_CASELESS if self.folded else ''})"
 
 
-def _protect_patterns(manifest: Manifest) -> Iterator[tuple[str, str, frozenset[ChangeKind]]]:
+def _protect_patterns(paths: PathsPolicy) -> Iterator[tuple[str, str, frozenset[ChangeKind]]]:
     """Built-in groups first, then the manifest's entries, so a manifest entry can override a group."""
-    for group in manifest.paths.defaults:
+    for group in paths.defaults:
         for pattern in GROUPS[group]:
             yield pattern, f"built-in group {group}", frozenset()
-    for rule in manifest.paths.protect:
+    for rule in paths.protect:
         for pattern in rule.paths:
             yield pattern, rule.label, rule.allow
+
+
+@lru_cache(maxsize=64)
+def _screen(paths: PathsPolicy) -> re.Pattern[str]:
+    return any_case_screen([pattern for pattern, _, _ in _protect_patterns(paths)])
 
 
 def protection(manifest: Manifest, path: str) -> Protection | None:
     """The last protect pattern matching `path` (gitignore semantics), or None. Protecting
     patterns match every spelling of the path, unprotecting ones (`!`) only the one they name."""
+    if _screen(manifest.paths).search(path) is None:
+        return None  # most paths: one regex for all the patterns
     decided: Protection | None = None
-    for pattern, source, allow in _protect_patterns(manifest):
+    for pattern, source, allow in _protect_patterns(manifest.paths):
         found = match_one(pattern, path, Caseless.INCLUDES)
         if found is not None:
             decided = Protection(found.include, source, pattern, allow, found.folded)
