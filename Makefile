@@ -17,7 +17,7 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy --strict bot/engine
+	$(BIN)/mypy --strict bot action
 
 test: lint
 	$(BIN)/pytest --cov --cov-report=term-missing:skip-covered

@@ -8,6 +8,7 @@ ancestor or there is nothing left to fetch.
 
 from __future__ import annotations
 
+from bot.engine import ReceiptError
 from bot.local.git import Git, GitError
 
 REMOTE = "origin"
@@ -15,7 +16,7 @@ FIRST_DEEPEN = 50
 MAX_ROUNDS = 12
 
 
-class SyncError(RuntimeError):
+class SyncError(ReceiptError):
     """The checkout cannot provide the commits the receipt is about."""
 
 

@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from action.event import PullRequestEvent
 from action.gitsync import ensure_commits, find_merge_base
 from action.settings import Settings
-from bot.engine.evaluation import Inputs
-from bot.local.check import CheckOptions, Revisions, inputs_at
+from bot.engine import Inputs
+from bot.gather import Revisions
+from bot.local.check import CheckOptions, inputs_at, request_of
 from bot.local.git import Git
 
 TARGET_NO_TESTS = "pull_request_target: the action never runs the pull request's code next to a write token"
@@ -43,6 +44,5 @@ def gather_local(settings: Settings, event: PullRequestEvent, environ: Mapping[s
         reference_at_base=settings.reference,
         environment=test_environment(environ),
     )
-    return inputs_at(
-        git, revisions, options, repo=event.repo.full_name, pr=pull.number, pull_request=pull.facts
-    )
+    request = request_of(options, repo=event.repo.full_name, pr=pull.number, pull_request=pull.facts)
+    return inputs_at(git, revisions, options, request)

@@ -16,16 +16,13 @@ from typing import Any, TextIO
 from githubkit import GitHub
 
 from action.event import EventError, PullRequestEvent, WorkflowRunEvent, load_event
-from action.gitsync import SyncError
 from action.local import gather_local
 from action.publish import Refusal, choose_pull, load_artifact, reported_evidence, verify_subject
 from action.report import (
     print_annotations,
     print_receipt,
-    problem_check_run,
     problem_outputs,
     publish_or_explain,
-    receipt_check_run,
     receipt_outputs,
     summarize,
     summarize_problem,
@@ -34,31 +31,15 @@ from action.report import (
 )
 from action.runner import command, write_outputs
 from action.settings import Mode, Settings, read_settings
-from bot.engine.content.patternset import PatternSetGaveUp
-from bot.engine.diff import DiffParseError
-from bot.engine.errors import TooLargeToAssess
-from bot.engine.evaluation import evaluate
-from bot.engine.manifest import ManifestError
-from bot.engine.receipt import EXIT_CODES
-from bot.engine.render.annotations import receipt_annotations
-from bot.engine.render.escape import md_text
+from bot.engine import EXIT_CODES, ReceiptError, TooLargeToAssess, evaluate, receipt_annotations
+from bot.gather import UsageError
 from bot.github.client import make_client
 from bot.github.errors import Forbidden, GitHubError, NotFound
+from bot.github.publisher import Problem, problem_of, problem_run, receipt_run
 from bot.github.pulls import PullRequest, get_pull, pulls_with_head
-from bot.github.remote import gather_from_api
-from bot.local.check import UsageError
-from bot.local.git import GitError
+from bot.github.remote import gather_pull
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_GITHUB = 0, 1, 2, 3
-
-
-class ConfigurationProblem(Exception):
-    """An error worth a failing check run: the step exits 2 and says why."""
-
-    def __init__(self, title: str, explanation: str) -> None:
-        super().__init__(explanation)
-        self.title = title
-        self.explanation = explanation
 
 
 def _client(settings: Settings) -> GitHub[Any]:
@@ -66,31 +47,13 @@ def _client(settings: Settings) -> GitHub[Any]:
     return make_client(settings.token, base_url=settings.api_url)
 
 
-def _configuration_problem(exc: Exception) -> ConfigurationProblem:
-    if isinstance(exc, ManifestError):
-        return ConfigurationProblem(
-            "invalid configuration",
-            f"The manifest in the base commit is invalid; fix it there:\n\n```\n{exc}\n```",
-        )
-    if isinstance(exc, GitError):
-        return ConfigurationProblem("git error", md_text(exc.problem))
-    if isinstance(exc, PatternSetGaveUp):
-        return ConfigurationProblem("could not assess the added text", md_text(str(exc)))
-    return ConfigurationProblem("cannot compute the receipt", md_text(str(exc)))
-
-
 def _finish_problem(
-    settings: Settings, problem: ConfigurationProblem, head_sha: str | None, out: TextIO, *, check_run: bool
+    settings: Settings, problem: Problem, head_sha: str | None, out: TextIO, *, check_run: bool
 ) -> None:
     out.write(command("error", f"receipt: {problem.title}: {problem.explanation}") + "\n")
     if check_run and head_sha is not None:
-        try_problem_check_run(
-            _client(settings),
-            settings.repository,
-            problem_check_run(head_sha, problem.title, problem.explanation),
-            out,
-        )
-    summarize_problem(settings, problem.title, problem.explanation)
+        try_problem_check_run(_client(settings), settings.repository, problem_run(head_sha, problem), out)
+    summarize_problem(settings, problem)
     write_outputs(settings.output_file, problem_outputs())
 
 
@@ -99,8 +62,8 @@ def run_local(settings: Settings, event: PullRequestEvent, environ: Mapping[str,
     publish = settings.mode is Mode.CHECK
     try:
         receipt = evaluate(gather_local(settings, event, environ))
-    except (SyncError, ManifestError, GitError, DiffParseError, UsageError, PatternSetGaveUp) as exc:
-        _finish_problem(settings, _configuration_problem(exc), event.pull.head_sha, out, check_run=publish)
+    except ReceiptError as exc:
+        _finish_problem(settings, problem_of(exc), event.pull.head_sha, out, check_run=publish)
         return EXIT_USAGE
     write_receipt(receipt, settings.receipt_path)
     print_receipt(receipt, out)
@@ -108,7 +71,7 @@ def run_local(settings: Settings, event: PullRequestEvent, environ: Mapping[str,
     notes: list[str] = []
     if publish:
         outcome = publish_or_explain(
-            _client(settings), settings.repository, receipt_check_run(receipt, annotations)
+            _client(settings), settings.repository, receipt_run(receipt, annotations=annotations)
         )
         notes.append(outcome.note)
         print_annotations(annotations, out)
@@ -158,7 +121,7 @@ def run_publish(settings: Settings, run: WorkflowRunEvent, out: TextIO) -> int:
         artifact = load_artifact(settings.receipt_path)
         verify_subject(artifact, run)
         pull = choose_pull(artifact, _candidates(gh, settings, run, artifact.pr), run)
-        inputs = gather_from_api(
+        inputs = gather_pull(
             gh,
             settings.repository,
             pull,
@@ -167,24 +130,14 @@ def run_publish(settings: Settings, run: WorkflowRunEvent, out: TextIO) -> int:
             tests=reported_evidence(artifact, run),
         )
         receipt = evaluate(inputs)
-    except Refusal as exc:
-        problem = ConfigurationProblem("refused the pull request's receipt", md_text(exc.reason))
-        _finish_problem(settings, problem, run.head_sha, out, check_run=True)
-        return EXIT_FAIL
-    except TooLargeToAssess as exc:
-        problem = ConfigurationProblem(
-            "too large to assess", f"{exc.reason}. Review this pull request by hand."
-        )
-        _finish_problem(settings, problem, run.head_sha, out, check_run=True)
-        return EXIT_FAIL
-    except (ManifestError, DiffParseError, UsageError, PatternSetGaveUp) as exc:
-        _finish_problem(settings, _configuration_problem(exc), run.head_sha, out, check_run=True)
-        return EXIT_USAGE
+    except ReceiptError as exc:
+        _finish_problem(settings, problem_of(exc), run.head_sha, out, check_run=True)
+        return EXIT_FAIL if isinstance(exc, Refusal | TooLargeToAssess) else EXIT_USAGE
     target = published_path(settings)
     write_receipt(receipt, target)
     print_receipt(receipt, out)
     annotations = receipt_annotations(receipt)
-    outcome = publish_or_explain(gh, settings.repository, receipt_check_run(receipt, annotations))
+    outcome = publish_or_explain(gh, settings.repository, receipt_run(receipt, annotations=annotations))
     if outcome.published is None:
         raise UsageError(
             "the publish job's token cannot create check runs: give the job `permissions: checks: write`"
@@ -212,7 +165,7 @@ def main(argv: Sequence[str], environ: Mapping[str, str], out: TextIO | None = N
     try:
         settings = read_settings(argv, environ)
         return _run(settings, environ, stream)
-    except (UsageError, EventError, SyncError) as exc:
+    except (ReceiptError, EventError) as exc:
         stream.write(command("error", f"receipt: {exc}") + "\n")
         return EXIT_USAGE
     except Forbidden as exc:

@@ -15,22 +15,26 @@ from pathlib import Path
 from typing import Any
 
 from action.event import WorkflowRunEvent
-from bot.engine.receipt import SCHEMA, digest_of
-from bot.engine.semantic import (
+from bot.engine import (
+    SCHEMA,
     CheckConclusion,
     CheckResult,
+    ReceiptError,
     ReportedBy,
     SideEffect,
     SideEffectKind,
     TestEvidence,
+    digest_of,
 )
 from bot.github.pulls import PullRequest
 
 MAX_ARTIFACT_BYTES = 16 * 1024 * 1024
 
 
-class Refusal(Exception):
+class Refusal(ReceiptError):
     """The artifact cannot be published; `reason` goes into the failing check run."""
+
+    title = "refused the pull request's receipt"
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)

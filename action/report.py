@@ -11,18 +11,10 @@ from githubkit import GitHub
 
 from action.runner import annotation_commands, append_summary, commands_stopped
 from action.settings import Settings
-from bot.engine.receipt import Conclusion, Receipt, render_json
-from bot.engine.render.annotations import Annotation
-from bot.engine.render.markdown import render_markdown
-from bot.engine.render.terminal import render_terminal
-from bot.github.checks import (
-    OUTPUT_TEXT_LIMIT,
-    CheckRunRequest,
-    PublishedCheckRun,
-    left_out_note,
-    publish_check_run,
-)
+from bot.engine import Annotation, Receipt, render_json, render_markdown, render_terminal
+from bot.github.checks import CheckRunRequest, PublishedCheckRun
 from bot.github.errors import Forbidden, GitHubError
+from bot.github.publisher import Problem, problem_summary, publish
 from bot.github.repo import RepoRef
 
 JOB_SUMMARY_CHARS = 250_000  # the Markdown renderer counts characters; 4 bytes each stays under 1 MiB
@@ -40,55 +32,10 @@ class CheckRunOutcome:
     note: str
 
 
-def _fence(text: str) -> str:
-    longest = max((len(run) for run in text.split("\n") if set(run) == {"`"}), default=0)
-    ticks = "`" * max(3, longest + 1)
-    return f"{ticks}text\n{text}\n{ticks}"
-
-
-def test_details(receipt: Receipt) -> str:
-    parts = [
-        f"### {c.name}: {c.conclusion.value}\n\n{_fence(c.details)}" for c in receipt.checks if c.details
-    ]
-    return "\n\n".join(parts)
-
-
-def title_of(receipt: Receipt) -> str:
-    reasons = receipt.verdict.reasons
-    return (
-        f"{receipt.verdict.conclusion.value}: {reasons[0]}" if reasons else receipt.verdict.conclusion.value
-    )
-
-
-def receipt_check_run(receipt: Receipt, annotations: Sequence[Annotation]) -> CheckRunRequest:
-    note = left_out_note(len(annotations))
-    room = OUTPUT_TEXT_LIMIT - len(note) - 4
-    summary = render_markdown(receipt, limit=room) + (f"\n\n{note}" if note else "")
-    return CheckRunRequest(
-        head_sha=receipt.subject.head,
-        conclusion=receipt.verdict.conclusion,
-        title=title_of(receipt),
-        summary=summary,
-        text=test_details(receipt),
-        annotations=[a.as_github() for a in annotations],
-        external_id=receipt.as_json()["digest"],
-    )
-
-
-def problem_check_run(head_sha: str, title: str, explanation: str) -> CheckRunRequest:
-    """A failing run that says why no receipt could be published: a required check never hangs."""
-    return CheckRunRequest(
-        head_sha=head_sha,
-        conclusion=Conclusion.FAILURE,
-        title=title,
-        summary=f"## ❌ receipt: {title}\n\n{explanation}\n",
-    )
-
-
 def publish_or_explain(gh: GitHub[Any], repo: RepoRef, run: CheckRunRequest) -> CheckRunOutcome:
     """Publish the run; a 403 (a fork's read-only token) becomes a note instead of an error."""
     try:
-        published = publish_check_run(gh, repo, run)
+        published = publish(gh, repo, run)
     except Forbidden as exc:
         return CheckRunOutcome(None, READ_ONLY_NOTE.format(detail=f"HTTP 403: {exc.message}"))
     link = f" ([details]({published.html_url}))" if published.html_url.startswith("https://") else ""
@@ -98,7 +45,7 @@ def publish_or_explain(gh: GitHub[Any], repo: RepoRef, run: CheckRunRequest) -> 
 def try_problem_check_run(gh: GitHub[Any], repo: RepoRef, run: CheckRunRequest, log: TextIO) -> None:
     """Best effort: the error that led here is what the step reports, whatever happens to this."""
     try:
-        publish_check_run(gh, repo, run)
+        publish(gh, repo, run)
     except GitHubError as exc:
         log.write(f"receipt: could not create the failing check run either: {exc}\n")
 
@@ -150,6 +97,5 @@ def summarize(settings: Settings, receipt: Receipt, notes: Sequence[str]) -> Non
     append_summary(settings.summary_file, markdown + "".join(f"\n\n{n}" for n in notes if n))
 
 
-def summarize_problem(settings: Settings, title: str, explanation: str, notes: Sequence[str] = ()) -> None:
-    text = f"## ❌ receipt: {title}\n\n{explanation}" + "".join(f"\n\n{n}" for n in notes if n)
-    append_summary(settings.summary_file, text)
+def summarize_problem(settings: Settings, problem: Problem) -> None:
+    append_summary(settings.summary_file, problem_summary(problem))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from bot.engine.render.annotations import Annotation, Level
+from bot.engine import Annotation, Level
 
 SUMMARY_LIMIT_BYTES = 1024 * 1024
 ANNOTATIONS_PER_LEVEL = 10

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
 
-from bot.engine.groups import MANIFEST_PATH
+from bot.engine import MANIFEST_PATH
+from bot.gather import UsageError
 from bot.github.client import DEFAULT_API_URL
 from bot.github.repo import RepoRef
-from bot.local.check import UsageError
 
 DEFAULT_RECEIPT_PATH = "receipt.json"
 

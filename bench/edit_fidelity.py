@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.cli import main
 from bot.engine.excess import measure_excess
-from bot.local.check import CheckOptions, gather
+from bot.local.check import CheckOptions, local_inputs
 from tests.excess import corpus
 
 _HEADS = {
@@ -77,7 +77,7 @@ def _engine(repo: Path, task: corpus.Task, variant: str) -> float:
     options = CheckOptions(
         repo=repo, base="main", head=f"{variant}/{task.slug}", no_tests=True, reference=patch
     )
-    inputs = gather(options)
+    inputs = local_inputs(options)
     start = time.perf_counter()
     measure_excess(inputs.change, inputs.reference)
     return time.perf_counter() - start

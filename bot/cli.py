@@ -11,16 +11,23 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from bot import __version__
-from bot.engine.content.patternset import PatternSetGaveUp
-from bot.engine.diff import DiffParseError
-from bot.engine.evaluation import manifest_paths
-from bot.engine.gitpath import display_path
-from bot.engine.groups import MANIFEST_PATH
-from bot.engine.manifest import ManifestError, ManifestSource, json_schema, load_manifest
-from bot.engine.receipt import EXIT_CODES, Conclusion, render_json
-from bot.engine.render.markdown import render_markdown
-from bot.engine.render.terminal import render_terminal
-from bot.local.check import CheckOptions, UsageError, run_check
+from bot.engine import (
+    EXIT_CODES,
+    MANIFEST_PATH,
+    Conclusion,
+    ManifestError,
+    ManifestSource,
+    ReceiptError,
+    display_path,
+    json_schema,
+    load_manifest,
+    manifest_paths,
+    render_json,
+    render_markdown,
+    render_terminal,
+)
+from bot.gather import UsageError
+from bot.local.check import CheckOptions, run_check
 from bot.local.git import Git, GitError
 from bot.local.inspect import inspect_receipt
 
@@ -68,6 +75,15 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument("--repo", type=Path, default=Path(), help="repository to check against")
 
     sub.add_parser("schema", help="print the manifest's JSON Schema")
+
+    serve = sub.add_parser("serve", help="run the GitHub App: webhook, receipt pages and workers")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    sub.add_parser("worker", help="run only the App's workers (for split deployments)")
+    sub.add_parser("migrate", help="bring the App's database schema up to date")
+    receive = sub.add_parser("receive", help="run the App on a saved delivery and print what it would post")
+    receive.add_argument("--event", required=True, help="the X-GitHub-Event name, e.g. pull_request")
+    receive.add_argument("--payload", required=True, type=Path, help="the delivery's JSON payload")
     return parser
 
 
@@ -114,7 +130,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    from bot.engine.scope import explain
+    from bot.engine import explain
 
     path: Path = args.manifest or Path(MANIFEST_PATH)
     try:
@@ -158,9 +174,41 @@ def _cmd_schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from bot.server.serve import serve
+
+    return serve(args.host, args.port)
+
+
+def _cmd_worker(args: argparse.Namespace) -> int:
+    del args
+    from bot.server.serve import worker
+
+    return worker()
+
+
+def _cmd_migrate(args: argparse.Namespace) -> int:
+    del args
+    from bot.server.serve import migrate
+
+    return migrate()
+
+
+def _cmd_receive(args: argparse.Namespace) -> int:
+    from bot.server.serve import receive
+
+    try:
+        return receive(args.event, args.payload)
+    except OSError as exc:
+        raise UsageError(f"{args.payload}: cannot read: {exc.strerror}") from exc
+    except ValueError as exc:
+        raise UsageError(f"{args.payload}: {exc}") from exc
+
+
 _COMMANDS = {
     "check": _cmd_check, "validate": _cmd_validate, "explain": _cmd_explain,
-    "inspect": _cmd_inspect, "schema": _cmd_schema,
+    "inspect": _cmd_inspect, "schema": _cmd_schema, "serve": _cmd_serve, "worker": _cmd_worker,
+    "migrate": _cmd_migrate, "receive": _cmd_receive,
 }  # fmt: skip
 
 
@@ -180,9 +228,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ManifestError as exc:
         print(f"receipt: invalid manifest ({len(exc.issues)} problem(s)):\n{exc}", file=sys.stderr)
         return EXIT_FAIL if args.command == "validate" else EXIT_USAGE
-    except (UsageError, GitError, DiffParseError, PatternSetGaveUp) as exc:
-        message = exc.problem if isinstance(exc, GitError) else str(exc)
-        print(f"receipt: error: {message}", file=sys.stderr)
+    except ReceiptError as exc:
+        print(f"receipt: error: {exc.problem}", file=sys.stderr)
         return EXIT_USAGE
 
 

@@ -10,11 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
     "bot.engine.applies": ("PullRequestFacts",),
-    "bot.engine.change": ("Change", "FileTexts", "change_from_diff", "diff_digest"),
-    "bot.engine.diff": ("Diff", "DiffParseError", "FileDiff"),
+    "bot.engine.change": (
+        "Change", "Entry", "FileTexts", "change_digest", "change_from_diff", "touched_paths",
+    ),
+    "bot.engine.diff": ("Diff", "DiffParseError", "FileDiff", "looks_binary", "parse_diff"),
     "bot.engine.errors": ("ReceiptError", "TooLargeToAssess"),
     "bot.engine.evaluation": ("Inputs", "evaluate", "manifest_paths"),
     "bot.engine.excess": ("check_reference",),
+    "bot.engine.gitpath": ("QuotedPathError", "c_quote", "decode_bytes", "display_path", "unquote"),
     "bot.engine.groups": ("MANIFEST_PATH",),
     "bot.engine.manifest": (
         "DEFAULT_MANIFEST_TEXT", "LoadedManifest", "Manifest", "ManifestError", "ManifestSource",
@@ -27,7 +30,9 @@ _EXPORTS = {
     "bot.engine.receipt": (
         "EXIT_CODES", "SCHEMA", "Conclusion", "Receipt", "Subject", "digest_of", "render_json",
     ),
-    "bot.engine.render.annotations": ("Annotation", "receipt_annotations"),
+    "bot.engine.render.annotations": (
+        "Annotation", "Level", "manifest_error_annotations", "receipt_annotations",
+    ),
     "bot.engine.render.escape": ("md_code", "md_text"),
     "bot.engine.render.markdown": ("SUMMARY_LIMIT", "render_markdown"),
     "bot.engine.render.terminal": ("render_terminal",),
@@ -51,9 +56,11 @@ __all__ = [
     "Conclusion",
     "Diff",
     "DiffParseError",
+    "Entry",
     "FileDiff",
     "FileTexts",
     "Inputs",
+    "Level",
     "LoadedManifest",
     "Manifest",
     "ManifestError",
@@ -61,6 +68,7 @@ __all__ = [
     "PatchApplyError",
     "PatternSetGaveUp",
     "PullRequestFacts",
+    "QuotedPathError",
     "Receipt",
     "ReceiptError",
     "Reference",
@@ -73,25 +81,33 @@ __all__ = [
     "TestEvidence",
     "TooLargeToAssess",
     "base_path",
+    "c_quote",
+    "change_digest",
     "change_from_diff",
     "check_reference",
-    "diff_digest",
+    "decode_bytes",
     "digest_bytes",
     "digest_of",
+    "display_path",
     "evaluate",
     "explain",
     "json_schema",
     "load_manifest",
+    "looks_binary",
+    "manifest_error_annotations",
     "manifest_paths",
     "md_code",
     "md_text",
     "measurable",
+    "parse_diff",
     "parse_manifest",
     "parse_reference",
     "receipt_annotations",
     "render_json",
     "render_markdown",
     "render_terminal",
+    "touched_paths",
+    "unquote",
 ]
 
 
@@ -106,12 +122,13 @@ def __getattr__(name: str) -> Any:
 
 if TYPE_CHECKING:
     from bot.engine.applies import PullRequestFacts
-    from bot.engine.change import Change, FileTexts, change_from_diff, diff_digest
+    from bot.engine.change import Change, Entry, FileTexts, change_digest, change_from_diff, touched_paths
     from bot.engine.content.patternset import PatternSetGaveUp
-    from bot.engine.diff import Diff, DiffParseError, FileDiff
+    from bot.engine.diff import Diff, DiffParseError, FileDiff, looks_binary, parse_diff
     from bot.engine.errors import ReceiptError, TooLargeToAssess
     from bot.engine.evaluation import Inputs, evaluate, manifest_paths
     from bot.engine.excess import check_reference
+    from bot.engine.gitpath import QuotedPathError, c_quote, decode_bytes, display_path, unquote
     from bot.engine.groups import MANIFEST_PATH
     from bot.engine.manifest import (
         DEFAULT_MANIFEST_TEXT,
@@ -133,7 +150,12 @@ if TYPE_CHECKING:
         parse_reference,
     )
     from bot.engine.receipt import EXIT_CODES, SCHEMA, Conclusion, Receipt, Subject, digest_of, render_json
-    from bot.engine.render.annotations import Annotation, receipt_annotations
+    from bot.engine.render.annotations import (
+        Annotation,
+        Level,
+        manifest_error_annotations,
+        receipt_annotations,
+    )
     from bot.engine.render.escape import md_code, md_text
     from bot.engine.render.markdown import SUMMARY_LIMIT, render_markdown
     from bot.engine.render.terminal import render_terminal

@@ -27,11 +27,12 @@ class Conclusion(StrEnum):
     ACTION_REQUIRED = "action_required"
     SKIPPED = "skipped"
     PENDING = "pending"
+    CANCELLED = "cancelled"  # the App ends a run it will not finish (a destroyed merge group)
 
 
 EXIT_CODES = {
     Conclusion.SUCCESS: 0, Conclusion.NEUTRAL: 0, Conclusion.SKIPPED: 0,
-    Conclusion.FAILURE: 1, Conclusion.ACTION_REQUIRED: 1, Conclusion.PENDING: 1,
+    Conclusion.FAILURE: 1, Conclusion.ACTION_REQUIRED: 1, Conclusion.PENDING: 1, Conclusion.CANCELLED: 1,
 }  # fmt: skip
 
 

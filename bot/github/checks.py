@@ -1,4 +1,4 @@
-"""The `receipt` check run: created completed, with annotations in batches GitHub accepts."""
+"""The `receipt` check run on the wire: create or update, annotations in batches GitHub accepts."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any, cast
 
 from githubkit import GitHub
 
-from bot.engine.receipt import Conclusion
+from bot.engine import Conclusion
 from bot.github.errors import UnexpectedResponse, translated
 from bot.github.repo import RepoRef
 
@@ -35,6 +35,9 @@ class CheckRunRequest:
     name: str = CHECK_NAME
     details_url: str | None = None
     external_id: str | None = None
+    actions: Sequence[Mapping[str, str]] = field(
+        default_factory=tuple
+    )  # buttons: label, description, identifier
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,22 +86,31 @@ def _output(run: CheckRunRequest, batch: Sequence[Annotation]) -> dict[str, Any]
     return output
 
 
-def _batches(annotations: Sequence[Annotation]) -> list[Sequence[Annotation]]:
-    kept = annotations[:MAX_ANNOTATIONS]
+def _batches(annotations: Sequence[Annotation], *, room: int = MAX_ANNOTATIONS) -> list[Sequence[Annotation]]:
+    kept = annotations[: max(0, room)]
     return [kept[i : i + ANNOTATIONS_PER_REQUEST] for i in range(0, len(kept), ANNOTATIONS_PER_REQUEST)]
 
 
-def publish_check_run(gh: GitHub[Any], repo: RepoRef, run: CheckRunRequest) -> PublishedCheckRun:
-    """Create the run with the first batch of annotations, then append the rest by updates.
+def publish_check_run(
+    gh: GitHub[Any],
+    repo: RepoRef,
+    run: CheckRunRequest,
+    *,
+    run_id: int | None = None,
+    annotations_sent: int = 0,
+) -> PublishedCheckRun:
+    """Create the run (or update run `run_id`) with the first batch of annotations, then append
+    the rest by updates.
 
-    The run is created already concluded, so a failure half-way through leaves a finished run with
-    fewer annotations rather than one that hangs in progress. Annotations are sent in the order
-    given (most severe first), so the cap drops the least severe.
+    GitHub appends annotations on every update, so an update sends only those after the first
+    `annotations_sent` (what earlier requests for this run already carried). A completed run is
+    sent completed in its first request, so a failure half-way through leaves a finished run with
+    fewer annotations rather than one that hangs in progress. Annotations go in the order given
+    (most severe first), so the cap drops the least severe.
     """
-    batches = _batches(run.annotations)
+    batches = _batches(run.annotations[annotations_sent:], room=MAX_ANNOTATIONS - annotations_sent)
     body: dict[str, Any] = {
         "name": run.name,
-        "head_sha": run.head_sha,
         **_status_fields(run.conclusion),
         "output": _output(run, batches[0] if batches else ()),
     }
@@ -106,10 +118,17 @@ def publish_check_run(gh: GitHub[Any], repo: RepoRef, run: CheckRunRequest) -> P
         body["details_url"] = run.details_url
     if run.external_id:
         body["external_id"] = run.external_id
+    if run.actions:
+        body["actions"] = [dict(a) for a in run.actions]
     with translated():
-        created = gh.rest.checks.create(repo.owner, repo.name, data=cast(Any, body)).json()
+        if run_id is None:
+            answer = gh.rest.checks.create(
+                repo.owner, repo.name, data=cast(Any, {**body, "head_sha": run.head_sha})
+            ).json()
+        else:
+            answer = gh.rest.checks.update(repo.owner, repo.name, run_id, data=cast(Any, body)).json()
     try:
-        run_id, html_url = int(created["id"]), str(created.get("html_url") or "")
+        run_id, html_url = int(answer["id"]), str(answer.get("html_url") or "")
     except (KeyError, TypeError, ValueError) as exc:
         raise UnexpectedResponse(201, f"check run without an id: {exc}") from exc
     for batch in batches[1:]:
@@ -117,5 +136,5 @@ def publish_check_run(gh: GitHub[Any], repo: RepoRef, run: CheckRunRequest) -> P
             gh.rest.checks.update(
                 repo.owner, repo.name, run_id, data=cast(Any, {"output": _output(run, batch)})
             )
-    sent = sum(len(b) for b in batches)
+    sent = annotations_sent + sum(len(b) for b in batches)
     return PublishedCheckRun(run_id, html_url, sent, len(run.annotations) - sent)

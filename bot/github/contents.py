@@ -44,10 +44,13 @@ def _decode(data: Any, what: str) -> bytes:
         raise UnexpectedResponse(200, f"{what}: content is not base64: {exc}") from exc
 
 
-def get_tree(gh: GitHub[Any], repo: RepoRef, commit: str) -> Tree:
-    """The recursive tree of `commit` (one request)."""
+def get_tree(gh: GitHub[Any], repo: RepoRef, commit: str, *, recursive: bool = True) -> Tree:
+    """The tree of `commit` (or of a tree SHA), recursive by default (one request)."""
     with translated():
-        data = gh.rest.git.get_tree(repo.owner, repo.name, commit, recursive="1").json()
+        if recursive:
+            data = gh.rest.git.get_tree(repo.owner, repo.name, commit, recursive="1").json()
+        else:
+            data = gh.rest.git.get_tree(repo.owner, repo.name, commit).json()
     try:
         entries = {
             str(e["path"]): TreeEntry(str(e["mode"]), str(e["type"]), str(e["sha"]), e.get("size"))

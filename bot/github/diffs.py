@@ -12,18 +12,15 @@ bytes are (git's rule, no attributes); a text file GitHub shows without lines fa
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from githubkit import GitHub
 
-from bot.engine.diff import FileDiff, looks_binary, parse_diff
-from bot.engine.errors import TooLargeToAssess
-from bot.engine.gitpath import c_quote
-from bot.github.contents import Tree, get_blob
+from bot.engine import Entry, FileDiff, ReceiptError, TooLargeToAssess, c_quote, looks_binary, parse_diff
 from bot.github.errors import NotAcceptable, UnexpectedResponse, translated
-from bot.github.pulls import PullRequest
+from bot.github.pulls import PullRequest, get_pull
 from bot.github.repo import RepoRef
 
 DIFF_MEDIA_TYPE = "application/vnd.github.diff"
@@ -43,48 +40,90 @@ def _count_files(data: bytes) -> int:
     return sum(1 for line in data.split(b"\n") if line.startswith(b"diff --git "))
 
 
-def fetch_diff_media(gh: GitHub[Any], repo: RepoRef, number: int) -> bytes:
+class HeadMoved(ReceiptError):
+    """The pull request's head moved while its diff was being read: a newer head has its own receipt."""
+
+    title = "the pull request moved on"
+
+
+def fetch_compare_diff(gh: GitHub[Any], repo: RepoRef, base: str, head: str) -> bytes:
+    """The diff of `base...head` named by SHAs (so it cannot change under the reader)."""
     with translated():
-        response = gh.rest.pulls.get(repo.owner, repo.name, number, headers={"Accept": DIFF_MEDIA_TYPE})
+        response = gh.rest.repos.compare_commits(
+            repo.owner, repo.name, f"{base}...{head}", headers={"Accept": DIFF_MEDIA_TYPE}
+        )
     return response.content
 
 
+class Entries(Protocol):
+    def entries(self, commit: str, paths: list[str]) -> Mapping[str, Entry]: ...
+
+    def blobs(self, shas: list[str], *, max_size: int) -> Mapping[str, bytes]: ...
+
+
 def fetch_diff(
-    gh: GitHub[Any], repo: RepoRef, pull: PullRequest, trees: Callable[[str], Tree], merge_base: str
+    gh: GitHub[Any], repo: RepoRef, pull: PullRequest, source: Entries, merge_base: str
 ) -> FetchedDiff:
-    """The diff of `merge_base...pull.head_sha`; `trees(commit)` supplies modes and blob SHAs.
+    """The diff of `merge_base...pull.head_sha`; `source` supplies modes, blob SHAs and blobs.
 
-    Raises TooLargeToAssess when part of it cannot be seen, a text file GitHub hides included."""
-    fetched = _fetch(gh, repo, pull, trees, merge_base)
-
-    def read(side: Side, path: str) -> bytes:
-        tree = trees(merge_base if side == "old" else pull.head_sha)
-        entry = tree.entries.get(path)
-        if entry is None:
-            raise TooLargeToAssess(f"{path}: not found in the commit trees GitHub returned")
-        if (entry.size or 0) > MAX_CHECKED_BLOB:
-            raise TooLargeToAssess(
-                f"{path}: GitHub shows it as binary, and at {entry.size:,} bytes it is too large to "
-                "check that it is"
-            )
-        return get_blob(gh, repo, entry.sha)
-
-    refuse_hidden_text(fetched.data, read)
+    The compare diff is named by SHAs. When GitHub will not render it (406), the pull request's
+    files API is the fallback; that describes the pull request as it is now, so the head is checked
+    again after reading it, and a head that moved raises HeadMoved rather than mislabel the diff.
+    Raises TooLargeToAssess when part of it cannot be seen, a text file GitHub hides included.
+    """
+    fetched = _fetch(gh, repo, pull, source, merge_base)
+    refuse_hidden_text(fetched.data, _reader(source, merge_base, pull.head_sha))
     return fetched
 
 
 def _fetch(
-    gh: GitHub[Any], repo: RepoRef, pull: PullRequest, trees: Callable[[str], Tree], merge_base: str
+    gh: GitHub[Any], repo: RepoRef, pull: PullRequest, source: Entries, merge_base: str
 ) -> FetchedDiff:
     try:
-        data = fetch_diff_media(gh, repo, pull.number)
+        data = fetch_compare_diff(gh, repo, merge_base, pull.head_sha)
     except NotAcceptable:
         pass
     else:
         if pull.changed_files is None or _count_files(data) >= pull.changed_files:
             return FetchedDiff(data, "diff")
     files = list_files(gh, repo, pull)
-    return FetchedDiff(rebuild_diff(files, trees(merge_base), trees(pull.head_sha)), "files")
+    now = get_pull(gh, repo, pull.number)
+    if now.head_sha != pull.head_sha:
+        raise HeadMoved(f"pull request #{pull.number} moved from {pull.head_sha[:12]} to {now.head_sha[:12]}")
+    old_paths = [str(f.get("previous_filename") or f.get("filename")) for f in files]
+    new_paths = [str(f.get("filename")) for f in files]
+    old, new = source.entries(merge_base, old_paths), source.entries(pull.head_sha, new_paths)
+    return FetchedDiff(rebuild_diff(files, old, new), "files")
+
+
+def fetch_range_diff(gh: GitHub[Any], repo: RepoRef, base: str, head: str, source: Entries) -> FetchedDiff:
+    """The diff of a range with no pull request (a merge group): the compare diff, or nothing."""
+    try:
+        fetched = FetchedDiff(fetch_compare_diff(gh, repo, base, head), "diff")
+    except NotAcceptable as exc:
+        raise TooLargeToAssess(
+            f"GitHub will not render the diff of {base[:12]}...{head[:12]} ({exc.message or 'HTTP 406'})"
+        ) from exc
+    refuse_hidden_text(fetched.data, _reader(source, base, head))
+    return fetched
+
+
+def _reader(source: Entries, old: str, new: str) -> Callable[[Side, str], bytes]:
+    """The bytes of a file at `old` or `new`, for refuse_hidden_text."""
+
+    def read(side: Side, path: str) -> bytes:
+        entry = source.entries(old if side == "old" else new, [path]).get(path)
+        if entry is None:
+            raise TooLargeToAssess(f"{path}: not found in the commit trees GitHub returned")
+        data = source.blobs([entry.sha], max_size=MAX_CHECKED_BLOB).get(entry.sha)
+        if data is None:
+            raise TooLargeToAssess(
+                f"{path}: GitHub shows it as binary, and at over {MAX_CHECKED_BLOB:,} bytes it is too "
+                "large to check that it is"
+            )
+        return data
+
+    return read
 
 
 Side = Literal["old", "new"]
@@ -156,7 +195,9 @@ def _side(prefix: str, path: str | None) -> str:
     return "/dev/null" if path is None else quote_path(prefix + path)
 
 
-def _entry_lines(file: dict[str, Any], old_tree: Tree, new_tree: Tree) -> list[str]:
+def _entry_lines(
+    file: dict[str, Any], old_tree: Mapping[str, Entry], new_tree: Mapping[str, Entry]
+) -> list[str]:
     status = str(file.get("status", ""))
     new_path = str(file["filename"])
     old_path = str(file.get("previous_filename") or new_path)
@@ -166,8 +207,8 @@ def _entry_lines(file: dict[str, Any], old_tree: Tree, new_tree: Tree) -> list[s
         old_path_or_none, new_path_or_none = new_path, None
     else:
         old_path_or_none, new_path_or_none = old_path, new_path
-    old = old_tree.entries.get(old_path_or_none) if old_path_or_none else None
-    new = new_tree.entries.get(new_path_or_none) if new_path_or_none else None
+    old = old_tree.get(old_path_or_none) if old_path_or_none else None
+    new = new_tree.get(new_path_or_none) if new_path_or_none else None
     if (old_path_or_none and old is None) or (new_path_or_none and new is None):
         raise TooLargeToAssess(f"{new_path}: not found in the commit trees GitHub returned")
     patch = file.get("patch")
@@ -205,10 +246,10 @@ def _entry_lines(file: dict[str, Any], old_tree: Tree, new_tree: Tree) -> list[s
     return lines
 
 
-def rebuild_diff(files: list[dict[str, Any]], old_tree: Tree, new_tree: Tree) -> bytes:
+def rebuild_diff(
+    files: list[dict[str, Any]], old_tree: Mapping[str, Entry], new_tree: Mapping[str, Entry]
+) -> bytes:
     """`git diff` text from the files API, with modes and full blob SHAs from the two trees."""
-    if old_tree.truncated or new_tree.truncated:
-        raise TooLargeToAssess("the repository tree is too large for GitHub to list")
     out: list[str] = []
     try:
         for file in files:

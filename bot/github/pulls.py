@@ -7,7 +7,7 @@ from typing import Any
 
 from githubkit import GitHub
 
-from bot.engine.applies import PullRequestFacts
+from bot.engine import PullRequestFacts
 from bot.github.errors import UnexpectedResponse, translated
 from bot.github.repo import RepoRef
 

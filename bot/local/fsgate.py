@@ -12,7 +12,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.engine.semantic import SideEffect, SideEffectKind
+from bot.engine import SideEffect, SideEffectKind
 
 IGNORED_NAMES = frozenset({
     ".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis", ".venv",

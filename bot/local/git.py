@@ -6,12 +6,12 @@ import os
 import re
 import subprocess
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.engine.errors import ReceiptError
+from bot.engine import ReceiptError, decode_bytes
 
 # Pin every setting that changes the shape of `git diff` output, so the same commits give the
 # same bytes on every machine whatever the user's config says.
@@ -26,6 +26,7 @@ _DIFF_ARGS = (
     "--diff-algorithm=myers", "--indent-heuristic", "--submodule=short", "--ignore-submodules=none",
     "--src-prefix=a/", "--dst-prefix=b/", "--no-relative", "-O/dev/null", "--unified=3",
 )  # fmt: skip
+_PATHS_PER_COMMAND = 1000  # keeps each command line far below the system limit
 # receipt's own attributes for every path. $GIT_DIR/info/attributes outranks every other source on
 # every git version (the working tree's and the commits' .gitattributes, the user's global file),
 # and `!attr` leaves an attribute unspecified whatever those say. With no `diff` attribute git
@@ -164,6 +165,27 @@ class Git:
         if len(fields) != 3 or fields[1] != b"blob":
             return None
         return rest[: int(fields[2])]
+
+    def ls_tree(self, rev: str, paths: Collection[str]) -> dict[str, tuple[str, str]]:
+        """`path -> (mode, sha)` for those of `paths` in commit `rev`'s tree (paths read literally).
+
+        Names are matched as `decode_bytes` renders them, which is lossless: a name that is not
+        UTF-8 goes back to git as its own bytes (the command line is encoded with surrogateescape).
+        """
+        wanted = sorted(set(paths))
+        found: dict[str, tuple[str, str]] = {}
+        for i in range(0, len(wanted), _PATHS_PER_COMMAND):
+            chunk = wanted[i : i + _PATHS_PER_COMMAND]
+            self._read_tree(found, rev, "--", *chunk)
+        return found
+
+    def _read_tree(self, into: dict[str, tuple[str, str]], rev: str, *args: str) -> None:
+        out = self.run("--literal-pathspecs", "ls-tree", "-z", "--full-tree", "--end-of-options", rev, *args)
+        for record in out.split(b"\0"):
+            meta, tab, name = record.partition(b"\t")
+            fields = meta.split()
+            if tab and len(fields) == 3:
+                into[decode_bytes(name)] = (fields[0].decode("ascii"), fields[2].decode("ascii"))
 
     def read_blobs(self, shas: Iterable[str], *, max_size: int) -> dict[str, bytes]:
         """Contents of the given blobs in one git process; blobs above `max_size` are left out."""

@@ -5,11 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.engine.change import diff_digest
-from bot.engine.gitpath import QuotedPathError, unquote
-from bot.engine.manifest import DEFAULT_MANIFEST_TEXT, digest_bytes
-from bot.engine.receipt import SCHEMA, digest_of
+from bot.engine import (
+    DEFAULT_MANIFEST_TEXT,
+    SCHEMA,
+    QuotedPathError,
+    change_digest,
+    digest_bytes,
+    digest_of,
+    parse_diff,
+    unquote,
+)
+from bot.gather import Revisions, tree_entries
 from bot.local.git import Git, GitError
+from bot.local.source import LocalSource
 
 
 @dataclass
@@ -62,11 +70,13 @@ def _check_change(report: InspectReport, body: dict[str, Any], git: Git | None) 
         report.skipped("change.digest", "no repository holding the subject's commits")
         return
     try:
-        data = git.diff(git.resolve(merge_base), git.resolve(head))
+        revisions = Revisions(base="", head=git.resolve(head), merge_base=git.resolve(merge_base))
+        diff = parse_diff(git.diff(revisions.merge_base, revisions.head))
+        digest = change_digest(diff, *tree_entries(LocalSource(git), diff, revisions))
     except GitError as exc:
         report.skipped("change.digest", exc.problem)
         return
-    _compare(report, "change.digest", _get(body, "change", "digest"), diff_digest(data))
+    _compare(report, "change.digest", _get(body, "change", "digest"), digest)
 
 
 def _check_manifest(report: InspectReport, body: dict[str, Any], git: Git | None) -> None:
@@ -82,7 +92,7 @@ def _check_manifest(report: InspectReport, body: dict[str, Any], git: Git | None
     try:
         data = git.read_file(git.resolve(base), unquote(path))
     except (GitError, QuotedPathError) as exc:
-        report.skipped("manifest.digest", exc.problem if isinstance(exc, GitError) else str(exc))
+        report.skipped("manifest.digest", exc.problem)
         return
     if data is None:
         report.failed("manifest.digest", claimed, f"no {path} in the base commit")

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.engine.semantic import CheckConclusion, CheckResult, TestEvidence
+from bot.engine import CheckConclusion, CheckResult, TestEvidence
 from bot.local.fsgate import compare, fingerprint
 from bot.local.git import Git, GitError
 

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 from tests.action.scenario import READ_TOKEN, REPO, Scenario
 
@@ -215,6 +217,13 @@ def test_compute_then_publish_round_trip(scenario: Scenario) -> None:
     assert "as reported by" in run["output"]["summary"]
     assert published.outputs["receipt"].endswith("receipt.published.json")
     assert receipt["subject"]["pr"] == scenario.number and receipt["subject"]["head"] == head
+    inspected = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "inspect", str(published.workspace / "receipt.published.json"),
+         "--repo", str(scenario.origin.root)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert inspected.returncode == 0, inspected.stdout + inspected.stderr
+    assert "ok        change.digest" in inspected.stdout and "ok        manifest.digest" in inspected.stdout
 
 
 def test_publish_recomputes_a_forged_success_into_the_true_failure(scenario: Scenario) -> None:
@@ -318,9 +327,9 @@ def test_wrong_event_for_the_mode_is_a_usage_error(scenario: Scenario) -> None:
 
 
 def test_a_prefilter_re2_gave_up_on_is_reported_as_not_assessed() -> None:
-    from action.main import _configuration_problem
     from bot.engine.content.patternset import PatternSetGaveUp
+    from bot.github.publisher import problem_of
 
-    problem = _configuration_problem(PatternSetGaveUp(2048))
+    problem = problem_of(PatternSetGaveUp(2048))
     assert problem.title == "could not assess the added text"
     assert "2,048 bytes" in problem.explanation and "review it by hand" in problem.explanation

@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
 import httpx
 import pytest
 
-from bot.engine import semantic
+from bot.engine import evaluate, semantic
 from bot.engine.errors import TooLargeToAssess
 from bot.engine.receipt import Conclusion
 from bot.github.checks import CheckRunRequest, left_out_note, publish_check_run
 from bot.github.client import RetryPolicy, make_client
-from bot.github.diffs import fetch_diff, quote_path
+from bot.github.diffs import HeadMoved, fetch_diff, quote_path
 from bot.github.errors import Forbidden, GitHubError, NotFound, RateLimited
 from bot.github.pulls import get_pull, merge_base, pulls_with_head
-from bot.github.remote import Snapshot, gather_from_api
+from bot.github.remote import gather_pull
 from bot.github.repo import RepoRef
-from tests.action.scenario import READ_TOKEN, REPO, WRITE_TOKEN, Scenario
+from bot.github.source import ApiSource
+from bot.local.check import CheckOptions, inputs_at, request_of, resolve_revisions
+from bot.local.git import Git
+from bot.local.inspect import inspect_receipt
+from tests.action.scenario import BASE_FILES, READ_TOKEN, REPO, WRITE_TOKEN, Scenario
 from tests.fakegithub import FakeServer, Fault
 
 FAST = RetryPolicy(backoff_seconds=0, max_rate_limit_wait=timedelta(seconds=5))
@@ -126,10 +131,10 @@ def test_diff_media_type_and_its_files_api_fallback_agree(scenario: Scenario) ->
     gh = _client(scenario.github)
     pull = get_pull(gh, REPO_REF, scenario.number)
     base = merge_base(gh, REPO_REF, pull.base_sha, head)
-    snapshot = Snapshot(gh, REPO_REF)
-    direct = fetch_diff(gh, REPO_REF, pull, snapshot.tree, base)
+    source = ApiSource(gh, REPO_REF)
+    direct = fetch_diff(gh, REPO_REF, pull, source, base)
     scenario.github.state.limits.max_files = 1
-    rebuilt = fetch_diff(gh, REPO_REF, pull, snapshot.tree, base)
+    rebuilt = fetch_diff(gh, REPO_REF, pull, source, base)
     assert (direct.source, rebuilt.source) == ("diff", "files")
     from bot.engine.diff import parse_diff
 
@@ -138,7 +143,22 @@ def test_diff_media_type_and_its_files_api_fallback_agree(scenario: Scenario) ->
         return [(f.old_path, f.new_path, f.status, f.old_mode, f.new_mode, f.binary, f.hunks) for f in files]
 
     assert shape(direct.data) == shape(rebuilt.data)
-    assert [c.status for c in scenario.github.state.calls("GET", rf"/repos/{REPO}/pulls/7")][-1] == 406
+    assert [c.status for c in scenario.github.state.calls("GET", rf"/repos/{REPO}/compare/.*")][-1] == 406
+    assert scenario.github.state.calls("GET", rf"/repos/{REPO}/pulls/7/files")
+
+
+def test_a_head_that_moves_while_the_files_api_is_read_is_not_mislabelled(scenario: Scenario) -> None:
+    head = _pr(scenario, {"src/calc.py": "x = 1\n"})
+    gh = _client(scenario.github)
+    pull = get_pull(gh, REPO_REF, scenario.number)
+    base = merge_base(gh, REPO_REF, pull.base_sha, head)
+    scenario.github.state.limits.max_files = 0
+    scenario.origin.checkout("main")
+    scenario.origin.write("src/calc.py", "x = 2\n")
+    moved = scenario.origin.commit("a later push")
+    scenario.github.state.pulls[(REPO, scenario.number)].head_sha = moved
+    with pytest.raises(HeadMoved, match="moved from"):
+        fetch_diff(gh, REPO_REF, pull, ApiSource(gh, REPO_REF), base)
 
 
 def test_files_without_a_patch_fail_closed(scenario: Scenario) -> None:
@@ -148,9 +168,7 @@ def test_files_without_a_patch_fail_closed(scenario: Scenario) -> None:
     gh = _client(scenario.github)
     pull = get_pull(gh, REPO_REF, scenario.number)
     with pytest.raises(TooLargeToAssess, match=r"src/big\.py: GitHub omits its diff"):
-        fetch_diff(
-            gh, REPO_REF, pull, Snapshot(gh, REPO_REF).tree, merge_base(gh, REPO_REF, pull.base_sha, head)
-        )
+        fetch_diff(gh, REPO_REF, pull, ApiSource(gh, REPO_REF), merge_base(gh, REPO_REF, pull.base_sha, head))
 
 
 def test_more_files_than_the_files_api_lists_fail_closed(scenario: Scenario) -> None:
@@ -161,22 +179,63 @@ def test_more_files_than_the_files_api_lists_fail_closed(scenario: Scenario) -> 
 
     scenario.github.state.limits.max_files = 0
     with pytest.raises(TooLargeToAssess, match="3,000"):
-        fetch_diff(gh, REPO_REF, replace(pull, changed_files=3001), lambda _: None, "x")  # type: ignore[arg-type,return-value]
+        fetch_diff(
+            gh, REPO_REF, replace(pull, changed_files=3001), ApiSource(gh, REPO_REF),
+            merge_base(gh, REPO_REF, pull.base_sha, pull.head_sha),
+        )  # fmt: skip
 
 
-def test_gather_from_api_matches_the_local_gather(scenario: Scenario, tmp_path: Path) -> None:
-    head = _pr(scenario, {"src/calc.py": "def add(a, b):\n    return a + b\n", "lib/x.py": "x = 1\n"})
-    gh = _client(scenario.github)
-    inputs = gather_from_api(
-        gh,
-        REPO_REF,
-        get_pull(gh, REPO_REF, scenario.number),
-        manifest_path=".github/receipt.yml",
-        tests=semantic.TestEvidence(),
+def _parity_pull_request(scenario: Scenario) -> str:
+    """A pull request with a rename, a deletion, a binary file, a mode change and an edit."""
+    scenario.base(
+        {
+            **BASE_FILES,
+            "src/old_name.py": "def f():\n    return 1\n" * 5,
+            "src/gone.py": "x = 1\n",
+            "bin/tool.sh": "#!/bin/sh\necho hi\n",
+        }
     )
-    assert inputs.subject.head == head and inputs.manifest.source == "base"
-    assert inputs.change.texts["src/calc.py"].base == "def add(a, b):\n    return a - b\n"
-    assert inputs.change.texts["lib/x.py"].base == ""
+    scenario.origin.branch("feature")
+    scenario.origin.git("mv", "src/old_name.py", "src/new_name.py")
+    scenario.origin.remove("src/gone.py")
+    scenario.origin.write("src/calc.py", "def add(a, b):\n    return a + b\n")
+    scenario.origin.write("assets/logo.bin", "\0\1\2\3binary")
+    (scenario.origin.root / "bin/tool.sh").chmod(0o755)
+    scenario.origin.checkout("main")
+    scenario.origin.git("branch", "-D", "feature")
+    return scenario.pr({})
+
+
+@pytest.mark.parametrize("diff_source", ["diff", "files"])
+def test_the_api_and_local_git_give_the_same_receipt(
+    scenario: Scenario, tmp_path: Path, diff_source: str
+) -> None:
+    head = _parity_pull_request(scenario)
+    if diff_source == "files":
+        scenario.github.state.limits.max_files = 0  # the diff media type answers 406
+    gh = _client(scenario.github)
+    pull = get_pull(gh, REPO_REF, scenario.number)
+    from_api = evaluate(gather_pull(gh, REPO_REF, pull, tests=semantic.TestEvidence()))
+    options = CheckOptions(repo=scenario.origin.root, base=pull.base_sha, head=head, no_tests=True)
+    git = Git.open(scenario.origin.root)
+    revisions = resolve_revisions(git, pull.base_sha, head)
+    request = request_of(options, repo=REPO, pr=pull.number, pull_request=pull.facts)
+    local = evaluate(replace(inputs_at(git, revisions, options, request), tests=semantic.TestEvidence()))
+    api_json, local_json = from_api.as_json(), local.as_json()
+    assert sorted(api_json) == sorted(local_json)
+    for key in api_json:
+        assert api_json[key] == local_json[key], key
+    kinds = {(f.status, f.binary, f.mode_changed) for f in from_api_change_files(gh, pull)}
+    assert {("renamed", False, False), ("deleted", False, False), ("added", True, False)} <= kinds
+    assert any(mode_changed for _, _, mode_changed in kinds)
+    for body in (api_json, local_json):
+        report = inspect_receipt(body, git)
+        assert report.ok, report.lines
+        assert any(line.startswith("ok        change.digest") for line in report.lines)
+
+
+def from_api_change_files(gh, pull):  # type: ignore[no-untyped-def]
+    return gather_pull(gh, REPO_REF, pull, tests=semantic.TestEvidence()).change.diff.files
 
 
 def test_server_errors_are_retried_then_reported(scenario: Scenario) -> None:

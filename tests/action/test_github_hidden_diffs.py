@@ -16,10 +16,10 @@ import pytest
 from bot.engine.diff import parse_diff
 from bot.engine.errors import TooLargeToAssess
 from bot.github.client import RetryPolicy, make_client
-from bot.github.diffs import FetchedDiff, fetch_diff, refuse_hidden_text
+from bot.github.diffs import FetchedDiff, fetch_diff, fetch_range_diff, refuse_hidden_text
 from bot.github.pulls import get_pull, merge_base
-from bot.github.remote import Snapshot
 from bot.github.repo import RepoRef
+from bot.github.source import ApiSource
 from tests.action.scenario import REPO, WRITE_TOKEN, Scenario
 
 REPO_REF = RepoRef.parse(REPO)
@@ -35,7 +35,7 @@ def _fetch(scenario: Scenario, *, files_api: bool) -> FetchedDiff:
         gh,
         REPO_REF,
         pull,
-        Snapshot(gh, REPO_REF).tree,
+        ApiSource(gh, REPO_REF),
         merge_base(gh, REPO_REF, pull.base_sha, pull.head_sha),
     )
     assert fetched.source == ("files" if files_api else "diff")
@@ -108,5 +108,17 @@ def test_a_binary_too_large_to_check_fails_closed(
 ) -> None:
     _hostile(scenario, "", {"img.bin": "\0\1\2 binary\n"})
     monkeypatch.setattr("bot.github.diffs.MAX_CHECKED_BLOB", 4)
-    with pytest.raises(TooLargeToAssess, match=r"img\.bin: GitHub shows it as binary, and at 11 bytes"):
+    with pytest.raises(TooLargeToAssess, match=r"img\.bin: GitHub shows it as binary, and at over 4 bytes"):
         _fetch(scenario, files_api=False)
+
+
+def test_a_merge_groups_diff_is_checked_too(scenario: Scenario) -> None:
+    _hostile(scenario, "secret.txt -diff\n", {"secret.txt": "token = 1\n"})
+    gh = make_client(WRITE_TOKEN, base_url=scenario.github.url, retry=FAST)
+    base = merge_base(gh, REPO_REF, scenario.base_sha, scenario.head_sha)
+    with pytest.raises(TooLargeToAssess, match=r"secret\.txt: GitHub shows no line diff"):
+        fetch_range_diff(gh, REPO_REF, base, scenario.head_sha, ApiSource(gh, REPO_REF))
+    (scenario.origin.root / ".git" / "info" / "attributes").write_text("")
+    assert (
+        b"+token = 1" in fetch_range_diff(gh, REPO_REF, base, scenario.head_sha, ApiSource(gh, REPO_REF)).data
+    )

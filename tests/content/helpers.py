@@ -12,8 +12,10 @@ from bot.engine.change import Change, change_from_diff
 from bot.engine.findings import RuleId, Violation
 from bot.engine.manifest import Manifest, parse_manifest
 from bot.engine.rules import ContentRule
-from bot.local.check import gather_change, resolve_revisions
+from bot.gather import build_change
+from bot.local.check import resolve_revisions
 from bot.local.git import Git
+from bot.local.source import LocalSource
 from tests.gitrepo import GitRepo
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "secrets"
@@ -62,7 +64,7 @@ def change_of(repo: GitRepo, head: Files, base: Files | None = None, *, texts: b
     git = Git.open(repo.root)
     revisions = resolve_revisions(git, "main", "pr")
     if texts:
-        return gather_change(git, revisions)
+        return build_change(LocalSource(git), git.diff(revisions.merge_base, revisions.head), revisions)
     return change_from_diff(git.diff(revisions.merge_base, revisions.head))
 
 

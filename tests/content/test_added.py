@@ -48,11 +48,14 @@ def test_binary_deleted_symlinks_and_pure_deletions_have_no_added_text(repo: Git
     repo.write("blob.bin", b"\x00\x01\x02")
     repo.symlink("link", "keep.txt")
     repo.commit("head")
-    from bot.local.check import gather_change, resolve_revisions
+    from bot.gather import build_change
+    from bot.local.check import resolve_revisions
     from bot.local.git import Git
+    from bot.local.source import LocalSource
 
     git = Git.open(repo.root)
-    change = gather_change(git, resolve_revisions(git, "main", "pr"))
+    revisions = resolve_revisions(git, "main", "pr")
+    change = build_change(LocalSource(git), git.diff(revisions.merge_base, revisions.head), revisions)
     assert {f.path for f in change.diff.files} == {"gone.txt", "keep.txt", "blob.bin", "link"}
     assert added_files(change) == ()
 

@@ -171,3 +171,19 @@ def test_clean_receipt_renders_without_finding_sections(receipt: Receipt) -> Non
     only_locality = replace(receipt, scope=())
     assert "### Scope violations" not in render_markdown(only_locality)
     assert "### Locality violations" in render_markdown(only_locality)
+
+
+def test_manifest_errors_become_failure_annotations_on_their_lines() -> None:
+    from bot.engine import ManifestError, manifest_error_annotations, parse_manifest
+
+    try:
+        parse_manifest("version: 1\npaths:\n  allow: 3\nbudgets: {files: -1}\n", ".github/receipt.yml")
+    except ManifestError as exc:
+        found = [a.as_github() for a in manifest_error_annotations(exc)]
+    else:
+        raise AssertionError("the manifest should be invalid")
+    assert [(a["path"], a["start_line"], a["annotation_level"]) for a in found] == [
+        (".github/receipt.yml", 3, "failure"),
+        (".github/receipt.yml", 4, "failure"),
+    ]
+    assert all(str(a["message"]).startswith(".github/receipt.yml:") for a in found)

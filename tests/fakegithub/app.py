@@ -126,7 +126,7 @@ def create_app(fake: FakeGitHub) -> FastAPI:
         ]  # fmt: skip
 
     @app.get("/repos/{owner}/{repo}/compare/{basehead}")
-    def compare(owner: str, repo: str, basehead: str, root: Root) -> Any:
+    def compare(owner: str, repo: str, basehead: str, root: Root, request: Request) -> Any:
         base, sep, head = basehead.partition("...")
         if not sep:
             raise not_found()
@@ -135,6 +135,8 @@ def create_app(fake: FakeGitHub) -> FastAPI:
             merge_base = gitdata.merge_base(root, base_sha, head_sha)
         except gitdata.GitDataError:
             raise not_found() from None
+        if "diff" in request.headers.get("accept", ""):
+            return _diff_answer(fake, gitdata.diff_text(root, merge_base, head_sha))
         full = f"{owner}/{repo}"
         ahead = gitdata.count(root, f"{merge_base}..{head_sha}")
         behind = gitdata.count(root, f"{merge_base}..{base_sha}")
@@ -349,7 +351,11 @@ def _authorize(fake: FakeGitHub, request: Request) -> JSONResponse | None:
 
 def _diff(fake: FakeGitHub, root: Any, p: FakePull) -> Response:
     base = gitdata.merge_base(root, p.base_sha, p.head_sha)
-    text = gitdata.diff_text(root, base, p.head_sha)
+    return _diff_answer(fake, gitdata.diff_text(root, base, p.head_sha))
+
+
+def _diff_answer(fake: FakeGitHub, text: bytes) -> Response:
+    """The diff media type, or GitHub's 406 past its limits (pull request and compare alike)."""
     files = text.count(b"\ndiff --git ") + text.startswith(b"diff --git ")
     lines = text.count(b"\n")
     limits = fake.limits

@@ -7,6 +7,7 @@ from enum import StrEnum
 
 from bot.engine.findings import Severity, Violation
 from bot.engine.gitpath import display_path
+from bot.engine.manifest import ManifestError
 from bot.engine.receipt import Receipt
 
 
@@ -64,3 +65,19 @@ def receipt_annotations(receipt: Receipt) -> list[Annotation]:
                     )
                 )
     return sorted(found, key=lambda a: (-a.severity, a.path, a.start_line, a.title, a.message))
+
+
+def manifest_error_annotations(error: ManifestError) -> list[Annotation]:
+    """One failure annotation on the manifest's own line for each of its problems."""
+    return [
+        Annotation(
+            error.file,
+            issue.line,
+            issue.line,
+            Level.FAILURE,
+            "receipt: invalid manifest",
+            issue.render(error.file),
+            Severity.FAILURE,
+        )
+        for issue in error.issues
+    ]

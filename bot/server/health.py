@@ -1,0 +1,51 @@
+"""`/healthz` (the store and the queue answer), `/readyz` (ready for traffic), `/metrics`."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse, Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from bot.server.metrics import QUEUE_DEPTH
+from bot.server.webhook import RuntimeDep
+
+router = APIRouter()
+
+
+def _checks(runtime: RuntimeDep) -> dict[str, str]:
+    found: dict[str, str] = {}
+    try:
+        runtime.db.ping()
+        found["store"] = "ok"
+    except Exception as exc:
+        found["store"] = f"error: {type(exc).__name__}"
+    try:
+        QUEUE_DEPTH.set(runtime.queue.ping())
+        found["queue"] = "ok"
+    except Exception as exc:
+        found["queue"] = f"error: {type(exc).__name__}"
+    return found
+
+
+@router.get("/healthz")
+async def healthz(runtime: RuntimeDep) -> JSONResponse:
+    checks = await run_in_threadpool(_checks, runtime)
+    healthy = all(v == "ok" for v in checks.values())
+    return JSONResponse(
+        {"status": "ok" if healthy else "unhealthy", **checks}, status_code=200 if healthy else 503
+    )
+
+
+@router.get("/readyz")
+async def readyz(runtime: RuntimeDep) -> JSONResponse:
+    checks = await run_in_threadpool(_checks, runtime)
+    ready = all(v == "ok" for v in checks.values()) and not runtime.stopping
+    return JSONResponse(
+        {"status": "ready" if ready else "not ready", **checks}, status_code=200 if ready else 503
+    )
+
+
+@router.get("/metrics")
+async def metrics() -> Response:
+    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,50 @@
+"""Structured logs: one JSON object per line, carrying the delivery, installation, repository,
+pull request and head a line is about. Tokens, keys and secrets are never passed to a logger."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+CONTEXT_FIELDS = ("delivery", "event", "installation", "repo", "pr", "head", "job", "outcome", "status")
+logger = logging.getLogger("receipt")
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        for name in CONTEXT_FIELDS:
+            value = getattr(record, name, None)
+            if value is not None:
+                line[name] = value
+        if record.exc_info and record.exc_info[0] is not None:
+            line["error"] = record.exc_info[0].__name__
+            line["trace"] = self.formatException(record.exc_info)
+        return json.dumps(line, ensure_ascii=False, default=str)
+
+
+def configure_logging(level: str = "INFO") -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    for noisy in ("httpx", "httpcore", "huey", "uvicorn.access"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def event(message: str, **context: Any) -> None:
+    logger.info(message, extra={k: v for k, v in context.items() if k in CONTEXT_FIELDS})
+
+
+def failure(message: str, *, exc: BaseException | None = None, **context: Any) -> None:
+    extra = {k: v for k, v in context.items() if k in CONTEXT_FIELDS}
+    logger.warning(message, exc_info=exc, extra=extra)

@@ -1,0 +1,83 @@
+"""The task queue: huey, on the embedded SQLite file by default or on Redis for several workers.
+
+Why huey: one API over SQLite and Redis storage (the embedded default needs no server, the scaled
+deployment shares Redis), thread workers that run inside `receipt serve`, delayed tasks for
+retries and a scheduler for periodic work. Its messages are wake-ups, not the record: the job row
+in the store is, so a message lost with a killed worker or a Redis restart costs a sweep, not a job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from huey import RedisHuey, SqliteHuey, crontab
+from huey.api import Huey
+from huey.consumer import Consumer
+
+from bot.engine import ReceiptError
+from bot.server.store.db import is_sqlite, normalize_url, sqlite_path
+
+JOB_TASK = "receipt.run_job"
+SWEEP_TASK = "receipt.sweep"
+IDLE_POLL_SECONDS = 0.25  # how long an idle SQLite-backed worker waits before looking again
+
+
+class QueueError(ReceiptError):
+    """RECEIPT_QUEUE_URL names a queue receipt cannot use."""
+
+    title = "invalid queue"
+
+
+def make_huey(url: str) -> Huey:
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        return RedisHuey("receipt", url=url, results=False, utc=True)
+    normalized = normalize_url(url)
+    if is_sqlite(normalized):
+        path = sqlite_path(normalized)
+        if path is None:
+            raise QueueError("the embedded queue needs a SQLite file: RECEIPT_DATABASE_URL=sqlite:///PATH")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return SqliteHuey("receipt", filename=str(path), results=False, utc=True, journal_mode="wal")
+    scheme = url.split(":", maxsplit=1)[0]
+    raise QueueError(
+        f"RECEIPT_QUEUE_URL must be redis://… or sqlite:///… (the embedded store), not {scheme}:…"
+    )
+
+
+class EmbeddedConsumer(Consumer):  # type: ignore[misc]
+    """Workers inside `receipt serve`: uvicorn owns the process's signals, so huey installs none."""
+
+    def _set_signal_handlers(self) -> None:
+        return None
+
+
+class Queue:
+    """The two tasks receipt runs: a job (by id) and the periodic sweep."""
+
+    def __init__(self, url: str, *, run_job: Callable[[int], None], sweep: Callable[[], None]) -> None:
+        self.huey = make_huey(url)
+        self._run_job = self.huey.task(name=JOB_TASK)(run_job)
+        self.huey.periodic_task(crontab(minute="*"), name=SWEEP_TASK)(sweep)
+
+    def enqueue(self, job_id: int, delay: float = 0.0) -> None:
+        if delay > 0:
+            self._run_job.schedule(args=(job_id,), delay=delay)
+        else:
+            self._run_job(job_id)
+
+    def ping(self) -> int:
+        """Pending messages; raises when the storage does not answer."""
+        return int(self.huey.pending_count())
+
+    def consumer(self, workers: int, *, embedded: bool) -> Consumer:
+        kind: Any = EmbeddedConsumer if embedded else Consumer
+        return kind(
+            self.huey,
+            workers=max(1, workers),
+            worker_type="thread",
+            initial_delay=0.05,
+            backoff=1.5,
+            max_delay=IDLE_POLL_SECONDS,
+            check_worker_health=True,
+        )

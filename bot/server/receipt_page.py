@@ -1,0 +1,184 @@
+"""The receipt as a page a reviewer reads: the four fields, the verdict and its reasons, findings
+grouped by file with links to their lines on GitHub, budgets against their limits, the policy.
+
+It renders the stored receipt JSON (`receipt/1`), every value escaped: paths, messages and check
+details come from the pull request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+from urllib.parse import quote
+
+_MARK = {"pass": "✅", "fail": "❌", "pending": "⏳", "skipped": "➖", "error": "⚠️"}
+_CONCLUSION_CLASS = {"success": "ok", "neutral": "warn", "skipped": "muted", "pending": "warn"}
+STYLE = """
+body{font:15px/1.5 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;background:#f6f8fa;color:#1f2328}
+main{max-width:960px;margin:0 auto;padding:24px}
+h1{font-size:22px;margin:0 0 4px} h2{font-size:17px;margin:28px 0 8px}
+.sub{color:#59636e;margin:0 0 16px} code{font:13px ui-monospace,SFMono-Regular,Menlo,monospace}
+.verdict{padding:12px 16px;border-radius:6px;border:1px solid #d1d9e0;background:#fff}
+.verdict.bad{border-color:#cf222e;background:#ffebe9} .verdict.ok{border-color:#1a7f37;background:#dafbe1}
+.verdict.warn{border-color:#9a6700;background:#fff8c5} .verdict.muted{background:#f6f8fa}
+table{border-collapse:collapse;width:100%;background:#fff;border:1px solid #d1d9e0;border-radius:6px}
+th,td{text-align:left;padding:6px 10px;border-bottom:1px solid #d1d9e0;vertical-align:top}
+th{background:#f6f8fa;font-weight:600} tr:last-child td{border-bottom:0}
+.file{margin:12px 0;background:#fff;border:1px solid #d1d9e0;border-radius:6px}
+.file h3{font-size:14px;margin:0;padding:8px 12px;background:#f6f8fa;border-bottom:1px solid #d1d9e0}
+.file ul{margin:0;padding:8px 12px 8px 32px} .rule{font-weight:600}
+pre{white-space:pre-wrap;background:#fff;border:1px solid #d1d9e0;padding:8px;border-radius:6px;
+max-height:320px;overflow:auto}
+footer{margin-top:32px;color:#59636e;font-size:13px}
+"""
+
+
+def _get(body: Any, *keys: str) -> Any:
+    for key in keys:
+        body = body.get(key) if isinstance(body, Mapping) else None
+    return body
+
+
+def _text(value: Any) -> str:
+    return escape("" if value is None else str(value))
+
+
+def _line_link(web_url: str | None, repo: Any, head: Any, path: str, line: Any) -> str | None:
+    if not web_url or not isinstance(repo, str) or not isinstance(head, str):
+        return None
+    anchor = f"#L{line}" if isinstance(line, int) and line > 0 else ""
+    return f"{web_url}/{quote(repo)}/blob/{quote(head)}/{quote(path)}{anchor}"
+
+
+def _fields(body: Mapping[str, Any]) -> str:
+    semantic = _get(body, "semantic", "status") or "skipped"
+    scope = "pass" if _get(body, "scope", "pass") else "fail"
+    locality = "pass" if _get(body, "locality", "pass") else "fail"
+    excess = _get(body, "excess") or {}
+    distance = excess.get("distance")
+    value = f"{distance:.1%} of tokens changed" if isinstance(distance, int | float) else "not measured"
+    if isinstance(excess.get("excess"), int | float):
+        value += f"; {excess['excess']:+.1%} beyond the reference"
+    excess_mark = "⚠️ alarm" if excess.get("alarm") else "ℹ️"
+    rows = [
+        ("semantic", f"{_MARK.get(semantic, '')} {semantic}", "do the configured tests pass?"),
+        ("scope", f"{_MARK[scope]} {scope}", f"{len(_get(body, 'scope', 'violations') or [])} finding(s)"),
+        (
+            "locality",
+            f"{_MARK[locality]} {locality}",
+            f"{len(_get(body, 'locality', 'violations') or [])} finding(s)",
+        ),
+        (
+            "excess",
+            f"{excess_mark} {_text(value)}",
+            "a signal for review, not a gate unless the manifest says so",
+        ),
+    ]
+    cells = "".join(f"<tr><th>{n}</th><td>{v}</td><td>{_text(note)}</td></tr>" for n, v, note in rows)
+    return f"<table id=fields><tr><th>field</th><th>result</th><th></th></tr>{cells}</table>"
+
+
+def _findings(body: Mapping[str, Any], web_url: str | None) -> str:
+    found = [*(_get(body, "scope", "violations") or []), *(_get(body, "locality", "violations") or [])]
+    if not found:
+        return "<p>No findings.</p>"
+    repo, head = _get(body, "subject", "repo"), _get(body, "subject", "head")
+    by_file: dict[str, list[Mapping[str, Any]]] = {}
+    for v in found:
+        if isinstance(v, Mapping):
+            by_file.setdefault(str(v.get("path") or "the change as a whole"), []).append(v)
+    parts = []
+    for path in sorted(by_file):
+        items = []
+        for v in sorted(by_file[path], key=lambda v: (v.get("line") or 0, str(v.get("rule")))):
+            line = v.get("line")
+            link = _line_link(web_url, repo, head, path, line) if v.get("path") else None
+            where = f"line {line}" if isinstance(line, int) else "whole file"
+            where_html = f'<a href="{_text(link)}" rel="noreferrer">{where}</a>' if link else where
+            rule, message = _text(v.get("rule")), _text(v.get("message"))
+            items.append(f"<li><span class=rule>{rule}</span> · {where_html}: {message}</li>")
+        parts.append(
+            f"<section class=file><h3><code>{_text(path)}</code></h3><ul>{''.join(items)}</ul></section>"
+        )
+    return "".join(parts)
+
+
+def _budgets(body: Mapping[str, Any]) -> str:
+    budgets = _get(body, "locality", "budgets") or []
+    change = _get(body, "change") or {}
+    summary = (
+        f"{_text(change.get('files'))} file(s), {_text(change.get('hunks'))} hunk(s), "
+        f"+{_text(change.get('added_lines'))}/−{_text(change.get('removed_lines'))} lines, "
+        f"{_text(change.get('logical_lines'))} logical line(s)"
+    )
+    if not budgets:
+        return f"<p>{summary}. No budgets are set.</p>"
+    rows = "".join(
+        f"<tr><td>{_text(b.get('name'))}</td><td>{_text(b.get('used'))}</td><td>{_text(b.get('limit'))}</td>"
+        f"<td>{'❌ over' if (b.get('used') or 0) > (b.get('limit') or 0) else '✅ within'}</td></tr>"
+        for b in budgets
+        if isinstance(b, Mapping)
+    )
+    head = "<tr><th>budget</th><th>used</th><th>limit</th><th></th></tr>"
+    return f"<p>{summary}.</p><table id=budgets>{head}{rows}</table>"
+
+
+def _checks(body: Mapping[str, Any]) -> str:
+    checks = _get(body, "semantic", "checks") or []
+    if not checks:
+        return "<p>No test check is configured (<code>tests.checks</code>), so semantic is skipped.</p>"
+    parts = []
+    for c in checks:
+        if isinstance(c, Mapping):
+            details = f"<pre>{_text(c.get('details'))}</pre>" if c.get("details") else ""
+            parts.append(f"<p><b>{_text(c.get('name'))}</b>: {_text(c.get('conclusion'))}</p>{details}")
+    return "".join(parts)
+
+
+def _policy(body: Mapping[str, Any]) -> str:
+    manifest = _get(body, "manifest") or {}
+    lines = [
+        f"<tr><th>manifest</th><td><code>{_text(manifest.get('path'))}</code> from "
+        f"{_text(manifest.get('source'))} (<code>{_text(manifest.get('digest'))}</code>)</td></tr>",
+        f"<tr><th>base</th><td><code>{_text(_get(body, 'subject', 'base'))}</code></td></tr>",
+        f"<tr><th>head</th><td><code>{_text(_get(body, 'subject', 'head'))}</code></td></tr>",
+        f"<tr><th>receipt digest</th><td><code>{_text(body.get('digest'))}</code></td></tr>",
+    ]
+    dry = manifest.get("dry_run")
+    if manifest.get("changed_in_pr") and isinstance(dry, Mapping):
+        if dry.get("valid"):
+            verdict = _get(dry, "verdict", "conclusion")
+            lines.append(f"<tr><th>proposed manifest</th><td>would conclude {_text(verdict)}</td></tr>")
+        else:
+            errors = "<br>".join(_text(e) for e in dry.get("errors") or [])
+            lines.append(f"<tr><th>proposed manifest</th><td>invalid:<br><code>{errors}</code></td></tr>")
+    return f"<table id=policy>{''.join(lines)}</table>"
+
+
+def render_page(body: Mapping[str, Any], *, web_url: str | None) -> str:
+    """The whole page, as one string of HTML."""
+    verdict = _get(body, "verdict") or {}
+    conclusion = str(verdict.get("conclusion") or "unknown")
+    reasons: Sequence[Any] = verdict.get("reasons") or []
+    repo, pr = _get(body, "subject", "repo"), _get(body, "subject", "pr")
+    title = f"receipt: {conclusion}"
+    where = f"{_text(repo)}{f' #{_text(pr)}' if pr is not None else ''}"
+    reason_items = "".join(f"<li>{_text(r)}</li>" for r in reasons)
+    css_class = _CONCLUSION_CLASS.get(conclusion, "bad")
+    short_head = _text(str(_get(body, "subject", "head"))[:12])
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        '<meta name=viewport content="width=device-width,initial-scale=1">'
+        '<meta name=referrer content="no-referrer">'
+        f"<title>{_text(title)}</title><style>{STYLE}</style></head><body><main>"
+        f"<h1>{_text(title)}</h1><p class=sub>{where} · <code>{short_head}</code></p>"
+        f'<div class="verdict {css_class}" id=verdict><b>{_text(conclusion)}</b><ul>{reason_items}</ul></div>'
+        f"<h2>The four fields</h2>{_fields(body)}"
+        f"<h2>Findings</h2>{_findings(body, web_url)}"
+        f"<h2>Size and budgets</h2>{_budgets(body)}"
+        f"<h2>Tests</h2>{_checks(body)}"
+        f"<h2>Policy</h2>{_policy(body)}"
+        f"<footer>schema {_text(body.get('schema'))} · verify with <code>receipt inspect</code></footer>"
+        "</main></body></html>"
+    )

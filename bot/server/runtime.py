@@ -1,0 +1,90 @@
+"""One process's App: the store, the queue, the worker context, and the sweeps that keep them
+honest. `receipt serve` builds one with embedded workers, `receipt worker` one that only works."""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from huey.consumer import Consumer
+
+from bot.github.auth import AppCredentials, InstallationTokens
+from bot.server import logs
+from bot.server.plan import Evaluate
+from bot.server.queue import Queue
+from bot.server.settings import Settings
+from bot.server.store import jobs as store
+from bot.server.store import runs
+from bot.server.store.db import Database, is_sqlite, utcnow
+from bot.server.work import Context, Post, post_to_github, run_job
+
+SWEEP_LEASE = "sweep"
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    db: Database
+    queue: Queue = field(init=False)
+    context: Context = field(init=False)
+    holder: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
+    consumer: Consumer | None = None
+    stopping: bool = False
+
+    @classmethod
+    def build(
+        cls, settings: Settings, *, post: Post = post_to_github, upgrade_schema: bool | None = None
+    ) -> Runtime:
+        db = Database.open(settings.database_url)
+        db.check_schema(upgrade=is_sqlite(db.url) if upgrade_schema is None else upgrade_schema)
+        runtime = cls(settings, db)
+        runtime.queue = Queue(settings.queue, run_job=runtime.run_job, sweep=runtime.sweep)
+        tokens = None
+        key = settings.private_key_pem
+        if settings.app_id is not None and key:
+            tokens = InstallationTokens(AppCredentials(settings.app_id, key, settings.github_api_url))
+        runtime.context = Context(settings, db, tokens, enqueue=runtime.enqueue, post=post)
+        return runtime
+
+    def enqueue(self, job_id: int, delay: float = 0.0) -> None:
+        self.queue.enqueue(job_id, delay)
+        store.mark_enqueued(self.db, [job_id])
+
+    def run_job(self, job_id: int) -> None:
+        run_job(self.context, job_id)
+
+    def recover(self) -> int:
+        """Re-enqueue every job without a live message (a restart, a killed worker, a lost message)."""
+        found = store.jobs_to_enqueue(self.db, stale_after=timedelta(seconds=self.settings.job_lease_seconds))
+        for job_id, delay in found:
+            self.queue.enqueue(job_id, delay)
+        store.mark_enqueued(self.db, [job_id for job_id, _ in found])
+        if found:
+            logs.event(f"re-enqueued {len(found)} job(s)", outcome="recovered")
+        return len(found)
+
+    def sweep(self) -> None:
+        """Periodic, once across the fleet: recover lost jobs and end waits past their deadline."""
+        if not store.take_lease(self.db, SWEEP_LEASE, self.holder, self.settings.sweep_seconds * 0.9):
+            return
+        self.recover()
+        for run in runs.overdue_runs(self.db, utcnow()):
+            intent = Evaluate(
+                run.repo, run.head_sha, run.installation_id, "deadline", run.key, run.pr, dict(run.spec)
+            )
+            recorded = store.record_intent(self.db, intent)
+            for job_id in recorded:
+                self.enqueue(job_id)
+
+    def start_workers(self, *, embedded: bool) -> Consumer:
+        self.consumer = self.queue.consumer(self.settings.workers, embedded=embedded)
+        if embedded:
+            self.consumer.start()
+        return self.consumer
+
+    def stop_workers(self) -> None:
+        if self.consumer is not None:
+            self.consumer.stop(graceful=True)
+            self.consumer = None

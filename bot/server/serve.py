@@ -1,0 +1,94 @@
+"""The App's commands: `receipt serve`, `receipt worker`, `receipt migrate`, `receipt receive`."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any, TextIO
+
+import uvicorn
+
+from bot.github.checks import CheckRunRequest, PublishedCheckRun
+from bot.github.repo import RepoRef
+from bot.server.app import create_app
+from bot.server.logs import configure_logging
+from bot.server.plan import plan
+from bot.server.runtime import Runtime
+from bot.server.settings import Settings, load_settings
+from bot.server.store.db import Database
+from bot.server.store.jobs import DeliveryInfo, record_delivery
+
+
+def serve(host: str, port: int) -> int:
+    settings = load_settings()
+    configure_logging()
+    Runtime.build(settings).db.engine.dispose()  # fail fast: settings, schema and queue before binding
+    app = create_app(lambda: Runtime.build(settings))
+    uvicorn.run(app, host=host, port=port, log_config=None, access_log=False, timeout_graceful_shutdown=30)
+    return 0
+
+
+def worker() -> int:
+    settings = load_settings()
+    configure_logging()
+    runtime = Runtime.build(settings, upgrade_schema=False)
+    runtime.recover()
+    runtime.start_workers(embedded=False).run()
+    return 0
+
+
+def migrate() -> int:
+    settings = load_settings()
+    db = Database.open(settings.database_url)
+    revision = db.migrate()
+    print(f"receipt: the database is at schema revision {revision}")
+    return 0
+
+
+def _printer(out: TextIO) -> Any:
+    counter = iter(range(1, 1_000_000))
+
+    def post(
+        _gh: Any, repo: RepoRef, run: CheckRunRequest, run_id: int | None, sent: int
+    ) -> PublishedCheckRun:
+        verb = f"PATCH check run {run_id}" if run_id else "POST check run"
+        body = {
+            "name": run.name, "head_sha": run.head_sha,
+            "conclusion": run.conclusion.value if run.conclusion else None,
+            "title": run.title, "summary": run.summary, "annotations": len(run.annotations) - sent,
+            "details_url": run.details_url,
+        }  # fmt: skip
+        out.write(
+            f"receipt would {verb} on {repo.full_name}:\n{json.dumps(body, indent=2, ensure_ascii=False)}\n"
+        )
+        return PublishedCheckRun(run_id or next(counter), "", len(run.annotations), 0)
+
+    return post
+
+
+def receive(event: str, payload_path: Path, out: TextIO = sys.stdout) -> int:
+    """Run the App's handler on a saved delivery against the configured API; print what it would post.
+
+    Everything but the check-run writes is real (the reads go to RECEIPT_GITHUB_API_URL); the
+    store is a scratch SQLite file, so the deployment's own is never touched.
+    """
+    settings = load_settings()
+    payload_bytes = payload_path.read_bytes()
+    payload = json.loads(payload_bytes)
+    from bot.github.events import parse_event
+
+    decided = plan(parse_event(event, payload), app_id=settings.app_id)
+    out.write(f"receipt: {event}: {decided.outcome}: {decided.detail}\n")
+    with tempfile.TemporaryDirectory(prefix="receipt-receive-") as scratch:
+        local = Settings(**{**settings.model_dump(), "database_url": f"sqlite:///{scratch}/receive.sqlite3",
+                            "queue_url": None, "workers": 0})  # fmt: skip
+        runtime = Runtime.build(local, post=_printer(out))
+        info = DeliveryInfo(f"receive-{uuid.uuid4()}", event, payload.get("action"), None, None)
+        recorded = record_delivery(runtime.db, info, decided)
+        for job_id in recorded.job_ids:
+            runtime.run_job(job_id)
+        runtime.db.engine.dispose()
+    return 0

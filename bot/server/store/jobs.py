@@ -1,0 +1,371 @@
+"""Deliveries and jobs: recorded together, claimed under a lease, retried, swept.
+
+The job row is the durable truth; a queue message only wakes a worker. A worker claims a job with
+one conditional UPDATE (so two workers never run the same job, nor two jobs of one pull request at
+once), holds it under a lease, and a sweep re-enqueues what a dead worker left behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import and_, exists, or_, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, aliased
+
+from bot.server.plan import Cancel, Evaluate, Intent, Plan, Refresh, head_key, pr_key
+from bot.server.store.db import Database, utcnow
+from bot.server.store.models import CheckRun, Delivery, Job, Lease
+
+PENDING, RUNNING, DONE, CANCELLED, FAILED = "pending", "running", "done", "cancelled", "failed"
+EVALUATE, CANCEL = "evaluate", "cancel"
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveryInfo:
+    guid: str
+    event: str
+    action: str | None
+    installation_id: int | None
+    repo: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    duplicate: bool
+    job_ids: tuple[int, ...] = ()
+
+
+def _latest_run(session: Session, repo: str, head_sha: str) -> CheckRun | None:
+    query = (
+        select(CheckRun)
+        .where(CheckRun.repo == repo, CheckRun.head_sha == head_sha)
+        .order_by(CheckRun.created_at.desc(), CheckRun.id.desc())
+        .limit(1)
+    )
+    return session.scalars(query).first()
+
+
+def _active_job(session: Session, repo: str, head_sha: str) -> Job | None:
+    query = (
+        select(Job)
+        .where(
+            Job.repo == repo,
+            Job.head_sha == head_sha,
+            Job.kind == EVALUATE,
+            Job.state.in_((PENDING, RUNNING)),
+        )
+        .order_by(Job.id.desc())
+        .limit(1)
+    )
+    return session.scalars(query).first()
+
+
+def _new_job(session: Session, intent: Evaluate, key: str, delivery: str | None) -> Job:
+    now = utcnow()
+    job = Job(
+        key=key,
+        kind=EVALUATE,
+        reason=intent.reason,
+        state=PENDING,
+        installation_id=intent.installation_id,
+        repo=intent.repo,
+        head_sha=intent.head_sha,
+        pr=intent.pr,
+        spec={**intent.spec, "fresh_run": intent.fresh_run},
+        delivery_guid=delivery,
+        attempts=0,
+        concluding=False,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(job)
+    return job
+
+
+def _evaluate(session: Session, intent: Evaluate, delivery: str | None) -> Job | None:
+    key, pr = intent.key, intent.pr
+    if key is None:
+        run = _latest_run(session, intent.repo, intent.head_sha)
+        if run is not None:
+            key, pr = run.key, run.pr
+        else:
+            key = head_key(intent.repo, intent.head_sha)
+    intent = Evaluate(**{**_fields(intent), "key": key, "pr": pr})
+    if intent.supersede:
+        session.execute(
+            update(Job)
+            .where(
+                Job.key == key,
+                Job.state == PENDING,
+                Job.kind == EVALUATE,
+                Job.head_sha != intent.head_sha,
+                Job.superseded_by.is_(None),
+            )
+            .values(superseded_by=intent.head_sha, updated_at=utcnow())
+        )
+    waiting = session.scalars(
+        select(Job).where(
+            Job.key == key,
+            Job.head_sha == intent.head_sha,
+            Job.state == PENDING,
+            Job.kind == EVALUATE,
+            Job.superseded_by.is_(None),
+        )
+    ).first()
+    if waiting is not None:  # one pending job per head is enough: it reads everything afresh
+        spec = {**waiting.spec, **intent.spec}
+        spec["fresh_run"] = bool(waiting.spec.get("fresh_run")) or intent.fresh_run
+        waiting.spec = spec
+        waiting.installation_id = waiting.installation_id or intent.installation_id
+        return None
+    return _new_job(session, intent, key, delivery)
+
+
+def _fields(intent: Evaluate) -> dict[str, Any]:
+    return {name: getattr(intent, name) for name in Evaluate.__slots__}
+
+
+def _refresh(session: Session, intent: Refresh, delivery: str | None) -> Job | None:
+    run = _latest_run(session, intent.repo, intent.head_sha)
+    active = _active_job(session, intent.repo, intent.head_sha)
+    if run is None and active is None:
+        return None  # not a head the App is watching
+    source: CheckRun | Job = run if run is not None else active  # type: ignore[assignment]
+    spec = {k: v for k, v in source.spec.items() if k != "fresh_run"}
+    evaluate = Evaluate(
+        intent.repo,
+        intent.head_sha,
+        intent.installation_id or source.installation_id,
+        reason="refresh",
+        key=source.key,
+        pr=source.pr,
+        spec=spec,
+    )
+    return _evaluate(session, evaluate, delivery)
+
+
+def _cancel(session: Session, intent: Cancel, delivery: str | None) -> Job | None:
+    now = utcnow()
+    session.execute(
+        update(Job)
+        .where(Job.key == intent.key, Job.state == PENDING, Job.kind == EVALUATE)
+        .values(state=CANCELLED, last_error=intent.reason, updated_at=now)
+    )
+    if intent.head_sha is None:
+        return None
+    run = _latest_run(session, intent.repo, intent.head_sha)
+    if run is None or run.status == "completed":
+        return None
+    job = Job(
+        key=intent.key,
+        kind=CANCEL,
+        reason=intent.reason[:32],
+        state=PENDING,
+        installation_id=intent.installation_id or run.installation_id,
+        repo=intent.repo,
+        head_sha=intent.head_sha,
+        pr=run.pr,
+        spec={"run_id": run.id, "why": intent.reason},
+        delivery_guid=delivery,
+        attempts=0,
+        concluding=False,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(job)
+    return job
+
+
+def _apply(session: Session, intent: Intent, delivery: str | None) -> Job | None:
+    if isinstance(intent, Evaluate):
+        return _evaluate(session, intent, delivery)
+    if isinstance(intent, Refresh):
+        return _refresh(session, intent, delivery)
+    return _cancel(session, intent, delivery)
+
+
+def record_delivery(db: Database, delivery: DeliveryInfo, plan: Plan) -> Recorded:
+    """Record the delivery and its jobs in one transaction; a delivery seen before is a duplicate.
+
+    Duplicates are settled by the delivery's primary key: of two racing copies, one commits and
+    the other fails the unique constraint and is reported as a duplicate.
+    """
+    try:
+        with db.session() as session:
+            if session.get(Delivery, delivery.guid) is not None:
+                return Recorded(duplicate=True)
+            jobs = [j for j in (_apply(session, i, delivery.guid) for i in plan.intents) if j is not None]
+            outcome = plan.outcome if jobs or plan.outcome != "queued" else "ignored"
+            session.add(
+                Delivery(
+                    guid=delivery.guid,
+                    event=delivery.event,
+                    action=delivery.action,
+                    installation_id=delivery.installation_id,
+                    repo=delivery.repo,
+                    outcome=outcome,
+                    detail=plan.detail[:1000],
+                    received_at=utcnow(),
+                )
+            )
+            session.flush()
+            return Recorded(duplicate=False, job_ids=tuple(j.id for j in jobs))
+    except IntegrityError:
+        return Recorded(duplicate=True)
+
+
+def record_intent(db: Database, intent: Intent) -> list[int]:
+    """Work the App gives itself (a sweep), recorded like a delivery's but without one."""
+    with db.session() as session:
+        job = _apply(session, intent, None)
+        session.flush()
+        return [job.id] if job is not None else []
+
+
+def claim(db: Database, job_id: int, lease: timedelta) -> Job | None:
+    """Take the job under a lease, or None: done already, held by a live worker, not yet due, or
+    another job of the same key is running (one pull request is evaluated by one worker at a time)."""
+    now = utcnow()
+    other = aliased(Job)
+    busy = exists().where(
+        and_(other.key == Job.key, other.id != Job.id, other.state == RUNNING, other.lease_until >= now)
+    )
+    with db.session() as session:
+        claimed = session.execute(
+            update(Job)
+            .where(
+                Job.id == job_id,
+                or_(Job.state == PENDING, and_(Job.state == RUNNING, Job.lease_until < now)),
+                or_(Job.not_before.is_(None), Job.not_before <= now),
+                ~busy,
+            )
+            .values(state=RUNNING, lease_until=now + lease, attempts=Job.attempts + 1, updated_at=now)
+            .execution_options(synchronize_session=False)
+        )
+        if claimed.rowcount != 1:  # type: ignore[attr-defined]
+            return None
+        return session.get(Job, job_id)
+
+
+def finish(db: Database, job_id: int, state: str = DONE, note: str | None = None) -> None:
+    with db.session() as session:
+        session.execute(
+            update(Job)
+            .where(Job.id == job_id)
+            .values(state=state, lease_until=None, last_error=note, updated_at=utcnow())
+        )
+
+
+def retry_later(db: Database, job_id: int, delay: timedelta, error: str, *, concluding: bool = False) -> None:
+    now = utcnow()
+    with db.session() as session:
+        session.execute(
+            update(Job)
+            .where(Job.id == job_id)
+            .values(
+                state=PENDING,
+                lease_until=None,
+                not_before=now + delay,
+                last_error=error[:4000],
+                concluding=concluding,
+                enqueued_at=None,
+                updated_at=now,
+            )
+        )
+
+
+def postpone(db: Database, job_id: int, delay: timedelta) -> None:
+    """Put a claimed job back without counting the attempt (another job of its key was running)."""
+    now = utcnow()
+    with db.session() as session:
+        session.execute(
+            update(Job)
+            .where(Job.id == job_id)
+            .values(
+                state=PENDING,
+                lease_until=None,
+                not_before=now + delay,
+                attempts=Job.attempts - 1,
+                updated_at=now,
+            )
+        )
+
+
+def jobs_to_enqueue(db: Database, *, stale_after: timedelta) -> list[tuple[int, float]]:
+    """Jobs with no live queue message: due pending jobs never enqueued (or enqueued long ago), and
+    running jobs whose worker's lease ran out. Returns (id, seconds until due)."""
+    now = utcnow()
+    with db.session() as session:
+        rows = session.execute(
+            select(Job.id, Job.not_before).where(
+                or_(
+                    and_(
+                        Job.state == PENDING,
+                        or_(Job.enqueued_at.is_(None), Job.enqueued_at < now - stale_after),
+                    ),
+                    and_(Job.state == RUNNING, Job.lease_until < now),
+                )
+            )
+        ).all()
+    return [(job_id, max(0.0, (due - now).total_seconds()) if due else 0.0) for job_id, due in rows]
+
+
+def mark_enqueued(db: Database, job_ids: Sequence[int]) -> None:
+    if not job_ids:
+        return
+    with db.session() as session:
+        session.execute(update(Job).where(Job.id.in_(list(job_ids))).values(enqueued_at=utcnow()))
+
+
+def take_lease(db: Database, name: str, holder: str, seconds: float) -> bool:
+    """True for exactly one caller per period across the fleet (settled by the database)."""
+    now = utcnow()
+    until = now + timedelta(seconds=seconds)
+    try:
+        with db.session() as session:
+            taken = session.execute(
+                update(Lease)
+                .where(Lease.name == name, Lease.held_until < now)
+                .values(held_until=until, holder=holder)
+            )
+            if taken.rowcount == 1:  # type: ignore[attr-defined]
+                return True
+            if session.get(Lease, name) is not None:
+                return False
+            session.add(Lease(name=name, held_until=until, holder=holder))
+        return True
+    except IntegrityError:
+        return False
+
+
+def pending_job(db: Database, job_id: int) -> Job | None:
+    with db.session() as session:
+        return session.get(Job, job_id)
+
+
+__all__ = [
+    "CANCEL",
+    "CANCELLED",
+    "DONE",
+    "EVALUATE",
+    "FAILED",
+    "PENDING",
+    "RUNNING",
+    "DeliveryInfo",
+    "Recorded",
+    "claim",
+    "finish",
+    "jobs_to_enqueue",
+    "mark_enqueued",
+    "pending_job",
+    "postpone",
+    "pr_key",
+    "record_delivery",
+    "record_intent",
+    "retry_later",
+    "take_lease",
+]

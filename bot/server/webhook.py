@@ -1,0 +1,104 @@
+"""`POST /webhook`: verify, parse, record the delivery with its jobs, enqueue, answer 202.
+
+Nothing here calls GitHub: the answer goes back in milliseconds (GitHub allows 10 s), and the
+work happens in the worker. The signature is checked over the raw bytes before anything is parsed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+
+from bot.github.events import EventError, parse_event, verify_signature
+from bot.server import logs
+from bot.server.metrics import DELIVERIES
+from bot.server.plan import plan
+from bot.server.runtime import Runtime
+from bot.server.store.jobs import DeliveryInfo, record_delivery
+
+router = APIRouter()
+MAX_GUID = 64
+MAX_EVENT = 64
+
+
+def runtime_of(request: Request) -> Runtime:
+    runtime: Runtime = request.app.state.runtime
+    return runtime
+
+
+RuntimeDep = Annotated[Runtime, Depends(runtime_of)]
+
+
+def _answer(status: int, event: str, outcome: str, **body: object) -> JSONResponse:
+    DELIVERIES.labels(event=event[:MAX_EVENT] or "unknown", outcome=outcome).inc()
+    return JSONResponse({"outcome": outcome, **body}, status_code=status)
+
+
+async def _body(request: Request, limit: int) -> bytes | None:
+    """The raw body, or None once it exceeds `limit` bytes (read no further than that)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@router.post("/webhook")
+async def webhook(request: Request, runtime: RuntimeDep) -> JSONResponse:
+    settings = runtime.settings
+    name = request.headers.get("x-github-event", "")
+    guid = request.headers.get("x-github-delivery", "")
+    raw = await _body(request, settings.max_body_bytes)
+    if raw is None:
+        return _answer(413, name, "too_large", error=f"the body exceeds {settings.max_body_bytes:,} bytes")
+    secret = settings.webhook_secret.get_secret_value().encode("utf-8")
+    if not verify_signature(secret, raw, request.headers.get("x-hub-signature-256")):
+        logs.failure(
+            "refused a delivery: bad or missing X-Hub-Signature-256", delivery=guid[:MAX_GUID] or None
+        )
+        return _answer(401, name, "bad_signature", error="missing or invalid X-Hub-Signature-256 (sha256=…)")
+    if not name or not guid or len(guid) > MAX_GUID or len(name) > MAX_EVENT:
+        return _answer(400, name, "bad_headers", error="X-GitHub-Event and X-GitHub-Delivery are required")
+    try:
+        payload = json.loads(raw)
+        event = parse_event(name, payload)
+    except (ValueError, RecursionError) as exc:  # json's errors and EventError are ValueErrors
+        reason = str(exc) if isinstance(exc, EventError) else "the body is not valid JSON"
+        logs.failure(f"refused a delivery: {reason}", delivery=guid, event=name)
+        return _answer(400, name, "bad_payload", error=reason)
+    decided = plan(event, app_id=settings.app_id)
+    action = payload.get("action") if isinstance(payload.get("action"), str) else None
+    installation = payload.get("installation")
+    repository = payload.get("repository")
+    info = DeliveryInfo(
+        guid=guid,
+        event=name,
+        action=action,
+        installation_id=installation.get("id") if isinstance(installation, dict) else None,
+        repo=repository.get("full_name") if isinstance(repository, dict) else None,
+    )
+    recorded = await run_in_threadpool(record_delivery, runtime.db, info, decided)
+    context = {"delivery": guid, "event": name, "installation": info.installation_id, "repo": info.repo}
+    if recorded.duplicate:
+        logs.event("duplicate delivery: already recorded", outcome="duplicate", **context)
+        return _answer(200, name, "duplicate", delivery=guid)
+    for job_id in recorded.job_ids:
+        try:
+            await run_in_threadpool(runtime.enqueue, job_id)
+        except Exception as exc:
+            logs.failure("could not enqueue a recorded job; the sweep will", exc=exc, job=job_id, **context)
+    logs.event(decided.detail, outcome=decided.outcome, **context)
+    status = 200 if decided.outcome == "ping" else 202
+    return _answer(
+        status, name, decided.outcome, delivery=guid, jobs=len(recorded.job_ids), detail=decided.detail
+    )

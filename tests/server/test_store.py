@@ -1,0 +1,142 @@
+"""The store settles duplicates and races: deliveries by their GUID, jobs by leased claims."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.server.plan import Cancel, Evaluate, Plan, Refresh, pr_key
+from bot.server.store import jobs, runs
+from bot.server.store.db import Database, SchemaError
+from bot.server.store.models import Job
+
+REPO = "acme/widgets"
+HEAD_A, HEAD_B = "a" * 40, "b" * 40
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Database:
+    database = Database.open(f"sqlite:///{tmp_path / 'store.sqlite3'}")
+    database.migrate()
+    return database
+
+
+def _delivery(guid: str) -> jobs.DeliveryInfo:
+    return jobs.DeliveryInfo(guid, "pull_request", "synchronize", 42, REPO)
+
+
+def _opened(head: str, *, number: int = 7) -> Plan:
+    spec = {"pull": {"number": number, "head_sha": head}}
+    intent = Evaluate(REPO, head, 42, "synchronize", pr_key(REPO, number), number, spec, supersede=True)
+    return Plan("queued", "x", (intent,))
+
+
+def _job(db: Database, job_id: int) -> Job:
+    found = jobs.pending_job(db, job_id)
+    assert found is not None
+    return found
+
+
+def test_a_delivery_is_recorded_once_with_its_job(db: Database) -> None:
+    first = jobs.record_delivery(db, _delivery("g-1"), _opened(HEAD_A))
+    again = jobs.record_delivery(db, _delivery("g-1"), _opened(HEAD_A))
+    assert not first.duplicate and len(first.job_ids) == 1
+    assert again.duplicate and again.job_ids == ()
+
+
+def test_racing_copies_of_one_delivery_give_one_job(db: Database) -> None:
+    results: list[jobs.Recorded] = []
+    barrier = threading.Barrier(8)
+
+    def deliver() -> None:
+        barrier.wait()
+        results.append(jobs.record_delivery(db, _delivery("g-race"), _opened(HEAD_A)))
+
+    threads = [threading.Thread(target=deliver) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(not r.duplicate for r in results) == 1
+    assert sum(len(r.job_ids) for r in results) == 1
+
+
+def test_a_new_head_supersedes_the_pending_older_one(db: Database) -> None:
+    [old] = jobs.record_delivery(db, _delivery("g-1"), _opened(HEAD_A)).job_ids
+    [new] = jobs.record_delivery(db, _delivery("g-2"), _opened(HEAD_B)).job_ids
+    assert _job(db, old).superseded_by == HEAD_B
+    assert _job(db, new).superseded_by is None
+
+
+def test_a_second_event_for_a_pending_head_joins_its_job(db: Database) -> None:
+    jobs.record_delivery(db, _delivery("g-1"), _opened(HEAD_A))
+    assert jobs.record_delivery(db, _delivery("g-2"), _opened(HEAD_A)).job_ids == ()
+
+
+def test_a_claim_is_exclusive_and_a_lease_that_runs_out_is_reclaimed(db: Database) -> None:
+    [job_id] = jobs.record_delivery(db, _delivery("g-1"), _opened(HEAD_A)).job_ids
+    assert jobs.claim(db, job_id, timedelta(minutes=5)) is not None
+    assert jobs.claim(db, job_id, timedelta(minutes=5)) is None
+    [other] = jobs.record_delivery(db, _delivery("g-2"), _opened(HEAD_B)).job_ids
+    assert jobs.claim(db, other, timedelta(minutes=5)) is None, "one job of a pull request at a time"
+    jobs.finish(db, job_id)
+    assert jobs.claim(db, other, timedelta(seconds=-1)) is not None  # taken, with a lease already over
+    assert [j for j, _ in jobs.jobs_to_enqueue(db, stale_after=timedelta(0))] == [other]
+    reclaimed = jobs.claim(db, other, timedelta(minutes=5))
+    assert reclaimed is not None and reclaimed.attempts == 2
+
+
+def test_refresh_only_for_heads_the_app_watches(db: Database) -> None:
+    plan = Plan("queued", "x", (Refresh(REPO, HEAD_A, 42),))
+    assert jobs.record_delivery(db, _delivery("g-1"), plan).job_ids == ()
+    runs.save_run(
+        db, run_id=99, repo=REPO, head_sha=HEAD_A, pr=7, key=pr_key(REPO, 7), installation_id=42,
+        status="in_progress", conclusion=None, annotations_sent=0, spec={"pull": {"number": 7}},
+        waiting=["test"], deadline=None, receipt_id=None, digest=None,
+    )  # fmt: skip
+    [job_id] = jobs.record_delivery(db, _delivery("g-2"), plan).job_ids
+    job = _job(db, job_id)
+    assert (job.key, job.pr, job.reason, job.spec["pull"]) == (pr_key(REPO, 7), 7, "refresh", {"number": 7})
+
+
+def test_cancel_drops_pending_work_and_ends_a_run_in_progress(db: Database) -> None:
+    [job_id] = jobs.record_delivery(db, _delivery("g-1"), _opened(HEAD_A)).job_ids
+    runs.save_run(
+        db, run_id=5, repo=REPO, head_sha=HEAD_A, pr=7, key=pr_key(REPO, 7), installation_id=42,
+        status="in_progress", conclusion=None, annotations_sent=0, spec={}, waiting=[], deadline=None,
+        receipt_id=None, digest=None,
+    )  # fmt: skip
+    plan = Plan("queued", "x", (Cancel(REPO, pr_key(REPO, 7), HEAD_A, 42, "the pull request was closed"),))
+    [cancel] = jobs.record_delivery(db, _delivery("g-2"), plan).job_ids
+    assert _job(db, job_id).state == jobs.CANCELLED
+    assert _job(db, cancel).kind == jobs.CANCEL and _job(db, cancel).spec["run_id"] == 5
+
+
+def test_a_lease_is_held_by_one_process_at_a_time(db: Database) -> None:
+    assert jobs.take_lease(db, "sweep", "a", 60)
+    assert not jobs.take_lease(db, "sweep", "b", 60)
+
+
+def test_receipts_open_only_with_their_token(db: Database) -> None:
+    link = runs.store_receipt(db, body="{}", repo=REPO, pr=7, head_sha=HEAD_A, conclusion="success")
+    assert runs.load_receipt(db, link.id, link.token) is not None
+    for receipt_id, token in ((link.id, "wrong"), (link.id, None), ("nope", link.token), (link.id, "")):
+        assert runs.load_receipt(db, receipt_id, token) is None
+
+
+def test_a_schema_from_a_newer_receipt_is_refused(db: Database) -> None:
+    with db.engine.begin() as connection:
+        connection.exec_driver_sql("UPDATE alembic_version SET version_num = '9999'")
+    with pytest.raises(SchemaError, match="does not know"):
+        db.check_schema(upgrade=True)
+
+
+def test_an_empty_database_needs_migrating_unless_upgrades_are_allowed(tmp_path: Path) -> None:
+    fresh = Database.open(f"sqlite:///{tmp_path / 'new.sqlite3'}")
+    with pytest.raises(SchemaError, match="receipt migrate"):
+        fresh.check_schema(upgrade=False)
+    fresh.check_schema(upgrade=True)
+    assert fresh.current_revision() == fresh.head_revision()
