@@ -16,7 +16,7 @@ from bot.engine.groups import GROUPS, MANIFEST_PATH
 from bot.engine.manifest import ChangeKind, Manifest, PathsPolicy
 
 _OVERRIDE = f"a maintainer can change this in {MANIFEST_PATH}"
-_CASELESS = ", matched case-insensitively"
+_CASELESS = "matched case-insensitively"
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +30,7 @@ class Protection:
     folded: bool = False  # decided by a pattern that matched only when case was ignored
 
     def describe(self) -> str:
-        return f"{self.source} ({self.pattern!r}{_CASELESS if self.folded else ''})"
+        return f"{self.source} ({self.pattern!r}{', ' + _CASELESS if self.folded else ''})"
 
 
 def _protect_patterns(paths: PathsPolicy) -> Iterator[tuple[str, str, frozenset[ChangeKind]]]:
@@ -69,7 +69,7 @@ def allowed_by(manifest: Manifest, path: str) -> GlobMatch | None:
 
 
 def _excluded(match: GlobMatch) -> str:
-    return f"{match.pattern!r}{' (matched case-insensitively)' if match.folded else ''}"
+    return f"{match.pattern!r}{f' ({_CASELESS})' if match.folded else ''}"
 
 
 def sides(file: FileDiff) -> Iterator[tuple[str, ChangeKind]]:
