@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
+import os
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -56,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--manifest", type=Path, help="policy file to use instead of the base's")
     check.add_argument("--reference", type=Path, help="reference (gold) patch for excess")
     tests = check.add_mutually_exclusive_group()
-    tests.add_argument("--test-command", help="shell command run in a worktree of the head")
+    tests.add_argument("--test-command", help="shell command run in a sandboxed copy of the head")
     tests.add_argument("--no-tests", action="store_true", help="do not run any tests")
     check.add_argument("--json", type=Path, help="write the receipt JSON here ('-': stdout)")
     check.add_argument("--markdown", type=Path, help="write the Markdown summary here")
@@ -88,12 +91,25 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _write(target: Path, text: str) -> None:
+    """Write `target` whole or not at all: a temporary file beside it, renamed over it. The rename
+    replaces whatever is at the path (a symlink planted there is replaced, not followed). Called
+    only once the test run, and every process it started, is over."""
     if str(target) == "-":
         sys.stdout.write(text)
         return
+    temporary: str | None = None
     try:
-        target.write_text(text, encoding="utf-8")
+        fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        os.fchmod(fd, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
     except OSError as exc:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
         raise UsageError(f"{target}: cannot write: {exc.strerror}") from exc
 
 

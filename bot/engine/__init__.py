@@ -19,6 +19,7 @@ _EXPORTS = {
     "bot.engine.excess": ("check_reference",),
     "bot.engine.gitpath": ("QuotedPathError", "c_quote", "decode_bytes", "display_path", "unquote"),
     "bot.engine.groups": ("MANIFEST_PATH",),
+    "bot.engine.junit": ("JUnitCounts", "JUnitError", "parse_junit"),
     "bot.engine.manifest": (
         "DEFAULT_MANIFEST_TEXT", "LoadedManifest", "Manifest", "ManifestError", "ManifestSource",
         "digest_bytes", "json_schema", "load_manifest", "parse_manifest",
@@ -41,6 +42,8 @@ _EXPORTS = {
         "CheckConclusion", "CheckResult", "ReportedBy", "SemanticStatus", "SideEffect", "SideEffectKind",
         "TestEvidence",
     ),
+    "bot.engine.testevidence": ("ReportFile", "ReportState", "RunOutcome", "judge_run"),
+    "bot.engine.testoutput": ("output_tail", "redact_secrets"),
 }  # fmt: skip
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = [
@@ -60,6 +63,8 @@ __all__ = [
     "FileDiff",
     "FileTexts",
     "Inputs",
+    "JUnitCounts",
+    "JUnitError",
     "Level",
     "LoadedManifest",
     "Manifest",
@@ -73,7 +78,10 @@ __all__ = [
     "ReceiptError",
     "Reference",
     "ReferencePatchError",
+    "ReportFile",
+    "ReportState",
     "ReportedBy",
+    "RunOutcome",
     "SemanticStatus",
     "SideEffect",
     "SideEffectKind",
@@ -92,6 +100,7 @@ __all__ = [
     "evaluate",
     "explain",
     "json_schema",
+    "judge_run",
     "load_manifest",
     "looks_binary",
     "manifest_error_annotations",
@@ -99,10 +108,13 @@ __all__ = [
     "md_code",
     "md_text",
     "measurable",
+    "output_tail",
     "parse_diff",
+    "parse_junit",
     "parse_manifest",
     "parse_reference",
     "receipt_annotations",
+    "redact_secrets",
     "render_json",
     "render_markdown",
     "render_terminal",
@@ -130,6 +142,7 @@ if TYPE_CHECKING:
     from bot.engine.excess import check_reference
     from bot.engine.gitpath import QuotedPathError, c_quote, decode_bytes, display_path, unquote
     from bot.engine.groups import MANIFEST_PATH
+    from bot.engine.junit import JUnitCounts, JUnitError, parse_junit
     from bot.engine.manifest import (
         DEFAULT_MANIFEST_TEXT,
         LoadedManifest,
@@ -169,3 +182,5 @@ if TYPE_CHECKING:
         SideEffectKind,
         TestEvidence,
     )
+    from bot.engine.testevidence import ReportFile, ReportState, RunOutcome, judge_run
+    from bot.engine.testoutput import output_tail, redact_secrets

@@ -89,6 +89,7 @@ def _judge(inputs: Inputs, manifest: Manifest, paths: tuple[str, ...], measured:
         checks=checks,
         not_run_reason=inputs.tests.not_run_reason,
         excess=excess,
+        notes=inputs.tests.notes,
     )
     diff = change.diff
     return Receipt(
@@ -135,5 +136,6 @@ def _dry_run(inputs: Inputs, paths: tuple[str, ...], measured: ExcessResult) -> 
         checks=receipt.checks,
         not_run_reason=inputs.tests.not_run_reason,
         excess=receipt.excess,
+        notes=inputs.tests.notes,
     )
     return DryRun(valid=True, verdict=verdict)

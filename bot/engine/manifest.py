@@ -135,6 +135,10 @@ class TestsPolicy:
     checks: tuple[str, ...] = ()
     timeout_minutes: float = 60.0
     ignore_side_effects: tuple[str, ...] = ()
+    report: str | None = None  # the JUnit XML report the command writes, relative to the tree's root
+    min_executed: int | None = None
+    compare_base: bool = False
+    environment: tuple[str, ...] = ()  # variables passed through besides the fixed list
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +182,28 @@ def _glob_problem(pattern: str) -> str | None:
 def _budget_has_limit(value: dict[str, Any]) -> str | None:
     if not {"files", "hunks", "logical_lines"} & value.keys():
         return "a per-path budget needs at least one of files, hunks, logical_lines"
+    return None
+
+
+def _tree_path(path: str) -> str | None:
+    parts = path.split("/")
+    if path.startswith("/") or "\\" in path or any(p in ("", ".", "..") for p in parts):
+        return "a relative path inside the tree, '/'-separated, without '.', '..' or empty parts"
+    if parts[0] == ".git":
+        return "not inside .git"
+    return None
+
+
+def _variable_name(name: str) -> str | None:
+    if not name.replace("_", "a").isalnum() or not name.isascii() or name[0].isdigit():
+        return "an environment variable name (letters, digits and '_', not starting with a digit)"
+    return None
+
+
+def _report_needed(value: dict[str, Any]) -> str | None:
+    needs = [k for k in ("min_executed", "compare_base") if value.get(k)]
+    if needs and "report" not in value:
+        return f"{' and '.join(needs)} needs tests.report: the counts come from the test report"
     return None
 
 
@@ -338,7 +364,9 @@ SPEC = Mapping_(
             Mapping_(
                 description="How the semantic field is decided.",
                 fields={
-                    "command": Field(String(description="Shell command run in a worktree of the head.")),
+                    "command": Field(
+                        String(description="Shell command run in a sandboxed copy of the head.")
+                    ),
                     "checks": Field(
                         ListOf(
                             String(),
@@ -350,7 +378,33 @@ SPEC = Mapping_(
                     ),
                     "timeout_minutes": Field(Number(minimum=0, exclusive_minimum=True)),
                     "ignore_side_effects": Field(_GLOBS),
+                    "report": Field(
+                        String(
+                            refine_with=_tree_path,
+                            description="JUnit XML report the command writes, relative to the tree's "
+                            "root (pytest --junitxml=PATH). With it, a pass needs the report, written "
+                            "by this run, with at least one executed test and no failure or error.",
+                        )
+                    ),
+                    "min_executed": Field(
+                        Integer(minimum=1, description="Fewest executed tests the report may count.")
+                    ),
+                    "compare_base": Field(
+                        Boolean(
+                            description="Also run the base commit's tests: fewer executed tests, or a "
+                            "test that ran on the base skipped now, fails."
+                        )
+                    ),
+                    "environment": Field(
+                        ListOf(
+                            String(refine_with=_variable_name),
+                            unique=True,
+                            description="Environment variables passed to the command besides PATH, "
+                            "locale and the other fixed ones.",
+                        )
+                    ),
                 },
+                check_whole=_report_needed,
             )
         ),
         "excess": Field(
@@ -505,6 +559,10 @@ def _build(raw: dict[str, Any]) -> Manifest:
             checks=tuple(tests.get("checks", [])),
             timeout_minutes=tests.get("timeout_minutes", 60.0),
             ignore_side_effects=tuple(tests.get("ignore_side_effects", [])),
+            report=tests.get("report"),
+            min_executed=tests.get("min_executed"),
+            compare_base=tests.get("compare_base", False),
+            environment=tuple(tests.get("environment", [])),
         ),
         excess=ExcessPolicy(
             max_distance=excess.get("max_distance"),

@@ -49,7 +49,8 @@ class SideEffectKind(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class SideEffect:
-    """A path the test run created, deleted or changed in the worktree."""
+    """A path the test run created, deleted or changed in the tree it ran in (or in the caller's
+    git directory, when that was within its reach)."""
 
     path: str
     kind: SideEffectKind
@@ -77,6 +78,7 @@ class TestEvidence:
     side_effects: tuple[SideEffect, ...] = ()
     not_run_reason: str | None = None
     reported_by: ReportedBy | None = None
+    notes: tuple[str, ...] = ()  # what the verdict says of the evidence (an exit status alone)
 
 
 def status_of(checks: Sequence[CheckResult]) -> SemanticStatus:

@@ -71,8 +71,14 @@ class Git:
             raise GitError(f"{where}: not a git repository") from exc
         return cls(Path(top.strip()))
 
-    def run(self, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
-        return self._run(args, stdin=stdin, check=check, cwd=self.root, env=_environment(os.environ))
+    def run(
+        self, *args: str, stdin: bytes | None = None, check: bool = True, isolated: bool = False
+    ) -> bytes:
+        """`isolated`: the user's global config is not read either (receipt's own repositories)."""
+        env = _environment(os.environ)
+        if isolated:
+            env["GIT_CONFIG_GLOBAL"] = os.devnull
+        return self._run(args, stdin=stdin, check=check, cwd=self.root, env=env)
 
     def _run(
         self, args: tuple[str, ...], *, stdin: bytes | None, check: bool, cwd: Path, env: dict[str, str]
@@ -84,8 +90,9 @@ class Git:
             raise GitError("git is not installed or not on PATH") from exc
         if check and done.returncode != 0:
             err = done.stderr.decode("utf-8", "replace").strip()
+            name = next(a for i, a in enumerate(args) if a != "-c" and (i == 0 or args[i - 1] != "-c"))
             raise GitError(
-                f"git {args[0]} failed: {err.splitlines()[-1] if err else 'no output'}",
+                f"git {name} failed: {err.splitlines()[-1] if err else 'no output'}",
                 command=command,
                 stderr=err,
             )
@@ -213,10 +220,3 @@ class Git:
         match = re.search(r"[:/]([\w.-]+)/([\w.-]+?)(?:\.git)?/?$", url)
         remote = "://" in url or re.match(r"[\w.-]+@[\w.-]+:", url) is not None
         return f"{match[1]}/{match[2]}" if match and remote else None
-
-    def add_worktree(self, path: Path, rev: str) -> None:
-        self.run("worktree", "add", "--detach", "--quiet", str(path), rev)
-
-    def remove_worktree(self, path: Path) -> None:
-        self.run("worktree", "remove", "--force", str(path), check=False)
-        self.run("worktree", "prune", check=False)

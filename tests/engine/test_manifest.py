@@ -256,3 +256,36 @@ def test_json_schema_describes_every_key() -> None:
     assert props["applies_to"]["properties"]["labels"]["minItems"] == 1
     assert props["version"]["enum"] == [1]
     assert "description" in props["paths"]
+
+
+def test_test_evidence_keys() -> None:
+    m = parse_manifest(
+        "version: 1\ntests: {report: reports/junit.xml, min_executed: 10, compare_base: true,"
+        " environment: [DATABASE_URL, _X1]}\n"
+    )
+    assert (m.tests.report, m.tests.min_executed, m.tests.compare_base) == ("reports/junit.xml", 10, True)
+    assert m.tests.environment == ("DATABASE_URL", "_X1")
+    assert parse_manifest("version: 1\n").tests.compare_base is False
+    props = json_schema()["properties"]["tests"]["properties"]
+    assert {"report", "min_executed", "compare_base", "environment"} <= props.keys()
+
+
+@pytest.mark.parametrize(
+    ("tests", "problem"),
+    [
+        ("{report: /abs/junit.xml}", "tests.report: a relative path inside the tree"),
+        ("{report: ../out.xml}", "tests.report: a relative path inside the tree"),
+        ("{report: 'a//b.xml'}", "tests.report: a relative path inside the tree"),
+        ("{report: 'a\\\\b.xml'}", "tests.report: a relative path inside the tree"),
+        ("{report: .git/junit.xml}", "tests.report: not inside .git"),
+        ("{min_executed: 0, report: r.xml}", "tests.min_executed: must be at least 1, got 0"),
+        ("{min_executed: 3}", "tests: min_executed needs tests.report: the counts come from the test report"),
+        ("{compare_base: true, min_executed: 2}", "tests: min_executed and compare_base needs tests.report"),
+        ("{environment: [A-B]}", "tests.environment[0]: an environment variable name"),
+        ("{environment: [1A]}", "tests.environment[0]: an environment variable name"),
+        ("{environment: [É]}", "tests.environment[0]: an environment variable name"),
+    ],
+)
+def test_test_evidence_keys_are_validated(tests: str, problem: str) -> None:
+    (found,) = _problems(f"version: 1\ntests: {tests}\n")
+    assert problem in found

@@ -184,3 +184,27 @@ def test_violations_sort_deterministically_and_dedupe() -> None:
         "id": "paths.allow_binary",
     }
     assert "id" not in b.as_json(with_id=False)
+
+
+def test_a_timeout_is_its_own_reason() -> None:
+    slow = CheckResult("pytest", CheckConclusion.TIMED_OUT)
+    assert _decide(semantic=SemanticStatus.FAIL, checks=(slow,)) == (
+        Conclusion.FAILURE,
+        ("semantic timed out: pytest",),
+    )
+    lint = CheckResult("lint", CheckConclusion.FAILURE)
+    assert _decide(semantic=SemanticStatus.FAIL, checks=(slow, lint))[1] == (
+        "semantic failed: lint (failure)",
+        "semantic timed out: pytest",
+    )
+
+
+def test_what_the_evidence_was_is_stated_beside_a_pass() -> None:
+    assert _decide(notes=("the exit status was the only evidence",)) == (
+        Conclusion.SUCCESS,
+        (
+            "scope and locality passed",
+            "semantic passed: pytest",
+            "semantic evidence: the exit status was the only evidence",
+        ),
+    )
