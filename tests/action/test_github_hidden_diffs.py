@@ -13,11 +13,13 @@ from datetime import timedelta
 
 import pytest
 
+from bot.engine import Inputs, TestEvidence
 from bot.engine.diff import parse_diff
 from bot.engine.errors import TooLargeToAssess
 from bot.github.client import RetryPolicy, make_client
 from bot.github.diffs import FetchedDiff, fetch_diff, fetch_range_diff, refuse_hidden_text
 from bot.github.pulls import get_pull, merge_base
+from bot.github.remote import gather_pull
 from bot.github.repo import RepoRef
 from bot.github.source import ApiSource
 from tests.action.scenario import REPO, WRITE_TOKEN, Scenario
@@ -122,3 +124,31 @@ def test_a_merge_groups_diff_is_checked_too(scenario: Scenario) -> None:
     assert (
         b"+token = 1" in fetch_range_diff(gh, REPO_REF, base, scenario.head_sha, ApiSource(gh, REPO_REF)).data
     )
+
+
+def _gather(scenario: Scenario, *, files_api: bool) -> Inputs:
+    gh = make_client(WRITE_TOKEN, base_url=scenario.github.url, retry=FAST)
+    if files_api:
+        scenario.github.state.limits.max_files = 1
+    return gather_pull(gh, REPO_REF, get_pull(gh, REPO_REF, scenario.number), tests=TestEvidence())
+
+
+BINARIES = {"tool.bin": "\0ELF\1\2\3 payload\n", "kept.bin": "\0k2\n"}
+
+
+@pytest.mark.parametrize("files_api", [False, True])
+def test_a_binary_that_github_shows_as_text_fails_closed(scenario: Scenario, files_api: bool) -> None:
+    """`diff` in .gitattributes makes GitHub print a binary's bytes as lines; the binary rule must
+    not be talked around that way."""
+    _hostile(scenario, "*.bin diff\n", BINARIES)
+    with pytest.raises(
+        TooLargeToAssess, match=r"kept\.bin: the diff shows lines of a file whose bytes are binary"
+    ):
+        _gather(scenario, files_api=files_api)
+
+
+@pytest.mark.parametrize("files_api", [False, True])
+def test_binaries_github_shows_as_binaries_are_gathered(scenario: Scenario, files_api: bool) -> None:
+    _hostile(scenario, "", BINARIES)
+    inputs = _gather(scenario, files_api=files_api)
+    assert {f.path for f in inputs.change.diff.files if f.binary} == {"tool.bin", "kept.bin"}
