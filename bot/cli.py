@@ -33,6 +33,8 @@ from bot.gather import UsageError
 from bot.local.check import CheckOptions, run_check
 from bot.local.git import Git, GitError
 from bot.local.inspect import inspect_receipt
+from bot.replay.commands import add_replay_parser, run_replay
+from bot.replay.verify import inspect_report, is_report
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -73,9 +75,12 @@ def _parser() -> argparse.ArgumentParser:
         "--manifest", type=Path, help=f"policy file (default: {MANIFEST_PATH} in the working tree)"
     )
 
-    inspect = sub.add_parser("inspect", help="verify a receipt's digest and the digests it names")
+    inspect = sub.add_parser(
+        "inspect", help="verify a receipt's (or a replay report's) digest and the digests it names"
+    )
     inspect.add_argument("receipt", type=Path)
     inspect.add_argument("--repo", type=Path, default=Path(), help="repository to check against")
+    inspect.add_argument("--run", type=Path, help="a replay report's run directory (default: as it records)")
 
     sub.add_parser("schema", help="print the manifest's JSON Schema")
 
@@ -87,6 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     receive = sub.add_parser("receive", help="run the App on a saved delivery and print what it would post")
     receive.add_argument("--event", required=True, help="the X-GitHub-Event name, e.g. pull_request")
     receive.add_argument("--payload", required=True, type=Path, help="the delivery's JSON payload")
+    add_replay_parser(sub)
     return parser
 
 
@@ -174,6 +180,11 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.receipt}: cannot read: {exc.strerror}") from exc
     except ValueError as exc:
         raise UsageError(f"{args.receipt}: not JSON: {exc}") from exc
+    if is_report(body):
+        checked = inspect_report(body, args.run)
+        for line in checked.lines:
+            print(line)
+        return EXIT_OK if checked.ok else EXIT_FAIL
     try:
         git: Git | None = Git.open(args.repo)
     except GitError:
@@ -221,10 +232,14 @@ def _cmd_receive(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.payload}: {exc}") from exc
 
 
+def _cmd_replay(args: argparse.Namespace) -> int:
+    return run_replay(args, _write)
+
+
 _COMMANDS = {
     "check": _cmd_check, "validate": _cmd_validate, "explain": _cmd_explain,
     "inspect": _cmd_inspect, "schema": _cmd_schema, "serve": _cmd_serve, "worker": _cmd_worker,
-    "migrate": _cmd_migrate, "receive": _cmd_receive,
+    "migrate": _cmd_migrate, "receive": _cmd_receive, "replay": _cmd_replay,
 }  # fmt: skip
 
 

@@ -74,7 +74,10 @@ def _namespace(read_only: list[str], hide: list[str], notes: list[str]) -> None:
     for directory in hide:
         flags = _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
         try:
-            _mount(libc, directory, flags, source="tmpfs", fstype="tmpfs", data="size=4k,mode=0500")
+            if os.path.isdir(directory):
+                _mount(libc, directory, flags, source="tmpfs", fstype="tmpfs", data="size=4k,mode=0500")
+            else:  # a file: /dev/null over it reads as empty
+                _mount(libc, directory, _MS_BIND, source="/dev/null")
         except OSError as exc:
             notes.append(f"{directory} could not be hidden: {exc.strerror}")
 

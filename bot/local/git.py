@@ -72,12 +72,19 @@ class Git:
         return cls(Path(top.strip()))
 
     def run(
-        self, *args: str, stdin: bytes | None = None, check: bool = True, isolated: bool = False
+        self,
+        *args: str,
+        stdin: bytes | None = None,
+        check: bool = True,
+        isolated: bool = False,
+        environment: Mapping[str, str] | None = None,
     ) -> bytes:
-        """`isolated`: the user's global config is not read either (receipt's own repositories)."""
+        """`isolated`: the user's global config is not read either (receipt's own repositories).
+        `environment`: variables set for this command alone (an index file, a commit's identity)."""
         env = _environment(os.environ)
         if isolated:
             env["GIT_CONFIG_GLOBAL"] = os.devnull
+        env.update(environment or {})
         return self._run(args, stdin=stdin, check=check, cwd=self.root, env=env)
 
     def _run(
@@ -121,11 +128,13 @@ class Git:
             raise GitError(f"{base[:12]} and {head[:12]} have no common ancestor")
         return out
 
-    def diff(self, old: str, new: str) -> bytes:
-        """`git diff old new` of two commits, read the same way whatever the repository or its user
-        configured (revisions are resolved here: the scratch repository has no refs)."""
+    def diff(self, old: str, new: str, *options: str, paths: Collection[str] = ()) -> bytes:
+        """`git diff old new` of two commits in the pinned shape, read the same way whatever the
+        repository or its user configured; `options` add to it (`--binary`, `--numstat`), `paths`
+        limit it (read literally). Revisions are resolved here: the scratch repository has no refs."""
         old, new = (rev if _SHA.fullmatch(rev) else self.resolve(rev) for rev in (old, new))
-        args = (*_DIFF_ARGS, "--end-of-options", old, new, "--")
+        literal = ("--literal-pathspecs",) if paths else ()
+        args = (*literal, *_DIFF_ARGS, *options, "--end-of-options", old, new, "--", *paths)
         with self._isolated() as (scratch, env):
             return self._run(args, stdin=None, check=True, cwd=scratch, env=env)
 

@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -140,7 +140,7 @@ def export_commit(git: Git, commit: str, tree: Path) -> None:
     )  # fmt: skip
 
 
-def _caller_directories(git: Git) -> tuple[Path, list[Path]]:
+def caller_directories(git: Git) -> tuple[Path, list[Path]]:
     """The caller's work tree, and its git directories (a worktree's own and the common one)."""
     out = git.run("rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", check=False)
     found = [Path(line) for line in out.decode("utf-8", "surrogateescape").splitlines() if line]
@@ -231,8 +231,10 @@ def run_supervised(
     limit: float,
     read_only: Sequence[Path] = (),
     hide: Sequence[Path] = (),
+    stdin: Path | None = None,
 ) -> ProcessResult:
-    """Run `argv` under the supervisor, in the best isolation the platform gives, for at most `limit`."""
+    """Run `argv` under the supervisor, in the best isolation the platform gives, for at most `limit`;
+    its standard input is `stdin` (default /dev/null)."""
     started = time.monotonic()
     grace = min(_GRACE_SECONDS, limit / 10)
     mode, prefix = platform_isolation()
@@ -245,11 +247,17 @@ def run_supervised(
         *prefix, sys.executable, "-I", "-B", str(SUPERVISOR), str(report_write), mode, *options, "--", *argv,
     ]  # fmt: skip
     try:
+        source = os.open(stdin, os.O_RDONLY) if stdin is not None else None
+    except OSError as exc:
+        os.close(report_read)
+        os.close(report_write)
+        return ProcessResult(None, False, f"{stdin}: {exc.strerror}", None, 0.0, b"", _describe(mode, ()))
+    try:
         process = subprocess.Popen(
             command,
             cwd=cwd,
             env=dict(environment),
-            stdin=subprocess.DEVNULL,
+            stdin=source if source is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -260,6 +268,8 @@ def run_supervised(
         return ProcessResult(None, False, str(exc), None, 0.0, b"", _describe(mode, ()))
     finally:
         os.close(report_write)
+        if source is not None:
+            os.close(source)
     assert process.stdout is not None
     output, report = _Output(), _Output()
     selector = selectors.DefaultSelector()
@@ -360,11 +370,19 @@ def run_in_sandbox(
     environment: Mapping[str, str],
     collect: Sequence[str] = (),
     gate: bool = True,
+    stdin: Path | None = None,
+    hide: Sequence[Path] = (),
+    after: Callable[[Path], None] | None = None,
 ) -> SandboxRun:
     """Run `argv` in a fresh copy of `commit`, for at most `limit` seconds, with `environment` (pass
     it through `minimal_environment` first) plus a HOME and TMPDIR of its own. Returns what it did:
     its result, what it changed in the tree and in the caller's git directory (when `gate`), and
-    the files named in `collect`."""
+    the files named in `collect`.
+
+    `stdin`: a file given as the command's standard input. `hide`: more files and directories the
+    command must not read, hidden like the caller's git directory where the platform allows it (a
+    directory that holds the run's own scratch directory cannot be). `after`: called with the tree
+    once every process of the run is gone, before the copy is removed (to read what it left)."""
     scratch = Path(tempfile.mkdtemp(prefix="receipt-run-")).resolve()
     try:
         tree, home, tmp = scratch / "tree", scratch / "home", scratch / "tmp"
@@ -377,17 +395,20 @@ def run_in_sandbox(
         tmp.mkdir()
         before = fingerprint(tree) if gate else {}
         existed = {p: (tree / p).exists() or (tree / p).is_symlink() for p in collect}
-        work_tree, git_dirs = _caller_directories(git)
+        work_tree, git_dirs = caller_directories(git)
         watched = _watched(git_dirs) if gate else {}
         env = {**environment, "HOME": str(home), "TMPDIR": str(tmp), "TMP": str(tmp), "TEMP": str(tmp)}
         read_only = [] if _inside(scratch, work_tree) else [work_tree]
-        hide = [
+        targets = list(dict.fromkeys([*git_dirs, *(p.resolve() for p in hide)]))
+        hidden = [
             d
-            for d in git_dirs
-            if not _inside(scratch, d) and not any(_inside(d, o) for o in git_dirs if o != d)
+            for d in targets
+            if not _inside(scratch, d) and not any(_inside(d, o) for o in targets if o != d)
         ]
         started_ns = time.time_ns()
-        result = run_supervised(argv, cwd=tree, environment=env, limit=limit, read_only=read_only, hide=hide)
+        result = run_supervised(
+            argv, cwd=tree, environment=env, limit=limit, read_only=read_only, hide=hidden, stdin=stdin
+        )
         if result.mode == "namespace" and any(_inside(scratch, d) for d in (work_tree, *git_dirs)):
             skipped = "; the scratch directory is inside the caller's repository: that part stays reachable"
             result = replace(result, isolation=result.isolation + skipped)
@@ -398,6 +419,8 @@ def run_in_sandbox(
                 *_caller_effects(watched, _watched(git_dirs)),
             ]
         collected = {p: _collect(tree, p, existed[p]) for p in collect}
+        if after is not None:
+            after(tree)
     finally:
         _remove(scratch)
     return SandboxRun(result, started_ns, tuple(effects), collected)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from bot.engine import ReportFile, ReportState, RunOutcome, TestEvidence, judge_run
 from bot.engine.manifest import TestsPolicy
@@ -24,6 +25,7 @@ class TestRun:
     environment: Mapping[str, str]  # the caller's; only what `minimal_environment` keeps is passed
     policy: TestsPolicy = field(default_factory=TestsPolicy)
     base: str | None = None  # the commit `tests.compare_base` compares with (the merge-base)
+    hide: tuple[Path, ...] = ()  # more that the command must not read (replay: the caller's repository)
 
 
 def _report(collected: Collected | None, started_ns: int) -> ReportFile | None:
@@ -65,7 +67,14 @@ def run_tests(git: Git, head: str, run: TestRun) -> TestEvidence:
 
     def once(commit: str, *, gate: bool) -> SandboxRun:
         return run_in_sandbox(
-            git, commit, argv, limit=run.timeout_seconds, environment=env, collect=collect, gate=gate
+            git,
+            commit,
+            argv,
+            limit=run.timeout_seconds,
+            environment=env,
+            collect=collect,
+            gate=gate,
+            hide=run.hide,
         )
 
     at_head = once(head, gate=True)

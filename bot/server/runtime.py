@@ -54,9 +54,11 @@ class Runtime:
         runtime.context = Context(settings, db, tokens, enqueue=runtime.enqueue, post=post)
         return runtime
 
-    def enqueue(self, job_id: int, delay: float = 0.0) -> None:
+    def enqueue(self, job_id: int, delay: float = 0.0, *, recorded: bool = False) -> None:
+        """Wake a worker for the job; `recorded` when its row already says it was enqueued."""
         self.queue.enqueue(job_id, delay)
-        store.mark_enqueued(self.db, [job_id])
+        if not recorded:
+            store.mark_enqueued(self.db, [job_id])
 
     def run_job(self, job_id: int) -> None:
         run_job(self.context, job_id)

@@ -7,6 +7,7 @@ work happens in the worker. The signature is checked over the raw bytes before a
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
@@ -94,7 +95,7 @@ async def webhook(request: Request, runtime: RuntimeDep) -> JSONResponse:
         return _answer(200, name, "duplicate", delivery=guid)
     for job_id in recorded.job_ids:
         try:
-            await run_in_threadpool(runtime.enqueue, job_id)
+            await run_in_threadpool(partial(runtime.enqueue, job_id, recorded=True))
         except Exception as exc:
             logs.failure("could not enqueue a recorded job; the sweep will", exc=exc, job=job_id, **context)
     logs.event(decided.detail, outcome=decided.outcome, **context)

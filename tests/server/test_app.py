@@ -211,3 +211,30 @@ def test_github_failing_every_call_still_ends_the_run(github_app: AppWorld, host
     [run] = _completed(github_app, github_app.pull.head_sha, timeout=60)
     assert run["conclusion"] == "failure"
     assert "502" in run["output"]["summary"]
+
+
+def _app_requests(world: AppWorld) -> list[str]:
+    return [f"{r.method} {r.path}" for r in world.fake.requests if r.path.startswith(("/app", "/repos"))]
+
+
+def test_requests_per_event_grow_only_with_the_changed_files(github_app: AppWorld, host: AppHost) -> None:
+    host.serve(workers=1)
+    counts = {}
+    for number, files in ((11, 1), (12, 5), (13, 20)):
+        pull = github_app.open_pull(
+            {f"src/m{number}_{n}.py": f"x = {n}\n" for n in range(files)}, number=number
+        )
+        before = len(_app_requests(github_app))
+        github_app.send_pull_request("opened", pull=pull)
+        _completed(github_app, pull.head_sha)
+        wait_until(lambda: any("check-runs" in c for c in _app_requests(github_app)[before:]), what="the log")
+        counts[files] = _app_requests(github_app)[before:]
+    # One token for the whole run (cached), then per event: compare twice (merge-base, diff), the
+    # base manifest, the two trees (the base's cached across events), a blob per changed side not
+    # seen before (content-addressed, cached), and the check-run create.
+    tokens = [c for n in counts for c in counts[n] if c.startswith("POST /app/installations")]
+    assert len(tokens) == 1
+    for files, calls in counts.items():
+        per_event = [c for c in calls if not c.startswith("POST /app/installations")]
+        assert len(per_event) <= 6 + files, calls
+        assert sum("/git/blobs/" in c for c in per_event) <= files
