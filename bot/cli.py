@@ -30,6 +30,7 @@ from bot.engine import (
     render_terminal,
 )
 from bot.gather import UsageError
+from bot.jsonread import JsonInputError, load_json_object
 from bot.local.check import CheckOptions, run_check
 from bot.local.git import Git, GitError
 from bot.local.inspect import inspect_receipt
@@ -175,11 +176,13 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
     try:
-        body: Any = json.loads(args.receipt.read_bytes())
+        data = args.receipt.read_bytes()
     except OSError as exc:
         raise UsageError(f"{args.receipt}: cannot read: {exc.strerror}") from exc
-    except ValueError as exc:
-        raise UsageError(f"{args.receipt}: not JSON: {exc}") from exc
+    try:
+        body: Any = load_json_object(data, str(args.receipt))
+    except JsonInputError as exc:
+        raise UsageError(exc.problem) from exc
     if is_report(body):
         checked = inspect_report(body, args.run)
         for line in checked.lines:

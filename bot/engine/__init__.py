@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
     "bot.engine.applies": ("PullRequestFacts",),
+    "bot.engine.bounds": ("MAX_DIFF_BYTES",),
     "bot.engine.change": (
-        "Change", "Entry", "FileTexts", "change_digest", "change_from_diff", "touched_paths",
+        "Change", "Entry", "FileKey", "FileTexts", "change_digest", "change_from_diff", "file_key",
+        "parse_bounded", "touched_paths",
     ),
     "bot.engine.diff": ("Diff", "DiffParseError", "FileDiff", "looks_binary", "parse_diff"),
     "bot.engine.errors": ("ReceiptError", "TooLargeToAssess"),
@@ -50,6 +52,7 @@ __all__ = [
     "DEFAULT_MANIFEST_TEXT",
     "EXIT_CODES",
     "MANIFEST_PATH",
+    "MAX_DIFF_BYTES",
     "SCHEMA",
     "SUMMARY_LIMIT",
     "Annotation",
@@ -61,6 +64,7 @@ __all__ = [
     "DiffParseError",
     "Entry",
     "FileDiff",
+    "FileKey",
     "FileTexts",
     "Inputs",
     "JUnitCounts",
@@ -99,6 +103,7 @@ __all__ = [
     "display_path",
     "evaluate",
     "explain",
+    "file_key",
     "json_schema",
     "judge_run",
     "load_manifest",
@@ -109,6 +114,7 @@ __all__ = [
     "md_text",
     "measurable",
     "output_tail",
+    "parse_bounded",
     "parse_diff",
     "parse_junit",
     "parse_manifest",
@@ -134,7 +140,18 @@ def __getattr__(name: str) -> Any:
 
 if TYPE_CHECKING:
     from bot.engine.applies import PullRequestFacts
-    from bot.engine.change import Change, Entry, FileTexts, change_digest, change_from_diff, touched_paths
+    from bot.engine.bounds import MAX_DIFF_BYTES
+    from bot.engine.change import (
+        Change,
+        Entry,
+        FileKey,
+        FileTexts,
+        change_digest,
+        change_from_diff,
+        file_key,
+        parse_bounded,
+        touched_paths,
+    )
     from bot.engine.content.patternset import PatternSetGaveUp
     from bot.engine.diff import Diff, DiffParseError, FileDiff, looks_binary, parse_diff
     from bot.engine.errors import ReceiptError, TooLargeToAssess

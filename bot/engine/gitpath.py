@@ -34,9 +34,14 @@ def decode_bytes(raw: bytes) -> str:
     return raw.decode("utf-8", errors="surrogateescape")
 
 
-def path_bytes(path: str) -> bytes:
-    """The name's own bytes, for matchers that take no lone surrogates (RE2)."""
-    return path.encode("utf-8", "surrogateescape")
+def matchable(path: str) -> str:
+    """`path` as text RE2 can read: each lone surrogate (a byte that is not UTF-8) as U+FFFD, one
+    character for one byte, so `*`, `?` and the name's structure match as they would on the bytes."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in path)
+    return path
 
 
 def c_quote(path: str, *, ascii_only: bool = False) -> str:

@@ -1,7 +1,11 @@
-"""Path patterns with gitignore semantics, compiled once.
+"""Path patterns with gitignore semantics, run on RE2.
 
 A list of patterns is read the gitignore way: the last pattern that matches decides, and a
-`!pattern` that matches excludes. Dotfiles are ordinary names.
+`!pattern` that matches excludes. Dotfiles are ordinary names. pathspec translates a pattern into a
+regular expression; RE2 runs it, in time linear in the path (Python's engine backtracks: `*a*a*a*b`
+against a long name of `a`s takes minutes), with bounded memory. Patterns are compiled once per
+manifest, into its PatternStore (patterns.py), not into a process-wide cache. RE2 reads a path as
+`gitpath.matchable` gives it (a byte that is not UTF-8 as U+FFFD).
 
 Case: a checkout on a case-insensitive filesystem (macOS, Windows) writes `Agents.md` and
 `AGENTS.md` to the same file. A pattern that restricts (protects a path, excludes it from an
@@ -15,10 +19,17 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 from pathspec.patterns.gitignore.base import GitIgnorePatternError
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+from bot.engine.bounds import GLOB_MAX_MEM
+from bot.engine.gitpath import matchable
+from bot.engine.regex import RegexError, compile_bounded
+
+if TYPE_CHECKING:
+    from bot.engine.patterns import PatternStore
 
 
 class GlobError(ValueError):
@@ -28,19 +39,47 @@ class GlobError(ValueError):
         self.problem = problem
 
 
-@lru_cache(maxsize=4096)
-def compile_glob(pattern: str) -> GitIgnoreSpecPattern:
+@dataclass(frozen=True, slots=True)
+class CompiledGlob:
+    pattern: str
+    include: bool
+    regex: Any  # RE2
+
+    @property
+    def program_size(self) -> int:
+        return int(self.regex.programsize)
+
+    def match_file(self, path: str) -> Any | None:
+        """The match when the pattern selects `path` (pathspec's `match_file`), else None."""
+        return self.regex.search(matchable(path))
+
+
+def compile_glob(pattern: str) -> CompiledGlob:
+    """GlobError for a pattern gitignore cannot read, or one RE2 cannot run within GLOB_MAX_MEM."""
     if not pattern.strip():
         raise GlobError(pattern, "empty pattern")
     if pattern.startswith("#"):
         raise GlobError(pattern, "starts with '#', which gitignore reads as a comment; write '\\#'")
     try:
-        compiled = GitIgnoreSpecPattern(pattern)
+        regex, include = GitIgnoreSpecPattern.pattern_to_regex(pattern)
     except (GitIgnorePatternError, ValueError) as exc:
         raise GlobError(pattern, str(exc)) from exc
-    if compiled.include is None:
+    if regex is None or include is None:
         raise GlobError(pattern, "matches nothing")
-    return compiled
+    try:
+        compiled = compile_bounded(regex, GLOB_MAX_MEM)
+    except RegexError as exc:
+        raise GlobError(pattern, exc.problem) from exc
+    return CompiledGlob(pattern, include, compiled)
+
+
+def any_case(compiled: CompiledGlob) -> str:
+    """The source of `compiled`'s regex matched case-insensitively, its named groups (pathspec's;
+    they do not change what matches) unnamed so that several can share one regex."""
+    return "(?i:" + _NAMED_GROUP.sub("(?:", compiled.regex.pattern) + ")"
+
+
+_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
 
 
 class Caseless(Enum):
@@ -59,49 +98,33 @@ class GlobMatch:
     folded: bool = False  # matched only because case was ignored
 
 
-@lru_cache(maxsize=4096)
-def _any_case(pattern: str) -> re.Pattern[str]:
-    """The pattern's own regex, matched case-insensitively: it matches whatever the exact one does."""
-    regex = compile_glob(pattern).regex
-    assert regex is not None  # compile_glob refuses patterns that match nothing
-    return re.compile(regex.pattern, regex.flags | re.IGNORECASE)
-
-
-_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
-
-
-def any_case_screen(patterns: Sequence[str]) -> re.Pattern[str]:
-    """One regex that matches a path whenever one of `patterns` matches it, in any spelling: a path
-    it does not match is decided by none of them (pathspec's named groups are dropped; they do not
-    change what matches)."""
-    sources = []
-    for pattern in dict.fromkeys(patterns):
-        regex = _any_case(pattern)
-        sources.append(f"(?:{_NAMED_GROUP.sub('(?:', regex.pattern)})")
-    return re.compile("|".join(sources) or "(?!)", re.IGNORECASE)
-
-
-def match_one(pattern: str, path: str, caseless: Caseless = Caseless.NONE) -> GlobMatch | None:
+def match_one(
+    pattern: str, path: str, store: PatternStore, caseless: Caseless = Caseless.NONE
+) -> GlobMatch | None:
     """Whether `pattern` matches `path` (as GlobMatch with index 0), under the list's case rule."""
-    compiled = compile_glob(pattern)
-    include = bool(compiled.include)
+    compiled = store.glob(pattern)
+    include = compiled.include
     if caseless is not (Caseless.INCLUDES if include else Caseless.EXCLUDES):
         return GlobMatch(pattern, 0, include) if compiled.match_file(path) is not None else None
-    if _any_case(pattern).search(path) is None:
-        return None  # the exact spelling cannot match either: one regex, not two, per pattern
+    if store.any_case(pattern).search(matchable(path)) is None:
+        return None  # the exact spelling cannot match either: one match, not two, per pattern
     return GlobMatch(pattern, 0, include, folded=compiled.match_file(path) is None)
 
 
-def last_match(patterns: Sequence[str], path: str, caseless: Caseless = Caseless.NONE) -> GlobMatch | None:
+def last_match(
+    patterns: Sequence[str], path: str, store: PatternStore, caseless: Caseless = Caseless.NONE
+) -> GlobMatch | None:
     """The pattern that decides `path` (gitignore: last match wins), or None."""
     decided: GlobMatch | None = None
     for index, pattern in enumerate(patterns):
-        found = match_one(pattern, path, caseless)
+        found = match_one(pattern, path, store, caseless)
         if found is not None:
             decided = GlobMatch(pattern, index, found.include, found.folded)
     return decided
 
 
-def matches(patterns: Sequence[str], path: str, caseless: Caseless = Caseless.NONE) -> bool:
-    found = last_match(patterns, path, caseless)
+def matches(
+    patterns: Sequence[str], path: str, store: PatternStore, caseless: Caseless = Caseless.NONE
+) -> bool:
+    found = last_match(patterns, path, store, caseless)
     return found is not None and found.include

@@ -10,9 +10,10 @@ from typing import Any
 import yaml
 
 from bot.engine.errors import ReceiptError
-from bot.engine.globs import GlobError, compile_glob
+from bot.engine.globs import GlobError
 from bot.engine.groups import GROUP_NAMES, MANIFEST_PATH
-from bot.engine.regex import re2_problem
+from bot.engine.patterns import TOO_EXPENSIVE, OverLimit, PatternStore, hunk_form
+from bot.engine.regex import PatternTooLarge, RegexError, problem_with_hint
 from bot.engine.schema import (
     Boolean,
     Choice,
@@ -31,6 +32,7 @@ from bot.engine.schema import (
 )
 
 MAX_MANIFEST_BYTES = 256 * 1024
+MAX_TEST_MINUTES = 7 * 24 * 60  # a week: past it, no machine's clock arithmetic (or CI job) goes
 
 
 class ManifestSource(StrEnum):
@@ -65,6 +67,11 @@ class ManifestError(ReceiptError, ValueError):
         self.file = file
         self.issues = sorted(issues, key=lambda i: (i.line, i.column, i.key_path, i.problem))
         super().__init__("\n".join(i.render(file) for i in self.issues))
+
+    @property
+    def too_expensive(self) -> bool:
+        """A limit on size or cost was reached (bounds.py): the manifest may be valid, but too costly."""
+        return any(i.limit for i in self.issues)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +166,8 @@ class Manifest:
     content: ContentPolicy = field(default_factory=ContentPolicy)
     tests: TestsPolicy = field(default_factory=TestsPolicy)
     excess: ExcessPolicy = field(default_factory=ExcessPolicy)
+    # Its globs and regexes, compiled once when it was read; rules compile the others they need here.
+    patterns: PatternStore = field(default_factory=PatternStore, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,11 +180,18 @@ class LoadedManifest:
     digest: str
 
 
-def _glob_problem(pattern: str) -> str | None:
+def _glob_problem(pattern: str, walk: Walk) -> str | None:
     try:
-        compile_glob(pattern)
+        walk.patterns.add_glob(pattern)
     except GlobError as exc:
+        if isinstance(exc.__cause__, PatternTooLarge):
+            raise OverLimit(f"{TOO_EXPENSIVE}: {exc.problem}") from exc
         return exc.problem
+    return None
+
+
+def _login_problem(glob: str, walk: Walk) -> str | None:
+    walk.patterns.add_login(glob)
     return None
 
 
@@ -185,7 +201,7 @@ def _budget_has_limit(value: dict[str, Any]) -> str | None:
     return None
 
 
-def _tree_path(path: str) -> str | None:
+def _tree_path(path: str, walk: Walk) -> str | None:
     parts = path.split("/")
     if path.startswith("/") or "\\" in path or any(p in ("", ".", "..") for p in parts):
         return "a relative path inside the tree, '/'-separated, without '.', '..' or empty parts"
@@ -194,7 +210,7 @@ def _tree_path(path: str) -> str | None:
     return None
 
 
-def _variable_name(name: str) -> str | None:
+def _variable_name(name: str, walk: Walk) -> str | None:
     if not name.replace("_", "a").isalnum() or not name.isascii() or name[0].isdigit():
         return "an environment variable name (letters, digits and '_', not starting with a digit)"
     return None
@@ -207,9 +223,15 @@ def _report_needed(value: dict[str, Any]) -> str | None:
     return None
 
 
-def _re2_compiles(pattern: str) -> str | None:
-    problem = re2_problem(pattern)
-    return f"{_RE2_REJECTS}: {problem}" if problem else None
+def _re2_compiles(pattern: str, walk: Walk) -> str | None:
+    """The pattern compiles alone and as the hunk-wide form content.banned also runs (banned.py)."""
+    try:
+        walk.patterns.add_regex(pattern, hunk_form(pattern))
+    except PatternTooLarge as exc:
+        raise OverLimit(f"{TOO_EXPENSIVE}: {exc.problem}") from exc
+    except RegexError as exc:
+        return f"{_RE2_REJECTS}: {problem_with_hint(exc)}"
+    return None
 
 
 _GLOB = String(refine_with=_glob_problem, description="A path pattern with gitignore semantics.")
@@ -229,7 +251,7 @@ SPEC = Mapping_(
                 fields={
                     "authors": Field(
                         ListOf(
-                            String(),
+                            String(refine_with=_login_problem),
                             min_items=1,
                             unique=True,
                             description="Author logins; globs such as '*[bot]'.",
@@ -376,7 +398,9 @@ SPEC = Mapping_(
                             ),
                         )
                     ),
-                    "timeout_minutes": Field(Number(minimum=0, exclusive_minimum=True)),
+                    "timeout_minutes": Field(
+                        Number(minimum=0, exclusive_minimum=True, maximum=MAX_TEST_MINUTES)
+                    ),
                     "ignore_side_effects": Field(_GLOBS),
                     "report": Field(
                         String(
@@ -465,9 +489,10 @@ def _name_banned_patterns(root: yaml.Node, issues: list[ConfigIssue]) -> list[Co
 
 def parse_manifest(text: str | bytes, file: str = MANIFEST_PATH) -> Manifest:
     """Validate manifest text; ManifestError lists every problem with file:line:col."""
-    raw_bytes = text.encode("utf-8") if isinstance(text, str) else text
+    raw_bytes = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     if len(raw_bytes) > MAX_MANIFEST_BYTES:
-        raise ManifestError(file, [ConfigIssue(1, 1, "", f"larger than {MAX_MANIFEST_BYTES} bytes")])
+        issue = ConfigIssue(1, 1, "", f"larger than {MAX_MANIFEST_BYTES} bytes", limit=True)
+        raise ManifestError(file, [issue])
     try:
         decoded = raw_bytes.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -482,7 +507,7 @@ def parse_manifest(text: str | bytes, file: str = MANIFEST_PATH) -> Manifest:
     raw = SPEC.validate(node, "", walk)
     if walk.issues or isinstance(raw, Invalid):
         raise ManifestError(file, _name_banned_patterns(node, walk.issues))
-    return _build(raw)
+    return replace(_build(raw), patterns=walk.patterns)
 
 
 def _tuple(value: Any) -> tuple[str, ...] | None:

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 
 from bot.engine.diff import Diff, FileDiff, FileStatus, LineKind
 from bot.engine.findings import RuleId, Violation
-from bot.engine.gitpath import path_label
-from bot.engine.globs import Caseless, GlobMatch, any_case_screen, last_match, match_one
+from bot.engine.gitpath import matchable, path_label
+from bot.engine.globs import Caseless, GlobMatch, last_match, match_one
 from bot.engine.groups import GROUPS, MANIFEST_PATH
 from bot.engine.manifest import ChangeKind, Manifest, PathsPolicy
 
@@ -43,19 +41,15 @@ def _protect_patterns(paths: PathsPolicy) -> Iterator[tuple[str, str, frozenset[
             yield pattern, rule.label, rule.allow
 
 
-@lru_cache(maxsize=64)
-def _screen(paths: PathsPolicy) -> re.Pattern[str]:
-    return any_case_screen([pattern for pattern, _, _ in _protect_patterns(paths)])
-
-
 def protection(manifest: Manifest, path: str) -> Protection | None:
     """The last protect pattern matching `path` (gitignore semantics), or None. Protecting
     patterns match every spelling of the path, unprotecting ones (`!`) only the one they name."""
-    if _screen(manifest.paths).search(path) is None:
-        return None  # most paths: one regex for all the patterns
+    screen = manifest.patterns.screen(tuple(pattern for pattern, _, _ in _protect_patterns(manifest.paths)))
+    if screen is not None and screen.search(matchable(path)) is None:
+        return None  # most paths: one match for all the patterns
     decided: Protection | None = None
     for pattern, source, allow in _protect_patterns(manifest.paths):
-        found = match_one(pattern, path, Caseless.INCLUDES)
+        found = match_one(pattern, path, manifest.patterns, Caseless.INCLUDES)
         if found is not None:
             decided = Protection(found.include, source, pattern, allow, found.folded)
     return decided
@@ -65,7 +59,7 @@ def allowed_by(manifest: Manifest, path: str) -> GlobMatch | None:
     """The paths.allow pattern deciding `path`: an exclusion matches every spelling, an inclusion
     only its own."""
     assert manifest.paths.allow is not None
-    return last_match(manifest.paths.allow, path, Caseless.EXCLUDES)
+    return last_match(manifest.paths.allow, path, manifest.patterns, Caseless.EXCLUDES)
 
 
 def _excluded(match: GlobMatch) -> str:
@@ -257,7 +251,7 @@ def explain(path: str, manifest: Manifest, manifest_paths: tuple[str, ...]) -> P
         else:
             lines.append(f"allowed: matches paths.allow[{match.index}] {match.pattern!r}")
     for budget in manifest.budgets.per_path:
-        bm = last_match(budget.paths, path)
+        bm = last_match(budget.paths, path, manifest.patterns)
         if bm is not None and bm.include:
             lines.append(f"budget: counted in budgets.per_path[{budget.index}] ({bm.pattern!r})")
     return PathExplanation(path, tuple(lines))

@@ -107,5 +107,5 @@ def side_effect_violations(evidence: TestEvidence, manifest: Manifest) -> list[V
             f"side-effect:{effect.kind}",
         )
         for effect in evidence.side_effects
-        if not (ignored and matches(ignored, effect.path))
+        if not (ignored and matches(ignored, effect.path, manifest.patterns))
     ]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from bot.engine import (
     MANIFEST_PATH,
+    MAX_DIFF_BYTES,
     Inputs,
     LoadedManifest,
     PullRequestFacts,
@@ -100,7 +101,8 @@ def test_evidence(
 
 def inputs_at(git: Git, revisions: Revisions, options: CheckOptions, request: Request) -> Inputs:
     """Gather from git objects, then run the tests on the head commit."""
-    inputs = gather(LocalSource(git), revisions, git.diff(revisions.merge_base, revisions.head), request)
+    diff = git.diff(revisions.merge_base, revisions.head, limit=MAX_DIFF_BYTES)
+    inputs = gather(LocalSource(git), revisions, diff, request)
     tests = test_evidence(git, options, inputs.manifest, revisions.head, revisions.merge_base)
     return replace(inputs, tests=tests)
 

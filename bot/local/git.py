@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.engine import ReceiptError, decode_bytes
+from bot.engine import ReceiptError, TooLargeToAssess, decode_bytes
 
 # Pin every setting that changes the shape of `git diff` output, so the same commits give the
 # same bytes on every machine whatever the user's config says.
@@ -128,15 +128,21 @@ class Git:
             raise GitError(f"{base[:12]} and {head[:12]} have no common ancestor")
         return out
 
-    def diff(self, old: str, new: str, *options: str, paths: Collection[str] = ()) -> bytes:
+    def diff(
+        self, old: str, new: str, *options: str, paths: Collection[str] = (), limit: int | None = None
+    ) -> bytes:
         """`git diff old new` of two commits in the pinned shape, read the same way whatever the
         repository or its user configured; `options` add to it (`--binary`, `--numstat`), `paths`
-        limit it (read literally). Revisions are resolved here: the scratch repository has no refs."""
+        limit it (read literally). With `limit`, TooLargeToAssess as soon as git writes more bytes
+        than that (git is stopped: a huge diff is never held in memory whole). Revisions are
+        resolved here: the scratch repository has no refs."""
         old, new = (rev if _SHA.fullmatch(rev) else self.resolve(rev) for rev in (old, new))
         literal = ("--literal-pathspecs",) if paths else ()
         args = (*literal, *_DIFF_ARGS, *options, "--end-of-options", old, new, "--", *paths)
         with self._isolated() as (scratch, env):
-            return self._run(args, stdin=None, check=True, cwd=scratch, env=env)
+            if limit is None:
+                return self._run(args, stdin=None, check=True, cwd=scratch, env=env)
+            return self._run_bounded(args, limit, cwd=scratch, env=env)
 
     @contextmanager
     def _isolated(self) -> Iterator[tuple[Path, dict[str, str]]]:
@@ -171,6 +177,39 @@ class Git:
                 GIT_NO_REPLACE_OBJECTS="1",
             )
             yield scratch, env
+
+    def _run_bounded(self, args: tuple[str, ...], limit: int, *, cwd: Path, env: dict[str, str]) -> bytes:
+        command = ("git", *(a for c in _CONFIG for a in ("-c", c)), *args)
+        chunks: list[bytes] = []
+        size = 0
+        with tempfile.TemporaryFile() as errors:  # a file, so git never blocks on a full stderr pipe
+            try:
+                process = subprocess.Popen(
+                    command,
+                    cwd=cwd,
+                    stdout=subprocess.PIPE,
+                    stderr=errors,
+                    env=env,
+                )
+            except FileNotFoundError as exc:
+                raise GitError("git is not installed or not on PATH") from exc
+            assert process.stdout is not None
+            with process:
+                while chunk := process.stdout.read(1 << 20):
+                    size += len(chunk)
+                    if size > limit:
+                        process.kill()
+                        raise TooLargeToAssess(f"the diff is more than the {limit:,} bytes one receipt reads")
+                    chunks.append(chunk)
+            if process.returncode != 0:
+                errors.seek(0)
+                err = errors.read().decode("utf-8", "replace").strip()
+                raise GitError(
+                    f"git {args[0]} failed: {err.splitlines()[-1] if err else 'no output'}",
+                    command=command,
+                    stderr=err,
+                )
+        return b"".join(chunks)
 
     def read_file(self, rev: str, path: str) -> bytes | None:
         """The file at `path` in commit `rev`, or None when it is not there."""

@@ -17,6 +17,7 @@ from typing import Any
 from bot.engine import MANIFEST_PATH, ManifestError, ManifestSource, digest_bytes, load_manifest, parse_diff
 from bot.engine.globs import matches
 from bot.engine.groups import GROUPS
+from bot.engine.patterns import PatternStore
 from bot.engine.semantic import CheckConclusion
 from bot.local.git import Git, GitError
 from bot.local.testrun import TestRun, run_tests
@@ -62,6 +63,9 @@ SKIP_RULES = {
     "no-test-command": "no --test-command and no tests.command in the base commit's manifest",
     "gold-fails": "with --verify: the tests do not pass on the merged change itself",
 }
+
+# The globs replay matches paths against (built-in groups, the options' own), compiled once.
+_PATTERNS = PatternStore()
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,7 +298,7 @@ def _changed_lines(diff: bytes) -> list[bytes]:
 
 
 def _is_generated(git: Git, commit: str, path: str) -> bool:
-    if matches(GENERATED_NAMES, path):
+    if matches(GENERATED_NAMES, path, _PATTERNS):
         return True
     data = git.read_file(commit, path)
     head = b"\n".join((data or b"").split(b"\n")[:5])
@@ -306,13 +310,13 @@ def _skip_reason(
 ) -> tuple[str, str] | None:
     if not paths:
         return "empty", ""
-    if all(matches(GROUPS["lockfiles"], p) for p in paths):
+    if all(matches(GROUPS["lockfiles"], p, _PATTERNS) for p in paths):
         return "lockfile-only", ", ".join(paths[:3])
     if all(_is_generated(git, commit.sha, p) for p in paths):
         return "generated", ", ".join(paths[:3])
     if VERSION_TITLE.search(title):
         return "version-bump", f"title {title!r}"
-    if all(matches(VERSION_FILES, p) for p in paths):
+    if all(matches(VERSION_FILES, p, _PATTERNS) for p in paths):
         return "version-bump", ", ".join(paths[:3])
     lines = _changed_lines(diff)
     if lines and all(VERSION_LINE.search(t.decode("utf-8", "replace")) and VERSION_NUMBER.search(
@@ -351,7 +355,7 @@ def candidate(git: Git, commit: _Commit, options: MineOptions, used: set[str]) -
         return Candidate(commit, skipped=Skipped(commit.sha, "not-text", ""))
     files = parse_diff(diff).files
     paths = [p for f in files for p in f.paths]
-    hidden_files = [f for f in files if any(matches(options.hidden_tests, p) for p in f.paths)]
+    hidden_files = [f for f in files if any(matches(options.hidden_tests, p, _PATTERNS) for p in f.paths)]
     hidden = [p for f in hidden_files for p in f.paths]
     title, body, pr = parse_message(commit.message)
     reason = _skip_reason(git, commit, paths, hidden, diff=diff, title=title)

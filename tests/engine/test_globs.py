@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.engine.globs import GlobError, GlobMatch, compile_glob, last_match, matches
+from bot.engine.globs import Caseless, GlobError, GlobMatch, compile_glob, last_match, matches
+from bot.engine.patterns import PatternStore
 
 
 @pytest.mark.parametrize(
@@ -13,6 +14,10 @@ from bot.engine.globs import GlobError, GlobMatch, compile_glob, last_match, mat
         ("#x", "starts with '#', which gitignore reads as a comment; write '\\#'"),
         ("\\", "Invalid git pattern: '\\\\'"),
         ("/", "matches nothing"),
+        ("[z-a]", "invalid character class range: z-a"),
+        ("src/[z-a]/**", "invalid character class range: z-a"),
+        ("[[:alpha:]]", "missing ]: [[:alpha:]\\](?:(?P<ps_d>/)|$)"),
+        ("?" * 4000, "RE2 would need more than 64 KiB for it (the limit)"),
     ],
 )
 def test_bad_patterns(pattern: str, problem: str) -> None:
@@ -36,35 +41,63 @@ def test_bad_patterns(pattern: str, problem: str) -> None:
     ],
 )
 def test_last_match_wins(patterns: list[str], path: str, expected: bool) -> None:
-    assert matches(patterns, path) is expected
+    assert matches(patterns, path, PatternStore()) is expected
 
 
 def test_last_match_reports_the_deciding_pattern() -> None:
-    assert last_match(["a/**", "!a/b/**"], "a/b/c") == GlobMatch("!a/b/**", 1, False)
-    assert last_match(["a/**"], "z") is None
+    store = PatternStore()
+    assert last_match(["a/**", "!a/b/**"], "a/b/c", store) == GlobMatch("!a/b/**", 1, False)
+    assert last_match(["a/**"], "z", store) is None
+    assert set(store.globs) == {"a/**", "!a/b/**"}  # compiled once, into the store that asked
+
+
+def test_globs_run_in_linear_time() -> None:
+    """Python's engine backtracks on `*a*a…*b` against a long name of `a`s (minutes at 40
+    characters); RE2 answers at once."""
+    pattern = "*a" * 20 + "*b"
+    assert not matches([pattern], "a" * 4000, PatternStore())
+    assert matches([pattern], "a" * 4000 + "b", PatternStore())
+
+
+def test_a_path_ending_in_a_newline_is_not_its_name_without_it() -> None:
+    assert not matches(["*.py"], "x.py\n", PatternStore())
+    assert matches(["*.py"], "x.py", PatternStore())
 
 
 def test_case_rules_per_list() -> None:
     from bot.engine.globs import Caseless, match_one
 
-    assert match_one("tests/**", "TESTS/a.py") is None
-    assert match_one("tests/**", "TESTS/a.py", Caseless.INCLUDES) == GlobMatch(
+    store = PatternStore()
+    assert match_one("tests/**", "TESTS/a.py", store) is None
+    assert match_one("tests/**", "TESTS/a.py", store, Caseless.INCLUDES) == GlobMatch(
         "tests/**", 0, True, folded=True
     )
-    assert match_one("tests/**", "tests/a.py", Caseless.INCLUDES) == GlobMatch("tests/**", 0, True)
-    assert match_one("!tests/**", "TESTS/a.py", Caseless.INCLUDES) is None  # unprotecting: exact only
-    assert match_one("!tests/**", "TESTS/a.py", Caseless.EXCLUDES) == GlobMatch("!tests/**", 0, False, True)
-    assert match_one("src/**", "SRC/a.py", Caseless.EXCLUDES) is None  # allowing: exact only
-    assert match_one("[Z-a]x", "_x", Caseless.INCLUDES) == GlobMatch("[Z-a]x", 0, True)  # ranges keep meaning
-    assert match_one("ÄRGER.md", "ärger.md", Caseless.INCLUDES) == GlobMatch("ÄRGER.md", 0, True, True)
-    assert matches(["*.lock"], "A.LOCK", Caseless.INCLUDES) and not matches(["*.lock"], "A.LOCK")
+    assert match_one("tests/**", "tests/a.py", store, Caseless.INCLUDES) == GlobMatch("tests/**", 0, True)
+    assert match_one("!tests/**", "TESTS/a.py", store, Caseless.INCLUDES) is None  # unprotecting: exact
+    assert match_one("!tests/**", "TESTS/a.py", store, Caseless.EXCLUDES) == GlobMatch(
+        "!tests/**", 0, False, True
+    )
+    assert match_one("src/**", "SRC/a.py", store, Caseless.EXCLUDES) is None  # allowing: exact only
+    assert match_one("[Z-a]x", "_x", store, Caseless.INCLUDES) == GlobMatch("[Z-a]x", 0, True)
+    assert match_one("ÄRGER.md", "ärger.md", store, Caseless.INCLUDES) == GlobMatch("ÄRGER.md", 0, True, True)
+    assert matches(["*.lock"], "A.LOCK", store, Caseless.INCLUDES) and not matches(
+        ["*.lock"], "A.LOCK", store
+    )
 
 
-def test_any_case_screen_matches_whenever_a_pattern_could() -> None:
-    from bot.engine.globs import any_case_screen
-
-    screen = any_case_screen(["conftest.py", "**/.github/workflows/**", "!x/**", "conftest.py"])
+def test_a_screen_matches_whenever_a_pattern_could() -> None:
+    store = PatternStore()
+    screen = store.screen(("conftest.py", "**/.github/workflows/**", "!x/**", "conftest.py"))
     for path in ("a/CONFTEST.PY", ".GitHub/Workflows/ci.yml", "x/y", "X/Y"):
         assert screen.search(path) is not None, path
     assert screen.search("src/app.py") is None
-    assert any_case_screen([]).search("anything") is None
+    assert store.screen(()).search("anything") is None
+    assert store.screen(("conftest.py",)) is store.screen(("conftest.py",))
+
+
+def test_a_name_that_is_not_utf8_is_matched_by_its_structure() -> None:
+    store = PatternStore()
+    name = b"tests/bad\xff.py".decode("utf-8", "surrogateescape")
+    for pattern in ("tests/**", "*.py", "tests/bad?.py", "**/bad*"):
+        assert matches([pattern], name, store), pattern
+    assert matches(["tests/**"], name.upper(), store, Caseless.INCLUDES)

@@ -6,6 +6,7 @@ from bot.engine.applies import PullRequestFacts, covers
 from bot.engine.excess import ExcessResult
 from bot.engine.findings import RuleId, Severity, Violation, sort_violations
 from bot.engine.manifest import AppliesTo, Manifest, parse_manifest
+from bot.engine.patterns import PatternStore
 from bot.engine.receipt import Conclusion
 from bot.engine.semantic import (
     CheckConclusion,
@@ -148,7 +149,7 @@ def test_uncovered_pull_requests_are_skipped() -> None:
     ],
 )
 def test_applies_to(applies: AppliesTo | None, facts: PullRequestFacts, expected: bool) -> None:
-    assert covers(applies, facts) is expected
+    assert covers(applies, facts, PatternStore()) is expected
 
 
 def test_side_effects_become_scope_violations_unless_ignored() -> None:
