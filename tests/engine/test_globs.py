@@ -101,3 +101,16 @@ def test_a_name_that_is_not_utf8_is_matched_by_its_structure() -> None:
     for pattern in ("tests/**", "*.py", "tests/bad?.py", "**/bad*"):
         assert matches([pattern], name, store), pattern
     assert matches(["tests/**"], name.upper(), store, Caseless.INCLUDES)
+
+
+def test_patterns_too_many_for_one_screen_are_matched_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.engine import patterns
+    from bot.engine.manifest import parse_manifest
+    from bot.engine.scope import protection
+
+    monkeypatch.setattr(patterns, "_SCREEN_MAX_MEM", 1 << 10)
+    manifest = parse_manifest("version: 1\n")
+    assert manifest.patterns.screen(("conftest.py", "**/.github/workflows/**")) is None
+    decided = protection(manifest, "Tests/CONFTEST.py")
+    assert decided is not None and decided.folded and decided.source == "built-in group test-harness"
+    assert protection(manifest, "src/app.py") is None
