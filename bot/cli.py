@@ -27,6 +27,7 @@ from bot.engine import (
     ManifestError,
     ManifestSource,
     ReceiptError,
+    display_path,
     json_schema,
     load_manifest,
     manifest_paths,
@@ -251,7 +252,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     print(f"policy: {policy}")
     for name in names:
         explanation = explain(name, loaded.manifest, manifest_paths(loaded))
-        print(one_line(explanation.path))
+        print(display_path(explanation.path))
         for line in explanation.lines:
             print(f"  {one_line(line)}")
     return EXIT_OK

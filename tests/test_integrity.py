@@ -266,7 +266,12 @@ def test_exit_0_from_an_import_is_an_error_with_a_report(repo: GitRepo) -> None:
 
 
 def test_exit_0_from_an_import_without_a_report_says_what_the_evidence_was(repo: GitRepo) -> None:
-    pr = _pull_request(repo, None, {"conftest.py": "import os\nos._exit(0)\n"})
+    # The built-in test-harness group protects a new conftest.py (tests/engine/test_groups.py);
+    # this policy leaves it out, so what is under test is the evidence's wording alone.
+    others = "lockfiles, dependency-manifests, ci, codeowners, agent-instructions, git-config"
+    pr = _pull_request(
+        repo, f"version: 1\npaths: {{defaults: [{others}]}}\n", {"conftest.py": "import os\nos._exit(0)\n"}
+    )
     receipt = check(pr, test_command=PYTEST)
     assert receipt.semantic.value == "pass"
     assert "semantic evidence: the exit status was the only evidence (no tests.report in the manifest)" in (

@@ -15,11 +15,11 @@ _EXPORTS = {
         "Change", "Entry", "FileKey", "FileTexts", "change_digest", "change_from_diff", "file_key",
         "parse_bounded", "touched_paths",
     ),
-    "bot.engine.diff": ("Diff", "DiffParseError", "FileDiff", "parse_diff"),
+    "bot.engine.diff": ("Diff", "DiffParseError", "FileDiff", "looks_binary", "parse_diff"),
     "bot.engine.errors": ("ReceiptError", "TooLargeToAssess"),
     "bot.engine.evaluation": ("Inputs", "evaluate", "manifest_paths"),
     "bot.engine.excess": ("check_reference",),
-    "bot.engine.gitpath": ("decode_bytes",),
+    "bot.engine.gitpath": ("QuotedPathError", "c_quote", "decode_bytes", "display_path", "unquote"),
     "bot.engine.groups": ("MANIFEST_PATH",),
     "bot.engine.junit": ("JUnitCounts", "JUnitError", "parse_junit"),
     "bot.engine.manifest": (
@@ -77,6 +77,7 @@ __all__ = [
     "PatchApplyError",
     "PatternSetGaveUp",
     "PullRequestFacts",
+    "QuotedPathError",
     "Receipt",
     "ReceiptError",
     "Reference",
@@ -92,18 +93,21 @@ __all__ = [
     "TestEvidence",
     "TooLargeToAssess",
     "base_path",
+    "c_quote",
     "change_digest",
     "change_from_diff",
     "check_reference",
     "decode_bytes",
     "digest_bytes",
     "digest_of",
+    "display_path",
     "evaluate",
     "explain",
     "file_key",
     "json_schema",
     "judge_run",
     "load_manifest",
+    "looks_binary",
     "manifest_error_annotations",
     "manifest_paths",
     "md_code",
@@ -122,6 +126,7 @@ __all__ = [
     "render_markdown",
     "render_terminal",
     "touched_paths",
+    "unquote",
 ]
 
 
@@ -149,11 +154,11 @@ if TYPE_CHECKING:
         touched_paths,
     )
     from bot.engine.content.patternset import PatternSetGaveUp
-    from bot.engine.diff import Diff, DiffParseError, FileDiff, parse_diff
+    from bot.engine.diff import Diff, DiffParseError, FileDiff, looks_binary, parse_diff
     from bot.engine.errors import ReceiptError, TooLargeToAssess
     from bot.engine.evaluation import Inputs, evaluate, manifest_paths
     from bot.engine.excess import check_reference
-    from bot.engine.gitpath import decode_bytes
+    from bot.engine.gitpath import QuotedPathError, c_quote, decode_bytes, display_path, unquote
     from bot.engine.groups import MANIFEST_PATH
     from bot.engine.junit import JUnitCounts, JUnitError, parse_junit
     from bot.engine.manifest import (

@@ -17,6 +17,7 @@ from typing import NamedTuple
 from bot.engine.errors import ReceiptError
 from bot.engine.gitpath import QuotedPathError, split_git_header, strip_prefix, unquote
 
+BINARY_SNIFF_BYTES = 8000
 SYMLINK_MODE = "120000"
 SUBMODULE_MODE = "160000"
 DEV_NULL = "/dev/null"
@@ -156,6 +157,12 @@ class Diff:
     @property
     def removed(self) -> int:
         return sum(f.removed for f in self.files)
+
+
+def looks_binary(data: bytes) -> bool:
+    """git's own reading of a file's bytes (no attributes): binary when a NUL is among the first
+    8,000."""
+    return b"\0" in data[:BINARY_SNIFF_BYTES]
 
 
 _MODE = r"(?P<mode>[0-7]{6})"

@@ -10,6 +10,7 @@ from bot.engine.diff import Diff
 from bot.engine.errors import ReceiptError
 from bot.engine.excess import ExcessResult, judge_excess, measure_excess
 from bot.engine.findings import RuleId, Violation, sort_violations
+from bot.engine.gitpath import display_path
 from bot.engine.groups import GROUPS, MANIFEST_PATH
 from bot.engine.locality import evaluate_locality
 from bot.engine.manifest import (
@@ -60,7 +61,7 @@ def evaluate(inputs: Inputs) -> Receipt:
     receipt = _judge(inputs, inputs.manifest.manifest, paths, measured)
     dry_run = _dry_run(inputs, paths, measured) if changed else None
     info = ManifestInfo(
-        path=inputs.manifest.path,
+        path=display_path(inputs.manifest.path),
         source=inputs.manifest.source,
         digest=inputs.manifest.digest,
         changed_in_pr=changed,
@@ -109,7 +110,10 @@ def _judge(inputs: Inputs, manifest: Manifest, paths: tuple[str, ...], measured:
     return Receipt(
         subject=inputs.subject,
         manifest=ManifestInfo(
-            inputs.manifest.path, inputs.manifest.source, inputs.manifest.digest, changed_in_pr=False
+            display_path(inputs.manifest.path),
+            inputs.manifest.source,
+            inputs.manifest.digest,
+            changed_in_pr=False,
         ),
         change=ChangeSummary(
             files=len(diff.files),

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import IntEnum, StrEnum
+
+from bot.engine.gitpath import display_path
 
 
 class RuleId(StrEnum):
@@ -69,4 +71,7 @@ class Violation:
 
 
 def sort_violations(found: list[Violation]) -> tuple[Violation, ...]:
-    return tuple(sorted(set(found), key=Violation.sort_key))
+    """The findings as a receipt lists them: each path in the form a receipt shows (see
+    gitpath.display_path), no duplicates, in a fixed order."""
+    shown = {replace(v, path=None if v.path is None else display_path(v.path)) for v in found}
+    return tuple(sorted(shown, key=Violation.sort_key))

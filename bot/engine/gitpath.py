@@ -1,4 +1,14 @@
-"""Paths as git prints them: C-quoted names and the `diff --git` header line."""
+r"""Paths as git prints them: C-quoted names and the `diff --git` header line; and how a receipt
+shows a path.
+
+A path is text decoded from the name's bytes with surrogateescape: a byte that is not part of valid
+UTF-8 becomes the lone surrogate U+DC80 + byte, so the bytes come back exactly and no two names
+collide. A receipt (JSON and its digest, Markdown, terminal, annotations) shows a path as it is when
+it is printable and does not start with a double quote, and otherwise in git's C-quoted form:
+in double quotes, `\"`, `\\` and `\a \b \t \n \v \f \r` escaped, every byte that is not
+valid UTF-8 or belongs to a character that does not print (controls, bidi and zero-width marks) as
+a three-digit octal escape, printable characters kept. `unquote` reads that form back.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +16,8 @@ _ESCAPES = {
     "a": 0x07, "b": 0x08, "t": 0x09, "n": 0x0A, "v": 0x0B, "f": 0x0C, "r": 0x0D,
     '"': 0x22, "\\": 0x5C,
 }  # fmt: skip
+_QUOTED_AS = {chr(byte): "\\" + letter for letter, byte in _ESCAPES.items()}
+_ESCAPED_BYTES = range(0xDC80, 0xDD00)  # surrogateescape's stand-ins for bytes 0x80-0xFF
 
 
 class QuotedPathError(ValueError):
@@ -18,8 +30,48 @@ class QuotedPathError(ValueError):
 
 
 def decode_bytes(raw: bytes) -> str:
-    """Path bytes as text; undecodable bytes stay visible as \\xNN instead of colliding."""
-    return raw.decode("utf-8", errors="backslashreplace")
+    """Path bytes as text, losslessly (surrogateescape: see the module's docstring)."""
+    return raw.decode("utf-8", errors="surrogateescape")
+
+
+def matchable(path: str) -> str:
+    """`path` as text RE2 can read: each lone surrogate (a byte that is not UTF-8) as U+FFFD, one
+    character for one byte, so `*`, `?` and the name's structure match as they would on the bytes."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in path)
+    return path
+
+
+def c_quote(path: str, *, ascii_only: bool = False) -> str:
+    """`path` in double quotes with git's escapes; `ascii_only` escapes every non-ASCII byte too
+    (git's core.quotePath), else only characters that do not print."""
+    out = ['"']
+    for char in path:
+        if char in _QUOTED_AS:
+            out.append(_QUOTED_AS[char])
+        elif ord(char) in _ESCAPED_BYTES:
+            out.append(f"\\{ord(char) - 0xDC00:03o}")
+        elif char.isprintable() and (char.isascii() or not ascii_only):
+            out.append(char)
+        else:  # a lone surrogate no name can hold is written as its UTF-8-like bytes
+            out.extend(f"\\{byte:03o}" for byte in char.encode("utf-8", "surrogatepass"))
+    out.append('"')
+    return "".join(out)
+
+
+def display_path(path: str) -> str:
+    """How a receipt shows `path` (the module's docstring): itself, or C-quoted."""
+    if path.isprintable() and not path.startswith('"'):
+        return path
+    return c_quote(path)
+
+
+def path_label(path: str) -> str:
+    """`path` inside a sentence: 'src/a.py', or the C-quoted form, which brings its own quotes."""
+    shown = display_path(path)
+    return shown if shown.startswith('"') else f"'{shown}'"
 
 
 def read_quoted(text: str, start: int = 0) -> tuple[str, int]:

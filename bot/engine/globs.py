@@ -4,21 +4,31 @@ A list of patterns is read the gitignore way: the last pattern that matches deci
 `!pattern` that matches excludes. Dotfiles are ordinary names. pathspec translates a pattern into a
 regular expression; RE2 runs it, in time linear in the path (Python's engine backtracks: `*a*a*a*b`
 against a long name of `a`s takes minutes), with bounded memory. Patterns are compiled once per
-manifest, into its PatternStore (patterns.py), not into a process-wide cache. A directory pattern
-(`build/`, `build/**`, a bare name) also names the directory itself where a caller asks
-(`covers_tree`).
+manifest, into its PatternStore (patterns.py), not into a process-wide cache. RE2 reads a path as
+`gitpath.matchable` gives it (a byte that is not UTF-8 as U+FFFD).
+
+Case: a checkout on a case-insensitive filesystem (macOS, Windows) writes `Agents.md` and
+`AGENTS.md` to the same file. A pattern that restricts (protects a path, excludes it from an
+allow-list) therefore matches every spelling of a path; a pattern that loosens (allows, unprotects)
+matches only the spelling it names. Case can make a path more restricted, never less.
+
+A directory pattern (`build/`, `build/**`, a bare name) also names the directory itself where a
+caller asks (`covers_tree`, for what a test run left behind; ignoring loosens, so exact spelling).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from pathspec.patterns.gitignore.base import GitIgnorePatternError
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from bot.engine.bounds import GLOB_MAX_MEM
+from bot.engine.gitpath import matchable
 from bot.engine.regex import RegexError, compile_bounded
 
 if TYPE_CHECKING:
@@ -44,7 +54,7 @@ class CompiledGlob:
 
     def match_file(self, path: str) -> Any | None:
         """The match when the pattern selects `path` (pathspec's `match_file`), else None."""
-        return self.regex.search(path)
+        return self.regex.search(matchable(path))
 
 
 def compile_glob(pattern: str) -> CompiledGlob:
@@ -66,25 +76,60 @@ def compile_glob(pattern: str) -> CompiledGlob:
     return CompiledGlob(pattern, include, compiled)
 
 
+def any_case(compiled: CompiledGlob) -> str:
+    """The source of `compiled`'s regex matched case-insensitively, its named groups (pathspec's;
+    they do not change what matches) unnamed so that several can share one regex."""
+    return "(?i:" + _NAMED_GROUP.sub("(?:", compiled.regex.pattern) + ")"
+
+
+_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
+
+
+class Caseless(Enum):
+    """Which patterns of a list match every spelling of a path (see the module's docstring)."""
+
+    NONE = "none"  # every pattern matches the exact spelling
+    INCLUDES = "includes"  # a list that restricts when it matches: paths.protect, built-in groups
+    EXCLUDES = "excludes"  # a list that loosens when it matches: paths.allow
+
+
 @dataclass(frozen=True, slots=True)
 class GlobMatch:
     pattern: str
     index: int
     include: bool
+    folded: bool = False  # matched only because case was ignored
 
 
-def last_match(patterns: Sequence[str], path: str, store: PatternStore) -> GlobMatch | None:
+def match_one(
+    pattern: str, path: str, store: PatternStore, caseless: Caseless = Caseless.NONE
+) -> GlobMatch | None:
+    """Whether `pattern` matches `path` (as GlobMatch with index 0), under the list's case rule."""
+    compiled = store.glob(pattern)
+    include = compiled.include
+    if caseless is not (Caseless.INCLUDES if include else Caseless.EXCLUDES):
+        return GlobMatch(pattern, 0, include) if compiled.match_file(path) is not None else None
+    if store.any_case(pattern).search(matchable(path)) is None:
+        return None  # the exact spelling cannot match either: one match, not two, per pattern
+    return GlobMatch(pattern, 0, include, folded=compiled.match_file(path) is None)
+
+
+def last_match(
+    patterns: Sequence[str], path: str, store: PatternStore, caseless: Caseless = Caseless.NONE
+) -> GlobMatch | None:
     """The pattern that decides `path` (gitignore: last match wins), or None."""
     decided: GlobMatch | None = None
     for index, pattern in enumerate(patterns):
-        compiled = store.glob(pattern)
-        if compiled.match_file(path) is not None:
-            decided = GlobMatch(pattern, index, compiled.include)
+        found = match_one(pattern, path, store, caseless)
+        if found is not None:
+            decided = GlobMatch(pattern, index, found.include, found.folded)
     return decided
 
 
-def matches(patterns: Sequence[str], path: str, store: PatternStore) -> bool:
-    found = last_match(patterns, path, store)
+def matches(
+    patterns: Sequence[str], path: str, store: PatternStore, caseless: Caseless = Caseless.NONE
+) -> bool:
+    found = last_match(patterns, path, store, caseless)
     return found is not None and found.include
 
 

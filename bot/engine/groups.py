@@ -1,4 +1,4 @@
-"""Built-in protected path groups (`paths.defaults`). Patterns match at any depth."""
+"""Built-in protected path groups (`paths.defaults`). Patterns match at any depth, in any case."""
 
 from __future__ import annotations
 
@@ -12,19 +12,41 @@ GROUPS: MappingProxyType[str, tuple[str, ...]] = MappingProxyType({
         "poetry.lock", "uv.lock", "Pipfile.lock", "Cargo.lock", "go.sum", "composer.lock",
         "Gemfile.lock", "requirements*.lock",
     ),
+    # What an installer reads: the packages, and where they come from (.npmrc, pip.conf name the
+    # registry; .pnpmfile.cjs runs at install time).
     "dependency-manifests": (
-        "pyproject.toml", "setup.py", "setup.cfg", "requirements*.txt", "package.json", "go.mod",
-        "Cargo.toml", "Gemfile", "composer.json", "pom.xml", "build.gradle*",
+        "pyproject.toml", "setup.py", "setup.cfg", "*requirements*.txt", "**/requirements/**",
+        "*requirements*.in", "constraints*.txt", "Pipfile", "package.json", "go.mod", "Cargo.toml",
+        "Gemfile", "composer.json", "pom.xml", "build.gradle*", ".npmrc", ".yarnrc", ".yarnrc.yml",
+        ".pnpmfile.cjs", "pip.conf", "pip.ini", "uv.toml",
     ),
+    # What runs with the repository's secrets, or decides what merges and updates.
     "ci": (
-        "**/.github/workflows/**", "**/.github/actions/**", ".gitlab-ci.yml", "**/.circleci/**",
-        "Jenkinsfile", "azure-pipelines.yml",
+        "**/.github/workflows/**", "**/.github/actions/**", ".gitlab-ci.yml", "**/.gitlab/ci/**",
+        "**/.circleci/**", "Jenkinsfile", "azure-pipelines.yml", ".travis.yml",
+        "bitbucket-pipelines.yml", ".pre-commit-config.yaml", "**/.github/dependabot.yml",
+        "**/.github/dependabot.yaml", "renovate.json", "renovate.json5", ".renovaterc",
+        ".renovaterc.json", ".renovaterc.json5",
     ),
     "codeowners": ("CODEOWNERS", "**/.github/CODEOWNERS", "**/docs/CODEOWNERS"),
+    # What coding agents and editors read as instructions, tools they may call (MCP servers) and
+    # commands they run on opening the folder (VS Code tasks, dev containers).
     "agent-instructions": (
-        "AGENTS.md", "CLAUDE.md", "GEMINI.md", ".cursorrules", "**/.cursor/**", "**/.claude/**",
-        "**/.codex/**", "**/.github/copilot-instructions.md", "**/.github/instructions/**",
+        "AGENTS.md", "AGENT.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", ".cursorrules",
+        ".windsurfrules", ".clinerules", ".mcp.json", "**/.cursor/**", "**/.claude/**",
+        "**/.codex/**", "**/.gemini/**", "**/.windsurf/**", "**/.github/copilot-instructions.md",
+        "**/.github/instructions/**", "**/.github/prompts/**", "**/.github/agents/**",
+        "**/.github/chatmodes/**", "**/.vscode/tasks.json", "**/.vscode/mcp.json",
+        "**/.devcontainer/**", ".devcontainer.json",
     ),
+    # What decides whether tests run and what they see: a new conftest.py can make every test
+    # pass without running it; sitecustomize.py runs in every Python process that finds it.
+    "test-harness": (
+        "conftest.py", "pytest.ini", ".pytest.ini", "tox.ini", "noxfile.py", ".coveragerc",
+        "sitecustomize.py", "usercustomize.py",
+    ),
+    # How git reads the repository: attributes (diff, filters, linguist), submodules, LFS.
+    "git-config": (".gitattributes", ".gitmodules", ".lfsconfig"),
 })  # fmt: skip
 
 GROUP_NAMES: tuple[str, ...] = tuple(GROUPS)

@@ -13,10 +13,17 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.engine.bounds import MAX_GLOBS, MAX_MATCH_WORK, MAX_PROGRAM_TOTAL, MAX_REGEXES, REGEX_MAX_MEM
+from bot.engine.bounds import (
+    GLOB_MAX_MEM,
+    MAX_GLOBS,
+    MAX_MATCH_WORK,
+    MAX_PROGRAM_TOTAL,
+    MAX_REGEXES,
+    REGEX_MAX_MEM,
+)
 from bot.engine.errors import TooLargeToAssess
-from bot.engine.globs import CompiledGlob, compile_glob
-from bot.engine.regex import compile_bounded, compile_re2
+from bot.engine.globs import CompiledGlob, any_case, compile_glob
+from bot.engine.regex import PatternTooLarge, compile_bounded, compile_re2
 
 
 class OverLimit(Exception):
@@ -28,6 +35,7 @@ class OverLimit(Exception):
 
 
 TOO_EXPENSIVE = "too expensive to evaluate"
+_SCREEN_MAX_MEM = 8 << 20
 
 # `\A` and `\z` mean the text's ends, which differ between a hunk and a line: content.banned matches
 # such a pattern line by line only, without its hunk-wide form.
@@ -69,6 +77,10 @@ class PatternStore:
     counted_globs: int = 0
     counted_regexes: int = 0
     program_size: int = 0  # of the counted patterns: the compile work spent on them
+    # A glob's case-insensitive twin, and screens (several globs in one regex), compiled on first
+    # use and not counted: each is no larger than the counted globs it is made of.
+    any_case_globs: dict[str, Any] = field(default_factory=dict)
+    screens: dict[tuple[str, ...], Any | None] = field(default_factory=dict)
 
     def glob(self, pattern: str) -> CompiledGlob:
         """The compiled glob (GlobError when it does not compile)."""
@@ -83,6 +95,24 @@ class PatternStore:
         if found is None:
             found = self.regexes[pattern] = compile_bounded(pattern, REGEX_MAX_MEM)
         return found
+
+    def any_case(self, pattern: str) -> Any:
+        """The glob's regex, matched case-insensitively (GlobError when the glob does not compile)."""
+        found = self.any_case_globs.get(pattern)
+        if found is None:
+            found = self.any_case_globs[pattern] = compile_bounded(any_case(self.glob(pattern)), GLOB_MAX_MEM)
+        return found
+
+    def screen(self, patterns: tuple[str, ...]) -> Any | None:
+        """One regex that matches a path whenever one of `patterns` does, in any spelling (a path it
+        does not match is decided by none of them); None when RE2 cannot hold them all in one."""
+        if patterns not in self.screens:
+            source = "|".join(any_case(self.glob(p)) for p in dict.fromkeys(patterns)) or r"\b\B"
+            try:
+                self.screens[patterns] = compile_bounded(source, _SCREEN_MAX_MEM)
+            except PatternTooLarge:
+                self.screens[patterns] = None
+        return self.screens[patterns]
 
     def login(self, glob: str) -> Any:
         """An `applies_to.authors` glob, compiled to match a whole login, case aside."""

@@ -10,6 +10,7 @@ from typing import Any
 
 from bot.engine.excess import ExcessResult
 from bot.engine.findings import Violation
+from bot.engine.gitpath import display_path
 from bot.engine.locality import LocalityResult
 from bot.engine.manifest import ManifestSource
 from bot.engine.semantic import CheckResult, ReportedBy, SemanticStatus
@@ -103,7 +104,7 @@ class Receipt:
 
     def as_json(self) -> dict[str, Any]:
         """The receipt as JSON data, `digest` included."""
-        body = self._body()
+        body: dict[str, Any] = _encodable(self._body())
         body["digest"] = digest_of(body)
         return body
 
@@ -159,7 +160,11 @@ class Receipt:
                 ],
                 "violations": [v.as_json(with_id=False) for v in self.locality_violations],
                 "formatting_only": [
-                    {"path": f.file.path, "lines": f.formatting_lines, "first_line": f.first_formatting_line}
+                    {
+                        "path": display_path(f.file.path),
+                        "lines": f.formatting_lines,
+                        "first_line": f.first_formatting_line,
+                    }
                     for f in self.locality.measures
                     if f.formatting_lines
                 ],
@@ -168,7 +173,7 @@ class Receipt:
                 "distance": x.distance,
                 "reference": None
                 if x.reference is None
-                else {"source": x.reference.source, "digest": x.reference.digest},
+                else {"source": display_path(x.reference.source), "digest": x.reference.digest},
                 "reference_distance": x.reference_distance,
                 "excess": x.excess,
                 "formatting_share": x.formatting_share,
@@ -193,6 +198,25 @@ def _dry_run_json(dry: DryRun | None) -> dict[str, Any] | None:
         "errors": list(dry.errors),
         "too_expensive": dry.too_expensive,
     }
+
+
+def _encodable(obj: Any) -> Any:
+    """`obj` with every string UTF-8 can encode. Paths are already in their shown form
+    (gitpath.display_path); a lone surrogate left in other text (a message quoting a name from the
+    filesystem) is written as its `\\udcXX` escape rather than leave no receipt at all."""
+    if isinstance(obj, str):
+        if obj.isascii():
+            return obj
+        try:
+            obj.encode("utf-8")
+        except UnicodeEncodeError:
+            return obj.encode("utf-8", "backslashreplace").decode("utf-8")
+        return obj
+    if isinstance(obj, dict):
+        return {k: _encodable(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_encodable(v) for v in obj]
+    return obj
 
 
 def canonical_bytes(obj: Any) -> bytes:

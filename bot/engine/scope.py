@@ -8,11 +8,13 @@ from dataclasses import dataclass
 
 from bot.engine.diff import Diff, FileDiff, FileStatus, LineKind
 from bot.engine.findings import RuleId, Violation
-from bot.engine.globs import last_match
+from bot.engine.gitpath import matchable, path_label
+from bot.engine.globs import Caseless, GlobMatch, last_match, match_one
 from bot.engine.groups import GROUPS, MANIFEST_PATH
-from bot.engine.manifest import ChangeKind, Manifest
+from bot.engine.manifest import ChangeKind, Manifest, PathsPolicy
 
 _OVERRIDE = f"a maintainer can change this in {MANIFEST_PATH}"
+_CASELESS = "matched case-insensitively"
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,29 +25,45 @@ class Protection:
     source: str
     pattern: str
     allow: frozenset[ChangeKind]
+    folded: bool = False  # decided by a pattern that matched only when case was ignored
 
     def describe(self) -> str:
-        return f"{self.source} ({self.pattern!r})"
+        return f"{self.source} ({self.pattern!r}{', ' + _CASELESS if self.folded else ''})"
 
 
-def _protect_patterns(manifest: Manifest) -> Iterator[tuple[str, str, frozenset[ChangeKind]]]:
+def _protect_patterns(paths: PathsPolicy) -> Iterator[tuple[str, str, frozenset[ChangeKind]]]:
     """Built-in groups first, then the manifest's entries, so a manifest entry can override a group."""
-    for group in manifest.paths.defaults:
+    for group in paths.defaults:
         for pattern in GROUPS[group]:
             yield pattern, f"built-in group {group}", frozenset()
-    for rule in manifest.paths.protect:
+    for rule in paths.protect:
         for pattern in rule.paths:
             yield pattern, rule.label, rule.allow
 
 
 def protection(manifest: Manifest, path: str) -> Protection | None:
-    """The last protect pattern matching `path` (gitignore semantics), or None."""
+    """The last protect pattern matching `path` (gitignore semantics), or None. Protecting
+    patterns match every spelling of the path, unprotecting ones (`!`) only the one they name."""
+    screen = manifest.patterns.screen(tuple(pattern for pattern, _, _ in _protect_patterns(manifest.paths)))
+    if screen is not None and screen.search(matchable(path)) is None:
+        return None  # most paths: one match for all the patterns
     decided: Protection | None = None
-    for pattern, source, allow in _protect_patterns(manifest):
-        compiled = manifest.patterns.glob(pattern)
-        if compiled.match_file(path) is not None:
-            decided = Protection(bool(compiled.include), source, pattern, allow)
+    for pattern, source, allow in _protect_patterns(manifest.paths):
+        found = match_one(pattern, path, manifest.patterns, Caseless.INCLUDES)
+        if found is not None:
+            decided = Protection(found.include, source, pattern, allow, found.folded)
     return decided
+
+
+def allowed_by(manifest: Manifest, path: str) -> GlobMatch | None:
+    """The paths.allow pattern deciding `path`: an exclusion matches every spelling, an inclusion
+    only its own."""
+    assert manifest.paths.allow is not None
+    return last_match(manifest.paths.allow, path, manifest.patterns, Caseless.EXCLUDES)
+
+
+def _excluded(match: GlobMatch) -> str:
+    return f"{match.pattern!r}{f' ({_CASELESS})' if match.folded else ''}"
 
 
 def sides(file: FileDiff) -> Iterator[tuple[str, ChangeKind]]:
@@ -64,11 +82,16 @@ def sides(file: FileDiff) -> Iterator[tuple[str, ChangeKind]]:
         yield file.path, ChangeKind.MODIFIED
 
 
+def _label(path: str | None) -> str:
+    assert path is not None
+    return path_label(path)
+
+
 def _verb(kind: ChangeKind, file: FileDiff) -> str:
     if file.status is FileStatus.RENAMED:
-        return f"renames {file.old_path!r} to {file.new_path!r}"
+        return f"renames {_label(file.old_path)} to {_label(file.new_path)}"
     if file.status is FileStatus.COPIED:
-        return f"copies {file.old_path!r} to {file.new_path!r}"
+        return f"copies {_label(file.old_path)} to {_label(file.new_path)}"
     return {ChangeKind.ADDED: "adds", ChangeKind.MODIFIED: "modifies", ChangeKind.DELETED: "deletes"}[
         kind
     ] + " it"
@@ -104,20 +127,20 @@ def _side_violations(
             RuleId.PROTECTED_PATH,
             path,
             None,
-            f"{path!r} is protected by {decided.describe()}, which allows {allowed}; this change "
+            f"{path_label(path)} is protected by {decided.describe()}, which allows {allowed}; this change "
             f"{_verb(kind, file)}. Revert it, or {_OVERRIDE} (paths.protect / paths.defaults).",
             decided.source.removeprefix("built-in group "),
         )
     allow = manifest.paths.allow
     if allow is not None:
-        match = last_match(allow, path, manifest.patterns)
+        match = allowed_by(manifest, path)
         if match is None or not match.include:
-            why = f"excluded by {match.pattern!r}" if match else "matched by no pattern"
+            why = f"excluded by {_excluded(match)}" if match else "matched by no pattern"
             yield Violation(
                 RuleId.OUTSIDE_ALLOWLIST,
                 path,
                 None,
-                f"{path!r} is outside paths.allow ({why}); this change {_verb(kind, file)}. Keep "
+                f"{path_label(path)} is outside paths.allow ({why}); this change {_verb(kind, file)}. Keep "
                 f"the change inside {', '.join(allow) or 'the allowed paths'}, or {_OVERRIDE} "
                 "(paths.allow).",
                 "paths.allow",
@@ -148,7 +171,7 @@ def _kind_violations(file: FileDiff, manifest: Manifest) -> Iterator[Violation]:
             RuleId.MODE_CHANGE,
             path,
             None,
-            f"{path!r} changes mode {file.old_mode} -> {file.new_mode}. Restore the mode, or "
+            f"{path_label(path)} changes mode {file.old_mode} -> {file.new_mode}. Restore the mode, or "
             f"{_OVERRIDE} (paths.allow_mode_changes).",
             "paths.allow_mode_changes",
         )
@@ -158,7 +181,7 @@ def _kind_violations(file: FileDiff, manifest: Manifest) -> Iterator[Violation]:
             RuleId.SYMLINK,
             path,
             None,
-            f"{path!r} is a symlink to {target!r}, outside the repository's tracked files. "
+            f"{path_label(path)} is a symlink to {target!r}, outside the repository's tracked files. "
             "Symlinks may never leave the repository; replace it with a regular file.",
             "symlink-escape",
         )
@@ -167,7 +190,7 @@ def _kind_violations(file: FileDiff, manifest: Manifest) -> Iterator[Violation]:
             RuleId.SYMLINK,
             path,
             None,
-            f"{path!r} is a symlink (to {target!r}). Use a regular file, or {_OVERRIDE} "
+            f"{path_label(path)} is a symlink (to {target!r}). Use a regular file, or {_OVERRIDE} "
             "(paths.allow_symlinks).",
             "paths.allow_symlinks",
         )
@@ -176,7 +199,7 @@ def _kind_violations(file: FileDiff, manifest: Manifest) -> Iterator[Violation]:
             RuleId.SUBMODULE,
             path,
             None,
-            f"{path!r} is a submodule; this change points it at another commit or adds it. "
+            f"{path_label(path)} is a submodule; this change points it at another commit or adds it. "
             f"Revert it, or {_OVERRIDE} (paths.allow_submodules).",
             "paths.allow_submodules",
         )
@@ -185,7 +208,7 @@ def _kind_violations(file: FileDiff, manifest: Manifest) -> Iterator[Violation]:
             RuleId.BINARY,
             path,
             None,
-            f"{path!r} is a binary file, which the receipt cannot review line by line. Remove it, "
+            f"{path_label(path)} is a binary file, which the receipt cannot review line by line. Remove it, "
             f"or {_OVERRIDE} (paths.allow_binary).",
             "paths.allow_binary",
         )
@@ -220,11 +243,11 @@ def explain(path: str, manifest: Manifest, manifest_paths: tuple[str, ...]) -> P
     if allow is None:
         lines.append("allowed: paths.allow is not set, so any unprotected path may change")
     else:
-        match = last_match(allow, path, manifest.patterns)
+        match = allowed_by(manifest, path)
         if match is None:
             lines.append("outside-allowlist: no paths.allow pattern matches")
         elif not match.include:
-            lines.append(f"outside-allowlist: excluded by paths.allow[{match.index}] {match.pattern!r}")
+            lines.append(f"outside-allowlist: excluded by paths.allow[{match.index}] {_excluded(match)}")
         else:
             lines.append(f"allowed: matches paths.allow[{match.index}] {match.pattern!r}")
     for budget in manifest.budgets.per_path:

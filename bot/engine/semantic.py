@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from bot.engine.findings import RuleId, Violation
+from bot.engine.gitpath import path_label
 from bot.engine.globs import covers_tree
 from bot.engine.manifest import Manifest
 
@@ -101,7 +102,7 @@ def side_effect_violations(evidence: TestEvidence, manifest: Manifest) -> list[V
             RuleId.SIDE_EFFECT,
             effect.path,
             None,
-            f"The test run {effect.kind} {effect.path!r}{effect.detail} outside the change. Tests "
+            f"The test run {effect.kind} {path_label(effect.path)}{effect.detail} outside the change. Tests "
             "must not write into the repository; fix the test, or a maintainer can list the path "
             "in tests.ignore_side_effects.",
             f"side-effect:{effect.kind}",

@@ -26,11 +26,13 @@ from bot.engine import (
     ReferencePatchError,
     Subject,
     TestEvidence,
+    TooLargeToAssess,
     base_path,
     change_digest,
     check_reference,
     file_key,
     load_manifest,
+    looks_binary,
     manifest_paths,
     measurable,
     parse_bounded,
@@ -106,6 +108,16 @@ def _texts(
     shas = {base[f.old_path].sha for f in wanted if f.old_path in base}
     shas |= {head[f.new_path].sha for f in wanted if f.new_path in head}
     blobs = source.blobs(shas, max_size=MAX_TEXT_BYTES)
+    for f in wanted:
+        sides = ((base, f.old_path), (head, f.new_path))
+        if any(p in e and looks_binary(blobs.get(e[p].sha, b"")) for e, p in sides if p is not None):
+            # git with receipt's attributes never prints lines of such a file; GitHub does when
+            # the repository's .gitattributes says `diff`, which would talk the binary rule around
+            raise TooLargeToAssess(
+                f"{f.path}: the diff shows lines of a file whose bytes are binary (a NUL in the "
+                "first 8,000): it was rendered by the repository's .gitattributes, which receipt "
+                "does not follow, so it cannot be assessed from this diff"
+            )
 
     def text(path: str | None, entries: dict[str, Entry]) -> str | None:
         if path is None:

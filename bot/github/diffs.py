@@ -4,17 +4,21 @@ GitHub answers 406 for the diff media type above 300 files, 20,000 lines or 1 MB
 then lists up to 3,000 files, each with its hunks (`patch`) unless the file is binary or its diff
 is too large. Anything that cannot be seen whole fails closed with TooLargeToAssess: a receipt
 never passes a change it could not read.
+
+GitHub renders both by the repository's .gitattributes: a text file marked `-diff` or `binary`
+comes as "Binary files differ", or without `patch`. Such a file is taken as binary only when its
+bytes are (git's rule, no attributes); a text file GitHub shows without lines fails closed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from githubkit import GitHub
 
-from bot.engine import Entry, ReceiptError, TooLargeToAssess
+from bot.engine import Entry, FileDiff, ReceiptError, TooLargeToAssess, c_quote, looks_binary, parse_diff
 from bot.github.errors import NotAcceptable, UnexpectedResponse, translated
 from bot.github.pulls import PullRequest, get_pull
 from bot.github.repo import RepoRef
@@ -23,8 +27,7 @@ DIFF_MEDIA_TYPE = "application/vnd.github.diff"
 FILES_PER_PAGE = 100
 MAX_LISTED_FILES = 3000
 EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
-_ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r",
-            '"': '\\"', "\\": "\\\\"}  # fmt: skip
+MAX_CHECKED_BLOB = 32 << 20  # a file shown as binary is read whole to check; above this, refused
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,16 +58,27 @@ def fetch_compare_diff(gh: GitHub[Any], repo: RepoRef, base: str, head: str) -> 
 class Entries(Protocol):
     def entries(self, commit: str, paths: list[str]) -> Mapping[str, Entry]: ...
 
+    def blobs(self, shas: list[str], *, max_size: int) -> Mapping[str, bytes]: ...
+
 
 def fetch_diff(
     gh: GitHub[Any], repo: RepoRef, pull: PullRequest, source: Entries, merge_base: str
 ) -> FetchedDiff:
-    """The diff of `merge_base...pull.head_sha`; `source` supplies modes and blob SHAs.
+    """The diff of `merge_base...pull.head_sha`; `source` supplies modes, blob SHAs and blobs.
 
     The compare diff is named by SHAs. When GitHub will not render it (406), the pull request's
     files API is the fallback; that describes the pull request as it is now, so the head is checked
     again after reading it, and a head that moved raises HeadMoved rather than mislabel the diff.
+    Raises TooLargeToAssess when part of it cannot be seen, a text file GitHub hides included.
     """
+    fetched = _fetch(gh, repo, pull, source, merge_base)
+    refuse_hidden_text(fetched.data, _reader(source, merge_base, pull.head_sha))
+    return fetched
+
+
+def _fetch(
+    gh: GitHub[Any], repo: RepoRef, pull: PullRequest, source: Entries, merge_base: str
+) -> FetchedDiff:
     try:
         data = fetch_compare_diff(gh, repo, merge_base, pull.head_sha)
     except NotAcceptable:
@@ -82,14 +96,70 @@ def fetch_diff(
     return FetchedDiff(rebuild_diff(files, old, new), "files")
 
 
-def fetch_range_diff(gh: GitHub[Any], repo: RepoRef, base: str, head: str) -> FetchedDiff:
+def fetch_range_diff(gh: GitHub[Any], repo: RepoRef, base: str, head: str, source: Entries) -> FetchedDiff:
     """The diff of a range with no pull request (a merge group): the compare diff, or nothing."""
     try:
-        return FetchedDiff(fetch_compare_diff(gh, repo, base, head), "diff")
+        fetched = FetchedDiff(fetch_compare_diff(gh, repo, base, head), "diff")
     except NotAcceptable as exc:
         raise TooLargeToAssess(
             f"GitHub will not render the diff of {base[:12]}...{head[:12]} ({exc.message or 'HTTP 406'})"
         ) from exc
+    refuse_hidden_text(fetched.data, _reader(source, base, head))
+    return fetched
+
+
+def _reader(source: Entries, old: str, new: str) -> Callable[[Side, str], bytes]:
+    """The bytes of a file at `old` or `new`, for refuse_hidden_text."""
+
+    def read(side: Side, path: str) -> bytes:
+        entry = source.entries(old if side == "old" else new, [path]).get(path)
+        if entry is None:
+            raise TooLargeToAssess(f"{path}: not found in the commit trees GitHub returned")
+        data = source.blobs([entry.sha], max_size=MAX_CHECKED_BLOB).get(entry.sha)
+        if data is None:
+            raise TooLargeToAssess(
+                f"{path}: GitHub shows it as binary, and at over {MAX_CHECKED_BLOB:,} bytes it is too "
+                "large to check that it is"
+            )
+        return data
+
+    return read
+
+
+Side = Literal["old", "new"]
+
+
+def _same_blob(a: str | None, b: str | None) -> bool:
+    """Blob names as a diff gives them (abbreviated or full; None where the file is absent)."""
+    a, b = a or EMPTY_BLOB, b or EMPTY_BLOB
+    return a.startswith(b) or b.startswith(a)
+
+
+def refuse_hidden_text(data: bytes, read: Callable[[Side, str], bytes]) -> None:
+    """TooLargeToAssess naming the first file whose content changes but that the diff shows without
+    lines, unless its bytes are binary on a side (git's rule: binary when either side is).
+
+    `read(side, path)` gives the file's bytes at the merge-base ("old") or the head ("new").
+    """
+    for file in parse_diff(data).files:
+        if file.is_submodule or file.hunks or (not file.binary and _same_blob(file.old_blob, file.new_blob)):
+            continue
+        if file.binary and any(looks_binary(read(side, path)) for side, path in _sides(file)):
+            continue
+        raise TooLargeToAssess(
+            f"{file.path}: GitHub shows no line diff for this text file (the repository's "
+            ".gitattributes can mark it -diff or binary); receipt reads a file by its bytes, not "
+            "by the repository's attributes, and cannot assess this one from the API"
+        )
+
+
+def _sides(file: FileDiff) -> list[tuple[Side, str]]:
+    sides: list[tuple[Side, str]] = []
+    if file.new_path is not None:
+        sides.append(("new", file.new_path))
+    if file.old_path is not None:
+        sides.append(("old", file.old_path))
+    return sides
 
 
 def list_files(gh: GitHub[Any], repo: RepoRef, pull: PullRequest) -> list[dict[str, Any]]:
@@ -118,16 +188,7 @@ def quote_path(path: str) -> str:
     raw = path.encode("utf-8", "surrogateescape")
     if not any(b < 0x20 or b >= 0x7F or b in b'"\\' for b in raw):
         return path
-    out = []
-    for byte in raw:
-        char = chr(byte)
-        if char in _ESCAPES:
-            out.append(_ESCAPES[char])
-        elif byte < 0x20 or byte >= 0x7F:
-            out.append(f"\\{byte:03o}")
-        else:
-            out.append(char)
-    return '"' + "".join(out) + '"'
+    return c_quote(path, ascii_only=True)
 
 
 def _side(prefix: str, path: str | None) -> str:

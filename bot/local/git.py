@@ -6,7 +6,8 @@ import os
 import re
 import subprocess
 import tempfile
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,7 @@ _CONFIG = (
     "core.quotePath=true", "diff.noprefix=false", "diff.mnemonicPrefix=false",
     "diff.suppressBlankEmpty=false", "diff.relative=false", "diff.external=",
     "diff.renames=true", "diff.renameLimit=10000", "core.fsmonitor=false",
+    "diff.interHunkContext=0", "core.bigFileThreshold=512m", f"core.attributesFile={os.devnull}",
 )  # fmt: skip
 _DIFF_ARGS = (
     "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--full-index", "--find-renames",
@@ -25,6 +27,13 @@ _DIFF_ARGS = (
     "--src-prefix=a/", "--dst-prefix=b/", "--no-relative", "-O/dev/null", "--unified=3",
 )  # fmt: skip
 _PATHS_PER_COMMAND = 1000  # keeps each command line far below the system limit
+# receipt's own attributes for every path. $GIT_DIR/info/attributes outranks every other source on
+# every git version (the working tree's and the commits' .gitattributes, the user's global file),
+# and `!attr` leaves an attribute unspecified whatever those say. With no `diff` attribute git
+# reads binary or text from the bytes (a NUL in the first 8,000), names no textconv, external
+# command or funcname driver; the conversion attributes are fixed too, though a diff of two
+# commits never converts.
+FIXED_ATTRIBUTES = "* !diff !text !eol !crlf !filter !ident !working-tree-encoding\n"
 _SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 
@@ -80,20 +89,18 @@ class Git:
     ) -> bytes:
         """`isolated`: the user's global config is not read either (receipt's own repositories).
         `environment`: variables set for this command alone (an index file, a commit's identity)."""
-        command = ("git", *(a for c in _CONFIG for a in ("-c", c)), *args)
         env = _environment(os.environ)
         if isolated:
             env["GIT_CONFIG_GLOBAL"] = os.devnull
         env.update(environment or {})
+        return self._run(args, stdin=stdin, check=check, cwd=self.root, env=env)
+
+    def _run(
+        self, args: tuple[str, ...], *, stdin: bytes | None, check: bool, cwd: Path, env: dict[str, str]
+    ) -> bytes:
+        command = ("git", *(a for c in _CONFIG for a in ("-c", c)), *args)
         try:
-            done = subprocess.run(
-                command,
-                cwd=self.root,
-                input=stdin,
-                capture_output=True,
-                check=False,
-                env=env,
-            )
+            done = subprocess.run(command, cwd=cwd, input=stdin, capture_output=True, check=False, env=env)
         except FileNotFoundError as exc:
             raise GitError("git is not installed or not on PATH") from exc
         if check and done.returncode != 0:
@@ -132,14 +139,54 @@ class Git:
     def diff(
         self, old: str, new: str, *options: str, paths: Collection[str] = (), limit: int | None = None
     ) -> bytes:
-        """`git diff old new` in the pinned shape; `options` add to it (`--binary`, `--numstat`),
-        `paths` limit it (read literally). With `limit`, TooLargeToAssess as soon as git writes more
-        bytes than that (git is stopped: a huge diff is never held in memory whole)."""
+        """`git diff old new` of two commits in the pinned shape, read the same way whatever the
+        repository or its user configured; `options` add to it (`--binary`, `--numstat`), `paths`
+        limit it (read literally). With `limit`, TooLargeToAssess as soon as git writes more bytes
+        than that (git is stopped: a huge diff is never held in memory whole). Revisions are
+        resolved here: the scratch repository has no refs."""
+        old, new = (rev if _SHA.fullmatch(rev) else self.resolve(rev) for rev in (old, new))
         literal = ("--literal-pathspecs",) if paths else ()
         args = (*literal, *_DIFF_ARGS, *options, "--end-of-options", old, new, "--", *paths)
-        return self.run(*args) if limit is None else self._run_bounded(args, limit)
+        with self._isolated() as (scratch, env):
+            if limit is None:
+                return self._run(args, stdin=None, check=True, cwd=scratch, env=env)
+            return self._run_bounded(args, limit, cwd=scratch, env=env)
 
-    def _run_bounded(self, args: tuple[str, ...], limit: int) -> bytes:
+    @contextmanager
+    def _isolated(self) -> Iterator[tuple[Path, dict[str, str]]]:
+        """A bare repository of receipt's own that reads this one's objects and nothing else of it.
+
+        Attributes and configuration a pull request or the caller could have placed (committed or
+        working-tree .gitattributes, .git/info/attributes, .git/config, global and system files)
+        are out of reach: git reads only FIXED_ATTRIBUTES, the pinned `-c` settings and the scratch
+        repository's config. It needs nothing newer than git 2.32 (GIT_CONFIG_GLOBAL).
+        """
+        object_format, objects = (
+            self.run("rev-parse", "--show-object-format", "--git-path", "objects")
+            .decode("utf-8", "surrogateescape")
+            .splitlines()
+        )
+        with tempfile.TemporaryDirectory(prefix="receipt-diff-") as where:
+            scratch = Path(where)
+            for name in ("objects", "refs", "info"):
+                (scratch / name).mkdir()
+            (scratch / "HEAD").write_text("ref: refs/heads/receipt\n")
+            (scratch / "config").write_text(
+                "[core]\n\trepositoryformatversion = 1\n\tbare = true\n"
+                f"[extensions]\n\tobjectformat = {object_format}\n"
+            )
+            (scratch / "info" / "attributes").write_text(FIXED_ATTRIBUTES)
+            env = _environment(os.environ)
+            env.update(
+                GIT_DIR=str(scratch),
+                GIT_OBJECT_DIRECTORY=str(self.root / objects),
+                GIT_CONFIG_GLOBAL=os.devnull,
+                GIT_ATTR_NOSYSTEM="1",
+                GIT_NO_REPLACE_OBJECTS="1",
+            )
+            yield scratch, env
+
+    def _run_bounded(self, args: tuple[str, ...], limit: int, *, cwd: Path, env: dict[str, str]) -> bytes:
         command = ("git", *(a for c in _CONFIG for a in ("-c", c)), *args)
         chunks: list[bytes] = []
         size = 0
@@ -147,10 +194,10 @@ class Git:
             try:
                 process = subprocess.Popen(
                     command,
-                    cwd=self.root,
+                    cwd=cwd,
                     stdout=subprocess.PIPE,
                     stderr=errors,
-                    env=_environment(os.environ),
+                    env=env,
                 )
             except FileNotFoundError as exc:
                 raise GitError("git is not installed or not on PATH") from exc
@@ -185,27 +232,18 @@ class Git:
     def ls_tree(self, rev: str, paths: Collection[str]) -> dict[str, tuple[str, str]]:
         """`path -> (mode, sha)` for those of `paths` in commit `rev`'s tree (paths read literally).
 
-        Names are matched as `decode_bytes` renders them; a name that is not UTF-8 cannot be passed
-        back to git as a pathspec, so when one is missing the whole tree is listed instead.
+        Names are matched as `decode_bytes` renders them, which is lossless: a name that is not
+        UTF-8 goes back to git as its own bytes (the command line is encoded with surrogateescape).
         """
         wanted = sorted(set(paths))
         found: dict[str, tuple[str, str]] = {}
         for i in range(0, len(wanted), _PATHS_PER_COMMAND):
             chunk = wanted[i : i + _PATHS_PER_COMMAND]
             self._read_tree(found, rev, "--", *chunk)
-        missing = [p for p in wanted if p not in found]
-        if any("\\" in p for p in missing):
-            listed: dict[str, tuple[str, str]] = {}
-            self._read_tree(listed, rev, "-r")
-            found.update((p, listed[p]) for p in missing if p in listed)
         return found
 
     def _read_tree(self, into: dict[str, tuple[str, str]], rev: str, *args: str) -> None:
-        extra = [a for a in args if a == "-r"]
-        rest = [a for a in args if a != "-r"]
-        out = self.run(
-            "--literal-pathspecs", "ls-tree", "-z", "--full-tree", *extra, "--end-of-options", rev, *rest
-        )
+        out = self.run("--literal-pathspecs", "ls-tree", "-z", "--full-tree", "--end-of-options", rev, *args)
         for record in out.split(b"\0"):
             meta, tab, name = record.partition(b"\t")
             fields = meta.split()
@@ -234,7 +272,7 @@ class Git:
 
     def origin_repo(self) -> str | None:
         """`owner/name` when the origin remote is a GitHub-style URL, else None."""
-        url = self.run("config", "--get", "remote.origin.url", check=False).decode().strip()
+        url = self.run("config", "--get", "remote.origin.url", check=False).decode("utf-8", "replace").strip()
         match = re.search(r"[:/]([\w.-]+)/([\w.-]+?)(?:\.git)?/?$", url)
         remote = "://" in url or re.match(r"[\w.-]+@[\w.-]+:", url) is not None
         return f"{match[1]}/{match[2]}" if match and remote else None

@@ -5,7 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.engine import DEFAULT_MANIFEST_TEXT, SCHEMA, change_digest, digest_bytes, digest_of, parse_diff
+from bot.engine import (
+    DEFAULT_MANIFEST_TEXT,
+    SCHEMA,
+    QuotedPathError,
+    change_digest,
+    digest_bytes,
+    digest_of,
+    parse_diff,
+    unquote,
+)
 from bot.gather import Revisions, tree_entries
 from bot.local.git import Git, GitError
 from bot.local.source import LocalSource
@@ -96,8 +105,8 @@ def _check_manifest(report: InspectReport, body: dict[str, Any], git: Git | None
         report.skipped("manifest.digest", _NO_REPOSITORY)
         return
     try:
-        data = git.read_file(git.resolve(base), path)
-    except GitError as exc:
+        data = git.read_file(git.resolve(base), unquote(path))
+    except (GitError, QuotedPathError) as exc:
         report.skipped("manifest.digest", exc.problem)
         return
     if data is None:

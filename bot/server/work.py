@@ -260,7 +260,7 @@ def _inputs(gh: GitHub[Any], repo: RepoRef, job: Job, ctx: Context) -> tuple[Inp
         return gather_pull(gh, repo, pull, tests=NOT_RUN_YET, source=source), pull
     base = str(group["base_sha"])
     revisions = Revisions(base, job.head_sha, merge_base(gh, repo, base, job.head_sha))
-    diff = fetch_range_diff(gh, repo, revisions.merge_base, revisions.head)
+    diff = fetch_range_diff(gh, repo, revisions.merge_base, revisions.head, source)
     return gather(source, revisions, diff.data, Request(repo=repo.full_name), tests=NOT_RUN_YET), None
 
 

@@ -212,9 +212,12 @@ def test_the_manifest_can_turn_secrets_off(repo: GitRepo) -> None:
     assert scan(RULE, change, manifest("content:\n  secrets: false\n")) == []
 
 
-def test_gitleaks_global_path_allowlist_applies(repo: GitRepo) -> None:
+def test_gitleaks_global_path_allowlist_applies_to_unverified_findings(repo: GitRepo) -> None:
     token = checksummed("ghp", "q7Zt2LmW9xK4pR8vN3bC6yF1hJ5sD0")
-    assert _secrets_in(repo, {"node_modules/pkg/index.js": f'x = "{token}"\n'}) == []
+    line = f'x = "{token}"\napi_key = "Xk9fQ2mZpL7aB3cD8eF1gH4j"\n'
+    assert where(_secrets_in(repo, {"node_modules/pkg/index.js": line})) == [
+        ("node_modules/pkg/index.js", 1, "github-pat")
+    ]
 
 
 def test_a_rule_with_a_path_reads_only_its_files(repo: GitRepo) -> None:
@@ -255,9 +258,24 @@ def test_a_detector_without_keywords_always_runs_and_keywords_gate_the_rest() ->
     )
     assert _found(scanner, "tok-abc val-def") == [("any", "abc", 1)]
     assert _found(scanner, "MAGIC\ntok-abc val-def") == [("any", "abc", 2), ("kw", "def", 2)]
-    assert not scanner.skips_path("src/a.txt")
-    assert scanner.skips_path("vendor/a.txt")
-    assert not SecretScanner([], Allowlist()).skips_path("vendor/a.txt")
+    assert not scanner.path_allowlisted("src/a.txt")
+    assert scanner.path_allowlisted("vendor/a.txt")
+    assert not SecretScanner([], Allowlist()).path_allowlisted("vendor/a.txt")
+    assert _found(scanner, "tok-abc", "vendor/a.txt") == []
+
+
+def test_an_allowlisted_path_keeps_what_verifies() -> None:
+    tokens = SecretPattern("tok", r"tok-(\w+)")
+    detectors = [
+        Detector.of(tokens, checksum=lambda s: s.startswith("ok")),
+        Detector.of(SecretPattern("private-key", r"(KEY-\w+)")),
+        Detector.of(SecretPattern("plain", r"(PLAIN-\w+)")),
+    ]
+    assert [d.verifies for d in detectors] == [True, True, False]
+    scanner = SecretScanner(detectors, Allowlist(paths=(r"^vendor/",)))
+    text = "tok-okay tok-bad KEY-abc PLAIN-xyz"
+    assert [f[1] for f in _found(scanner, text, "vendor/a.txt")] == ["okay", "KEY-abc"]
+    assert [f[1] for f in _found(scanner, text)] == ["okay", "bad", "KEY-abc", "PLAIN-xyz"]
 
 
 def test_secret_groups_and_whole_matches() -> None:

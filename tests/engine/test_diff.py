@@ -253,3 +253,19 @@ def test_change_totals(repo: GitRepo) -> None:
     head = repo.commit("head")
     diff = parse_diff(_diff(repo, base, head))
     assert (len(diff.files), diff.hunk_count, diff.added, diff.removed) == (2, 2, 2, 2)
+
+
+@pytest.mark.parametrize(
+    ("data", "binary"),
+    [
+        (b"", False),
+        (b"text\n", False),
+        (b"a\0b", True),
+        (b"x" * 7999 + b"\0", True),
+        (b"x" * 8000 + b"\0", False),
+    ],
+)
+def test_looks_binary_is_gits_rule(data: bytes, binary: bool) -> None:
+    from bot.engine.diff import looks_binary
+
+    assert looks_binary(data) is binary

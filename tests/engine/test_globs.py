@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.engine.globs import GlobError, GlobMatch, compile_glob, last_match, matches
+from bot.engine.globs import Caseless, GlobError, GlobMatch, compile_glob, last_match, matches
 from bot.engine.patterns import PatternStore
 
 
@@ -62,3 +62,55 @@ def test_globs_run_in_linear_time() -> None:
 def test_a_path_ending_in_a_newline_is_not_its_name_without_it() -> None:
     assert not matches(["*.py"], "x.py\n", PatternStore())
     assert matches(["*.py"], "x.py", PatternStore())
+
+
+def test_case_rules_per_list() -> None:
+    from bot.engine.globs import Caseless, match_one
+
+    store = PatternStore()
+    assert match_one("tests/**", "TESTS/a.py", store) is None
+    assert match_one("tests/**", "TESTS/a.py", store, Caseless.INCLUDES) == GlobMatch(
+        "tests/**", 0, True, folded=True
+    )
+    assert match_one("tests/**", "tests/a.py", store, Caseless.INCLUDES) == GlobMatch("tests/**", 0, True)
+    assert match_one("!tests/**", "TESTS/a.py", store, Caseless.INCLUDES) is None  # unprotecting: exact
+    assert match_one("!tests/**", "TESTS/a.py", store, Caseless.EXCLUDES) == GlobMatch(
+        "!tests/**", 0, False, True
+    )
+    assert match_one("src/**", "SRC/a.py", store, Caseless.EXCLUDES) is None  # allowing: exact only
+    assert match_one("[Z-a]x", "_x", store, Caseless.INCLUDES) == GlobMatch("[Z-a]x", 0, True)
+    assert match_one("ÄRGER.md", "ärger.md", store, Caseless.INCLUDES) == GlobMatch("ÄRGER.md", 0, True, True)
+    assert matches(["*.lock"], "A.LOCK", store, Caseless.INCLUDES) and not matches(
+        ["*.lock"], "A.LOCK", store
+    )
+
+
+def test_a_screen_matches_whenever_a_pattern_could() -> None:
+    store = PatternStore()
+    screen = store.screen(("conftest.py", "**/.github/workflows/**", "!x/**", "conftest.py"))
+    for path in ("a/CONFTEST.PY", ".GitHub/Workflows/ci.yml", "x/y", "X/Y"):
+        assert screen.search(path) is not None, path
+    assert screen.search("src/app.py") is None
+    assert store.screen(()).search("anything") is None
+    assert store.screen(("conftest.py",)) is store.screen(("conftest.py",))
+
+
+def test_a_name_that_is_not_utf8_is_matched_by_its_structure() -> None:
+    store = PatternStore()
+    name = b"tests/bad\xff.py".decode("utf-8", "surrogateescape")
+    for pattern in ("tests/**", "*.py", "tests/bad?.py", "**/bad*"):
+        assert matches([pattern], name, store), pattern
+    assert matches(["tests/**"], name.upper(), store, Caseless.INCLUDES)
+
+
+def test_patterns_too_many_for_one_screen_are_matched_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.engine import patterns
+    from bot.engine.manifest import parse_manifest
+    from bot.engine.scope import protection
+
+    monkeypatch.setattr(patterns, "_SCREEN_MAX_MEM", 1 << 10)
+    manifest = parse_manifest("version: 1\n")
+    assert manifest.patterns.screen(("conftest.py", "**/.github/workflows/**")) is None
+    decided = protection(manifest, "Tests/CONFTEST.py")
+    assert decided is not None and decided.folded and decided.source == "built-in group test-harness"
+    assert protection(manifest, "src/app.py") is None

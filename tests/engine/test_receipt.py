@@ -163,3 +163,16 @@ def test_default_test_evidence_says_none_configured(repo: GitRepo) -> None:
         evaluate(inputs).verdict.reasons[-1]
         == "semantic skipped: tests were not run (no test command configured)"
     )
+
+
+def test_text_no_encoder_takes_still_gives_a_receipt(repo: GitRepo) -> None:
+    """A lone surrogate left in free text (a test check's name read from the filesystem) is written
+    as its escape; paths never reach this point (they are in their shown form already)."""
+    _pr(repo, {"a.txt": "x\n"}, {"a.txt": "y\n"})
+    receipt = check(repo)
+    checks = (CheckResult("tests in dir\udcff", CheckConclusion.SUCCESS, "ok ü"),)
+    body = replace(receipt, checks=checks).as_json()
+    assert body["semantic"]["checks"][0]["name"] == "tests in dir\\udcff"
+    assert body["semantic"]["checks"][0]["details"] == "ok ü"
+    assert json.loads(render_json(body))["digest"] == digest_of(body)
+    canonical_bytes(body)

@@ -181,6 +181,7 @@ def test_escaping_symlink_fails_even_when_symlinks_are_allowed(repo: GitRepo) ->
 
 
 def test_quoted_names_cannot_hide_a_protected_directory(repo: GitRepo) -> None:
+    """Names with control characters are shown C-quoted (gitpath.display_path)."""
     _base(repo, 'version: 1\npaths:\n  protect: ["tests/**"]\n', {"tests/ok.py": "1\n"})
     for name in ["tests/ü x.py", "tests/t\tab.py", 'tests/"q".py', "tests/new\nline.py", "tests/\\.py"]:
         repo.write(name, "evil = 1\n")
@@ -188,11 +189,11 @@ def test_quoted_names_cannot_hide_a_protected_directory(repo: GitRepo) -> None:
     repo.commit("sneaky")
     assert sorted(rules(check(repo))) == sorted(
         [
-            ("protected-path", ".github/workflows/\tci.yml"),
+            ("protected-path", '".github/workflows/\\tci.yml"'),
             ("protected-path", "tests/ü x.py"),
-            ("protected-path", "tests/t\tab.py"),
+            ("protected-path", '"tests/t\\tab.py"'),
             ("protected-path", 'tests/"q".py'),
-            ("protected-path", "tests/new\nline.py"),
+            ("protected-path", '"tests/new\\nline.py"'),
             ("protected-path", "tests/\\.py"),
         ]
     )

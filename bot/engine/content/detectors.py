@@ -30,6 +30,11 @@ VALIDATORS: Mapping[str, Callable[[str], bool]] = {
     "private-key-base64": pem_base64_valid,
 }
 
+# Detectors whose every finding is a credential by a structure checked here: a private key's PEM
+# block, base64 that decodes to one, a JWT whose header decodes. These, and tokens whose checksum
+# verifies (CHECKSUMS), are reported in every path: a path allowlist silences only the rest.
+VERIFIED_FORMATS: frozenset[str] = frozenset({"private-key", "private-key-base64", "jwt"})
+
 CHECKSUMS: Mapping[str, Callable[[str], bool]] = {
     "github-pat": crc32_token_valid,
     "github-oauth": crc32_token_valid,

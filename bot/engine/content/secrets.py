@@ -8,6 +8,10 @@ in URLs and a few formats gitleaks finds only beside the provider's name; Nosey 
 formats gitleaks lacks (`_noseyparker_rules.py`: Docker Hub, Groq, Doppler...) run as receipt's
 own, placeholders not reported. One secret found by several detectors is reported once, by the
 most specific. Findings show a redacted form only (`redact.py`).
+
+gitleaks' global path allowlist (vendored code, lockfiles, images, virtualenvs) silences only what
+receipt cannot verify: a token whose checksum verifies, a private key and a JWT whose header decodes
+are reported wherever they are, since adding such a directory is exactly what the check is for.
 """
 
 from __future__ import annotations
@@ -24,13 +28,14 @@ from bot.engine.change import Change
 from bot.engine.content._gitleaks_rules import GLOBAL_ALLOWLIST, RULES
 from bot.engine.content._noseyparker_rules import RULES as NOSEY_PARKER_RULES
 from bot.engine.content.added import AddedFile, Fragment, added_files
-from bot.engine.content.detectors import CHECKSUMS, OWN_DETECTORS, VALIDATORS
+from bot.engine.content.detectors import CHECKSUMS, OWN_DETECTORS, VALIDATORS, VERIFIED_FORMATS
 from bot.engine.content.heuristics import has_digit, is_placeholder, looks_like_name, shannon_entropy
 from bot.engine.content.limits import capped
 from bot.engine.content.prefilter import Prefilter
 from bot.engine.content.redact import redact
 from bot.engine.content.ruleset import Allowlist, SecretPattern, Target
 from bot.engine.findings import RuleId, Violation
+from bot.engine.gitpath import matchable
 from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2, widened
 
@@ -86,7 +91,7 @@ class _Allow:
             checks.append(self.regexes_match(text))
         if self.path_sources:
             paths = _any_of(self.path_sources)
-            checks.append(paths is not None and paths.search(path) is not None)
+            checks.append(paths is not None and paths.search(matchable(path)) is not None)
         if self.stopwords:
             checks.append(self.stopword_in(secret))
         return bool(checks) and (all(checks) if self.require_all else any(checks))
@@ -123,6 +128,11 @@ class Detector:
     @property
     def generic(self) -> bool:
         return self.id.startswith("generic")
+
+    @property
+    def verifies(self) -> bool:
+        """Whether its findings can be verified (a checksum, or a format checked by structure)."""
+        return self.checksum is not None or self.id in VERIFIED_FORMATS
 
     @classmethod
     def of(
@@ -162,6 +172,7 @@ class SecretFinding:
     own: bool
     generic: bool
     public_prefix: int
+    verified: bool = False  # its checksum verifies, or its format is one of VERIFIED_FORMATS
 
     def rank(self) -> tuple[bool, bool, int, int, str]:
         """Most trustworthy first: a verified checksum, a specific format, the longest span."""
@@ -257,7 +268,7 @@ class SecretScanner:
         self._detectors = tuple(detectors)
         self._global = _Allow.of(global_allow)
         paths = global_allow.paths
-        self._skipped_paths = compile_re2("|".join(f"(?:{p})" for p in paths)) if paths else None
+        self._allowlisted_paths = compile_re2("|".join(f"(?:{p})" for p in paths)) if paths else None
         groups = prefilter_groups(detectors)
         self._prefilter = Prefilter(groups, own_pass=OWN_PASS) if prefilter is None else prefilter
         for name, patterns in groups.items():
@@ -269,8 +280,12 @@ class SecretScanner:
         self._always = tuple(i for i, d in enumerate(detectors) if not d.keywords)
         self._common = _common(detectors)
 
-    def skips_path(self, path: str) -> bool:
-        return self._skipped_paths is not None and self._skipped_paths.search(path) is not None
+    def path_allowlisted(self, path: str) -> bool:
+        """Whether the global path allowlist silences unverified findings in `path`."""
+        return (
+            self._allowlisted_paths is not None
+            and self._allowlisted_paths.search(matchable(path)) is not None
+        )
 
     def _candidates(self, fragment: Fragment) -> list[int]:
         chosen = set(self._always)
@@ -282,16 +297,19 @@ class SecretScanner:
 
     def scan(self, path: str, fragment: Fragment) -> list[SecretFinding]:
         data = fragment.data
+        allowlisted = self.path_allowlisted(path)
         found: list[SecretFinding] = []
         for index in self._candidates(fragment):
             detector = self._detectors[index]
+            if allowlisted and not detector.verifies:
+                continue
             where, requires = detector.path, detector.requires
-            if where is not None and not where.search(path):
+            if where is not None and not where.search(matchable(path)):
                 continue
             if requires is not None and not requires.search(data):
                 continue
             found.extend(self._matches(detector, path, fragment))
-        return _resolve_overlaps(found)
+        return _resolve_overlaps([f for f in found if f.verified] if allowlisted else found)
 
     def _matches(self, detector: Detector, path: str, fragment: Fragment) -> Iterator[SecretFinding]:
         data = fragment.data
@@ -319,6 +337,7 @@ class SecretScanner:
                 own=detector.own,
                 generic=detector.generic,
                 public_prefix=_public_prefix(detector, secret),
+                verified=verified is True or detector.id in VERIFIED_FORMATS,
             )
 
     def _keeps(self, detector: Detector, path: str, secret: str, match: Any, fragment: Fragment) -> bool:
@@ -387,8 +406,6 @@ def describe(finding: SecretFinding) -> str:
 
 
 def file_findings(scanner: SecretScanner, file: AddedFile) -> list[SecretFinding]:
-    if scanner.skips_path(file.path):
-        return []
     return [f for fragment in file.fragments for f in scanner.scan(file.path, fragment)]
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from bot.engine.findings import Severity, Violation
+from bot.engine.gitpath import display_path
 from bot.engine.manifest import ManifestError
 from bot.engine.receipt import Receipt
 
@@ -61,7 +62,7 @@ def receipt_annotations(receipt: Receipt) -> list[Annotation]:
             if m.formatting_lines and m.first_formatting_line:
                 found.append(
                     Annotation(
-                        m.file.path,
+                        display_path(m.file.path),
                         m.first_formatting_line,
                         m.first_formatting_line,
                         Level.NOTICE,

@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from bot.engine.excess import ExcessResult
+from bot.engine.gitpath import display_path
 
 _MAX_FUNCTIONS = 5
 
@@ -76,10 +77,12 @@ def notes(x: ExcessResult, quote: Callable[[str], str]) -> list[str]:
             f"Cognitive complexity {x.added_complexity:+d} against {against} ({', '.join(shown)}{more})."
         )
     if x.unparsed:
-        out.append("Does not parse, read by the tokenizer alone: " + ", ".join(map(quote, x.unparsed)) + ".")
+        shown = [quote(display_path(p)) for p in x.unparsed]
+        out.append("Does not parse, read by the tokenizer alone: " + ", ".join(shown) + ".")
     unmeasured = [p for p in x.complexity_unmeasured if p not in x.unparsed]
     if unmeasured:
-        out.append("Complexity not measured (does not parse): " + ", ".join(map(quote, unmeasured)) + ".")
+        shown = [quote(display_path(p)) for p in unmeasured]
+        out.append("Complexity not measured (does not parse): " + ", ".join(shown) + ".")
     if x.excluded:
         counts = Counter(e.reason.value for e in x.excluded)
         out.append(
