@@ -18,7 +18,11 @@ from bot.engine.manifest import (
     load_manifest,
 )
 from bot.engine.patching import Reference
-from bot.engine.receipt import ChangeSummary, DryRun, ManifestInfo, Receipt, Subject, Verdict
+from bot.engine.receipt import ChangeSummary, Conclusion, DryRun, ManifestInfo, Receipt, Subject, Verdict
+from bot.engine.references.analysis import PythonTree, analyze
+from bot.engine.references.policy import deciding_checks, for_policy, semantic_with, verdict_note
+from bot.engine.references.result import ReferencesResult
+from bot.engine.report.description import Description
 from bot.engine.rules import content_violations
 from bot.engine.scope import path_violations
 from bot.engine.semantic import TestEvidence, side_effect_violations, status_of
@@ -38,6 +42,8 @@ class Inputs:
     pull_request: PullRequestFacts = field(default_factory=PullRequestFacts)
     proposed_manifest: bytes | None = None
     reference: Reference | None = None  # the gold patch excess is measured against, with its base texts
+    python: PythonTree | None = None  # the head tree's Python modules, for `references` (None: not read)
+    description: Description | None = None  # the pull request's title and body, for `report`
 
 
 def manifest_paths(loaded: LoadedManifest) -> tuple[str, ...]:
@@ -54,8 +60,9 @@ def evaluate(inputs: Inputs) -> Receipt:
     paths = manifest_paths(inputs.manifest)
     changed = _changes_manifest(inputs.change, paths)
     measured = measure_excess(inputs.change, inputs.reference)  # once: policy-free, and the costly part
-    receipt = _judge(inputs, inputs.manifest.manifest, paths, measured)
-    dry_run = _dry_run(inputs, paths, measured) if changed else None
+    analyzed = analyze(inputs.change, inputs.python) if inputs.python is not None else None
+    receipt = _judge(inputs, inputs.manifest.manifest, paths, measured, analyzed)
+    dry_run = _dry_run(inputs, paths, measured, analyzed) if changed else None
     info = ManifestInfo(
         path=inputs.manifest.path,
         source=inputs.manifest.source,
@@ -66,7 +73,13 @@ def evaluate(inputs: Inputs) -> Receipt:
     return replace(receipt, manifest=info)
 
 
-def _judge(inputs: Inputs, manifest: Manifest, paths: tuple[str, ...], measured: ExcessResult) -> Receipt:
+def _judge(
+    inputs: Inputs,
+    manifest: Manifest,
+    paths: tuple[str, ...],
+    measured: ExcessResult,
+    analyzed: ReferencesResult | None,
+) -> Receipt:
     change = inputs.change
     scope_found: list[Violation] = [
         *path_violations(change.diff, manifest, paths),
@@ -76,8 +89,9 @@ def _judge(inputs: Inputs, manifest: Manifest, paths: tuple[str, ...], measured:
     scope = sort_violations(scope_found)
     locality = evaluate_locality(change.diff, manifest)
     locality_violations = sort_violations(list(locality.violations))
+    references = for_policy(manifest, analyzed, gathered=inputs.python is not None)
     checks = inputs.tests.checks
-    semantic = status_of(checks)
+    semantic = semantic_with(status_of(checks), references)
     excess = judge_excess(measured, manifest.excess)
     verdict = decide(
         manifest=manifest,
@@ -85,10 +99,13 @@ def _judge(inputs: Inputs, manifest: Manifest, paths: tuple[str, ...], measured:
         scope=scope,
         locality=locality_violations,
         semantic=semantic,
-        checks=checks,
+        checks=deciding_checks(checks, references),
         not_run_reason=inputs.tests.not_run_reason,
         excess=excess,
     )
+    note = verdict_note(references)
+    if note is not None and verdict.conclusion is not Conclusion.SKIPPED:
+        verdict = replace(verdict, reasons=(*verdict.reasons, note))
     diff = change.diff
     return Receipt(
         subject=inputs.subject,
@@ -104,23 +121,26 @@ def _judge(inputs: Inputs, manifest: Manifest, paths: tuple[str, ...], measured:
             digest=change.digest,
         ),
         semantic=semantic,
-        checks=checks,
+        checks=(*checks, references.check) if references is not None else checks,
         scope=scope,
         locality=locality,
         locality_violations=locality_violations,
         excess=excess,
         verdict=verdict,
         reported_by=inputs.tests.reported_by,
+        references=references,
     )
 
 
-def _dry_run(inputs: Inputs, paths: tuple[str, ...], measured: ExcessResult) -> DryRun:
+def _dry_run(
+    inputs: Inputs, paths: tuple[str, ...], measured: ExcessResult, analyzed: ReferencesResult | None
+) -> DryRun:
     """Judge the same change by the pull request's proposed manifest (or the default, if deleted)."""
     try:
         proposed = load_manifest(inputs.proposed_manifest, inputs.manifest.path, ManifestSource.FILE)
     except ManifestError as exc:
         return DryRun(valid=False, errors=tuple(i.render(exc.file) for i in exc.issues))
-    receipt = _judge(replace(inputs, manifest=proposed), proposed.manifest, paths, measured)
+    receipt = _judge(replace(inputs, manifest=proposed), proposed.manifest, paths, measured, analyzed)
     others = tuple(v for v in receipt.scope if v.rule is not RuleId.MANIFEST_CHANGE)
     verdict: Verdict = decide(
         manifest=proposed.manifest,
@@ -128,7 +148,7 @@ def _dry_run(inputs: Inputs, paths: tuple[str, ...], measured: ExcessResult) -> 
         scope=others,
         locality=receipt.locality_violations,
         semantic=receipt.semantic,
-        checks=receipt.checks,
+        checks=deciding_checks(inputs.tests.checks, receipt.references),
         not_run_reason=inputs.tests.not_run_reason,
         excess=receipt.excess,
     )

@@ -13,6 +13,7 @@ from bot.engine.errors import ReceiptError
 from bot.engine.globs import GlobError, compile_glob
 from bot.engine.groups import GROUP_NAMES, MANIFEST_PATH
 from bot.engine.regex import re2_problem
+from bot.engine.report.kinds import FACT_KINDS
 from bot.engine.schema import (
     Boolean,
     Choice,
@@ -135,6 +136,12 @@ class TestsPolicy:
     checks: tuple[str, ...] = ()
     timeout_minutes: float = 60.0
     ignore_side_effects: tuple[str, ...] = ()
+    references: bool | None = None  # None: on where the repository has Python
+
+
+@dataclass(frozen=True, slots=True)
+class ReportPolicy:
+    require: tuple[str, ...] = ()  # fact kinds the description must mention
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +162,7 @@ class Manifest:
     content: ContentPolicy = field(default_factory=ContentPolicy)
     tests: TestsPolicy = field(default_factory=TestsPolicy)
     excess: ExcessPolicy = field(default_factory=ExcessPolicy)
+    report: ReportPolicy = field(default_factory=ReportPolicy)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +189,12 @@ def _budget_has_limit(value: dict[str, Any]) -> str | None:
     return None
 
 
+def _not_reserved(name: str) -> str | None:
+    if name == _REFERENCES_CHECK:
+        return f"{name!r} is the name of receipt's own check inside semantic; rename the check run"
+    return None
+
+
 def _re2_compiles(pattern: str) -> str | None:
     problem = re2_problem(pattern)
     return f"{_RE2_REJECTS}: {problem}" if problem else None
@@ -191,6 +205,7 @@ _GLOBS = ListOf(_GLOB, unique=True)
 _NAMES = ListOf(String(), min_items=1, unique=True)
 _KINDS = ListOf(Choice(values=tuple(k.value for k in ChangeKind)), unique=True)
 _LIMIT = Integer(minimum=0)
+_REFERENCES_CHECK = "references"
 
 SPEC = Mapping_(
     description="receipt policy (.github/receipt.yml), read from the base commit of a pull request.",
@@ -341,7 +356,7 @@ SPEC = Mapping_(
                     "command": Field(String(description="Shell command run in a worktree of the head.")),
                     "checks": Field(
                         ListOf(
-                            String(),
+                            String(refine_with=_not_reserved),
                             unique=True,
                             description=(
                                 "Check-run names the App waits for; 'workflow:NAME' matches a workflow run."
@@ -350,6 +365,13 @@ SPEC = Mapping_(
                     ),
                     "timeout_minutes": Field(Number(minimum=0, exclusive_minimum=True)),
                     "ignore_side_effects": Field(_GLOBS),
+                    "references": Field(
+                        Boolean(
+                            description="Follow the Python call sites a change breaks (removed names, "
+                            "calls that no longer fit) through the head tree; a broken one fails "
+                            "semantic. Default: on where the repository has Python."
+                        )
+                    ),
                 },
             )
         ),
@@ -361,6 +383,22 @@ SPEC = Mapping_(
                     "max_excess": Field(Number(minimum=-1, maximum=1)),
                     "max_added_complexity": Field(Integer(minimum=0)),
                     "on_alarm": Field(Choice(values=tuple(a.value for a in AlarmConclusion))),
+                },
+            )
+        ),
+        "report": Field(
+            Mapping_(
+                description="What the pull request's description must say. Omitted: the report is "
+                "informational.",
+                fields={
+                    "require": Field(
+                        ListOf(
+                            Choice(values=FACT_KINDS),
+                            unique=True,
+                            description="Fact kinds the description must mention when the change has "
+                            "them; one left unsaid (or denied) fails the receipt.",
+                        )
+                    ),
                 },
             )
         ),
@@ -505,6 +543,7 @@ def _build(raw: dict[str, Any]) -> Manifest:
             checks=tuple(tests.get("checks", [])),
             timeout_minutes=tests.get("timeout_minutes", 60.0),
             ignore_side_effects=tuple(tests.get("ignore_side_effects", [])),
+            references=tests.get("references"),
         ),
         excess=ExcessPolicy(
             max_distance=excess.get("max_distance"),
@@ -512,6 +551,7 @@ def _build(raw: dict[str, Any]) -> Manifest:
             max_added_complexity=excess.get("max_added_complexity"),
             on_alarm=AlarmConclusion(excess.get("on_alarm", AlarmConclusion.NEUTRAL)),
         ),
+        report=ReportPolicy(require=tuple(raw.get("report", {}).get("require", []))),
     )
 
 

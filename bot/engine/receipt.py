@@ -12,6 +12,7 @@ from bot.engine.excess import ExcessResult
 from bot.engine.findings import Violation
 from bot.engine.locality import LocalityResult
 from bot.engine.manifest import ManifestSource
+from bot.engine.references.result import ReferencesResult
 from bot.engine.semantic import CheckResult, ReportedBy, SemanticStatus
 
 SCHEMA = "receipt/1"
@@ -91,6 +92,7 @@ class Receipt:
     excess: ExcessResult
     verdict: Verdict
     reported_by: ReportedBy | None = None
+    references: ReferencesResult | None = None  # also the last of `checks`, with its findings
 
     @property
     def scope_pass(self) -> bool:
@@ -113,6 +115,8 @@ class Receipt:
                 {"name": k.name, "conclusion": k.conclusion.value, "details": k.details} for k in self.checks
             ],
         }
+        if self.references is not None:  # the last check: receipt's own, with its findings
+            out["checks"][-1].update(self.references.as_json())
         if self.reported_by is not None:  # an extension: present only when someone else ran the tests
             out["reported_by"] = _reported_by_json(self.reported_by)
         return out
