@@ -28,6 +28,7 @@ _EXPORTS = {
     ),
     "bot.engine.content.patternset": ("PatternSetGaveUp",),
     "bot.engine.references.analysis": ("PythonTree",),
+    "bot.engine.references": ("REFERENCES_CHECK",),
     "bot.engine.report.description": ("Description", "DescriptionSource"),
     "bot.engine.receipt": (
         "EXIT_CODES", "SCHEMA", "Conclusion", "Receipt", "Subject", "digest_of", "render_json",
@@ -49,6 +50,7 @@ __all__ = [
     "DEFAULT_MANIFEST_TEXT",
     "EXIT_CODES",
     "MANIFEST_PATH",
+    "REFERENCES_CHECK",
     "SCHEMA",
     "SUMMARY_LIMIT",
     "Annotation",
@@ -150,6 +152,7 @@ if TYPE_CHECKING:
         parse_reference,
     )
     from bot.engine.receipt import EXIT_CODES, SCHEMA, Conclusion, Receipt, Subject, digest_of, render_json
+    from bot.engine.references import REFERENCES_CHECK
     from bot.engine.references.analysis import PythonTree
     from bot.engine.render.annotations import (
         Annotation,

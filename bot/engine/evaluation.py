@@ -23,6 +23,8 @@ from bot.engine.references.analysis import PythonTree, analyze
 from bot.engine.references.policy import deciding_checks, for_policy, semantic_with, verdict_note
 from bot.engine.references.result import ReferencesResult
 from bot.engine.report.description import Description
+from bot.engine.report.facts import ReceiptFacts, failed_test_names, protected_paths
+from bot.engine.report.report import Report, build_report
 from bot.engine.rules import content_violations
 from bot.engine.scope import path_violations
 from bot.engine.semantic import TestEvidence, side_effect_violations, status_of
@@ -61,7 +63,9 @@ def evaluate(inputs: Inputs) -> Receipt:
     changed = _changes_manifest(inputs.change, paths)
     measured = measure_excess(inputs.change, inputs.reference)  # once: policy-free, and the costly part
     analyzed = analyze(inputs.change, inputs.python) if inputs.python is not None else None
-    receipt = _judge(inputs, inputs.manifest.manifest, paths, measured, analyzed)
+    receipt = _reported(
+        inputs, inputs.manifest.manifest, _judge(inputs, inputs.manifest.manifest, paths, measured, analyzed)
+    )
     dry_run = _dry_run(inputs, paths, measured, analyzed) if changed else None
     info = ManifestInfo(
         path=inputs.manifest.path,
@@ -132,6 +136,33 @@ def _judge(
     )
 
 
+def _required(verdict: Verdict, report: Report) -> Verdict:
+    """`report.require`: a required fact the description leaves unsaid (or denies) fails the receipt."""
+    missing = [f.kind.value for f in report.missing_required]
+    if not missing or verdict.conclusion is Conclusion.SKIPPED:
+        return verdict
+    reason = f"report failed: the description does not say {', '.join(missing)} (report.require)"
+    return Verdict(Conclusion.FAILURE, (*verdict.reasons, reason))
+
+
+def _reported(inputs: Inputs, manifest: Manifest, receipt: Receipt) -> Receipt:
+    """The receipt with its report: the change's facts, and what the description says of them."""
+    refs = receipt.references
+    facts = ReceiptFacts(
+        diff=inputs.change.diff,
+        protected=protected_paths((v.rule, v.path) for v in receipt.scope),
+        tests_ran=bool(inputs.tests.checks),
+        failed_tests=failed_test_names((c.name, c.conclusion) for c in inputs.tests.checks),
+        not_run_reason=inputs.tests.not_run_reason,
+        references=tuple((f.path, f.target) for f in refs.findings) if refs is not None else (),
+        excess_alarm=receipt.excess.alarm_reasons,
+    )
+    report = build_report(
+        facts, inputs.change.diff, receipt.change.logical_lines, inputs.description, manifest.report.require
+    )
+    return replace(receipt, report=report, verdict=_required(receipt.verdict, report))
+
+
 def _dry_run(
     inputs: Inputs, paths: tuple[str, ...], measured: ExcessResult, analyzed: ReferencesResult | None
 ) -> DryRun:
@@ -140,7 +171,8 @@ def _dry_run(
         proposed = load_manifest(inputs.proposed_manifest, inputs.manifest.path, ManifestSource.FILE)
     except ManifestError as exc:
         return DryRun(valid=False, errors=tuple(i.render(exc.file) for i in exc.issues))
-    receipt = _judge(replace(inputs, manifest=proposed), proposed.manifest, paths, measured, analyzed)
+    judged = _judge(replace(inputs, manifest=proposed), proposed.manifest, paths, measured, analyzed)
+    receipt = _reported(inputs, proposed.manifest, judged)
     others = tuple(v for v in receipt.scope if v.rule is not RuleId.MANIFEST_CHANGE)
     verdict: Verdict = decide(
         manifest=proposed.manifest,
@@ -152,4 +184,5 @@ def _dry_run(
         not_run_reason=inputs.tests.not_run_reason,
         excess=receipt.excess,
     )
-    return DryRun(valid=True, verdict=verdict)
+    assert receipt.report is not None
+    return DryRun(valid=True, verdict=_required(verdict, receipt.report))

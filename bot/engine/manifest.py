@@ -12,6 +12,7 @@ import yaml
 from bot.engine.errors import ReceiptError
 from bot.engine.globs import GlobError, compile_glob
 from bot.engine.groups import GROUP_NAMES, MANIFEST_PATH
+from bot.engine.references import REFERENCES_CHECK
 from bot.engine.regex import re2_problem
 from bot.engine.report.kinds import FACT_KINDS
 from bot.engine.schema import (
@@ -190,7 +191,7 @@ def _budget_has_limit(value: dict[str, Any]) -> str | None:
 
 
 def _not_reserved(name: str) -> str | None:
-    if name == _REFERENCES_CHECK:
+    if name == REFERENCES_CHECK:
         return f"{name!r} is the name of receipt's own check inside semantic; rename the check run"
     return None
 
@@ -205,7 +206,6 @@ _GLOBS = ListOf(_GLOB, unique=True)
 _NAMES = ListOf(String(), min_items=1, unique=True)
 _KINDS = ListOf(Choice(values=tuple(k.value for k in ChangeKind)), unique=True)
 _LIMIT = Integer(minimum=0)
-_REFERENCES_CHECK = "references"
 
 SPEC = Mapping_(
     description="receipt policy (.github/receipt.yml), read from the base commit of a pull request.",

@@ -13,6 +13,7 @@ from bot.engine.findings import Violation
 from bot.engine.locality import LocalityResult
 from bot.engine.manifest import ManifestSource
 from bot.engine.references.result import ReferencesResult
+from bot.engine.report.report import Report
 from bot.engine.semantic import CheckResult, ReportedBy, SemanticStatus
 
 SCHEMA = "receipt/1"
@@ -93,6 +94,7 @@ class Receipt:
     verdict: Verdict
     reported_by: ReportedBy | None = None
     references: ReferencesResult | None = None  # also the last of `checks`, with its findings
+    report: Report | None = None
 
     @property
     def scope_pass(self) -> bool:
@@ -179,6 +181,7 @@ class Receipt:
                 "alarm": x.alarm,
             },
             "verdict": {"conclusion": self.verdict.conclusion.value, "reasons": list(self.verdict.reasons)},
+            "report": self.report.as_json() if self.report is not None else None,
         }
 
 

@@ -109,6 +109,10 @@ class Git:
     def diff(self, old: str, new: str) -> bytes:
         return self.run(*_DIFF_ARGS, "--end-of-options", old, new, "--")
 
+    def commit_message(self, rev: str) -> str:
+        """The full message of commit `rev`."""
+        return self.run("log", "-1", "--format=%B", "--end-of-options", rev, "--").decode("utf-8", "replace")
+
     def read_file(self, rev: str, path: str) -> bytes | None:
         """The file at `path` in commit `rev`, or None when it is not there."""
         spec = f"{rev}:{path}".encode("utf-8", "surrogateescape")

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from bot.engine.references import REFERENCES_CHECK
 from bot.engine.semantic import CheckConclusion, CheckResult
 
-CHECK_NAME = "references"
 MAX_LISTED = 200  # findings kept in the receipt; the rest are counted
 
 
@@ -94,7 +94,7 @@ class ReferencesResult:
 
     @property
     def check(self) -> CheckResult:
-        return CheckResult(CHECK_NAME, self.conclusion, self.details)
+        return CheckResult(REFERENCES_CHECK, self.conclusion, self.details)
 
     def as_json(self) -> dict[str, Any]:
         """The `findings` the `references` entry of `semantic.checks` carries beside its details."""
