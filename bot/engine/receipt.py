@@ -110,15 +110,17 @@ class Receipt:
         body["digest"] = digest_of(body)
         return body
 
+    def _check_json(self, check: CheckResult) -> dict[str, Any]:
+        out = {"name": check.name, "conclusion": check.conclusion.value, "details": check.details}
+        if self.references is not None and check == self.references.check:  # receipt's own, with findings
+            out |= self.references.as_json()
+        return out
+
     def _semantic_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "status": self.semantic.value,
-            "checks": [
-                {"name": k.name, "conclusion": k.conclusion.value, "details": k.details} for k in self.checks
-            ],
+            "checks": [self._check_json(k) for k in self.checks],
         }
-        if self.references is not None:  # the last check: receipt's own, with its findings
-            out["checks"][-1].update(self.references.as_json())
         if self.reported_by is not None:  # an extension: present only when someone else ran the tests
             out["reported_by"] = _reported_by_json(self.reported_by)
         return out

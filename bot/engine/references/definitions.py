@@ -17,6 +17,7 @@ from bot.engine.tokens import parse_python
 
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 SCOPES = (*DEFS, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_NESTED = (ast.stmt, *SCOPES)
 _DYNAMIC_MEMBERS = ("__getattr__", "__getattribute__")
 DATACLASS = frozenset({"dataclass", "dataclasses.dataclass"})
 
@@ -103,7 +104,7 @@ def _name_bound(node: ast.AST) -> str | None:
 def stored_names(node: ast.AST) -> Iterator[str]:
     """The names `node` itself binds (not its nested statements or scopes)."""
     for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.stmt | SCOPES):
+        if isinstance(child, _NESTED):
             continue
         name = _name_bound(child)
         if name:
