@@ -92,8 +92,8 @@ def changed_names(base: ModuleInfo, head: ModuleInfo) -> set[str]:
             continue
         members = {
             m
-            for m, sites in cls.members.items()
-            if _fingerprint(sites) != _fingerprint(new.members.get(m, ()))
+            for m in {*cls.members, *new.members}
+            if _fingerprint(cls.members.get(m, ())) != _fingerprint(new.members.get(m, ()))
         }
         names |= members | (cls.instance_attributes - new.instance_attributes)
         if members & {"__init__", "__new__"} or _class_shape(cls.node) != _class_shape(new.node):
@@ -179,17 +179,18 @@ class _Analysis:
         return f"{world.modules.dotted(target.path)}.{target.qualname}", f"{target.path}:{line}"
 
     def _missing(self, reader: str, line: int, expression: str, was: Target, gone: MissingT) -> None:
-        _, where = self._where(self.base, was)
-        if gone.name:
+        dotted, where = self._where(self.base, was)
+        if isinstance(was, ModuleT):
+            target, moved = dotted, self.moved.get(where)
+            fate = f"this change moves it to {moved}" if moved else "this change deletes it"
+            why = f"module `{dotted}` no longer exists ({where} at the merge base; {fate})"
+        elif not gone.name:
+            target, why = gone.owner, f"module `{gone.owner}` no longer exists"
+        else:
             target = f"{gone.owner}.{gone.name}"
             why = (
                 f"`{gone.owner}` has no `{gone.name}` any more (it was defined at {where} at the merge base)"
             )
-        else:
-            target = gone.owner
-            moved = self.moved.get(where)
-            fate = f"this change moves it to {moved}" if moved else "this change deletes it"
-            why = f"module `{gone.owner}` no longer exists ({where} at the merge base; {fate})"
         message = (
             f"`{expression}` no longer resolves: {why}. Update this caller, or keep the old name "
             "(an alias or a deprecated wrapper)."
@@ -200,6 +201,9 @@ class _Analysis:
         if use.guards & _IMPORT_GUARDS:
             return
         head, base = (self._imported(w, reader, use) for w in (self.head, self.base))
+        module = self.base.module(reader, use.level, use.module)
+        if isinstance(head, MissingT) and not head.name and isinstance(module, ModuleT):
+            base = module  # the module itself is gone: say where it went
         if isinstance(head, MissingT) and isinstance(base, PRESENT):
             dots = "." * use.level
             text = (
