@@ -55,7 +55,7 @@ def pull(p: FakePull, root: Path) -> dict[str, Any]:
         commits_url=f"{url}/commits", review_comments_url=f"{url}/comments", comments_url=f"{issue}/comments",
         statuses_url=f"{API}/repos/{p.repo}/statuses/{p.head_sha}",
     )  # fmt: skip
-    data["title"], data["state"], data["body"] = p.title, p.state, None
+    data["title"], data["state"], data["body"] = p.title, p.state, p.body
     data["user"]["login"] = p.author
     label = {
         "id": 1,

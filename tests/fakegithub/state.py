@@ -23,6 +23,7 @@ class FakePull:
     labels: tuple[str, ...] = ()
     state: str = "open"
     title: str = "Change"
+    body: str | None = None
 
 
 @dataclass
