@@ -37,14 +37,20 @@ def test_the_api_source_follows_references_and_reads_each_object_once(scenario: 
     gh = _client(scenario.github)
     receipt = evaluate(gather_pull(gh, REPO_REF, pull, tests=semantic.TestEvidence()))
     assert receipt.references is not None
-    assert [(f.path, f.line, f.kind.value) for f in receipt.references.findings] == [("app.py", 3, "signature")]
+    assert [(f.path, f.line, f.kind.value) for f in receipt.references.findings] == [
+        ("app.py", 3, "signature")
+    ]
     assert receipt.verdict.conclusion.value == "failure"
     head_trees = scenario.github.state.calls("GET", rf"/repos/{REPO}/git/trees/{pull.head_sha}")
     assert len(head_trees) == 1  # the change's entries and the listing share one recursive tree
-    blobs = {c.path.rsplit("/", 1)[1] for c in scenario.github.state.calls("GET", rf"/repos/{REPO}/git/blobs/\w+")}
+    blobs = {
+        c.path.rsplit("/", 1)[1] for c in scenario.github.state.calls("GET", rf"/repos/{REPO}/git/blobs/\w+")
+    }
     listed = scenario.origin.git("ls-tree", "-r", pull.head_sha).split("\n")
     shas = {line.split()[2]: line.split("\t")[1] for line in listed if line}
-    assert sorted(shas[b] for b in blobs if b in shas and shas[b].endswith(".py") and shas[b] != "lib.py") == [
+    assert sorted(
+        shas[b] for b in blobs if b in shas and shas[b].endswith(".py") and shas[b] != "lib.py"
+    ) == [
         "app.py",
         "tests/test_lib.py",
         "unrelated.py",
@@ -65,7 +71,9 @@ def test_over_the_budget_the_check_says_too_large_to_follow(scenario: Scenario) 
     assert check.conclusion is CheckConclusion.NEUTRAL
     assert "too large to follow: 2 Python files" in check.details
     assert "the GitHub API source reads at most 1 files" in check.details
-    assert any(r.startswith("references not followed: the repository is too large") for r in receipt.verdict.reasons)
+    assert any(
+        r.startswith("references not followed: the repository is too large") for r in receipt.verdict.reasons
+    )
     assert receipt.verdict.conclusion.value == "success"  # neutral, never a silent pass
 
 
