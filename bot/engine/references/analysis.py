@@ -26,7 +26,7 @@ from bot.engine.references.definitions import Binding, Kind, ModuleInfo
 from bot.engine.references.modules import ModuleMap
 from bot.engine.references.result import MAX_LISTED, BrokenReference, ReferenceKind, ReferencesResult
 from bot.engine.references.signature import dotted_name, misfit
-from bot.engine.references.uses import ImportUse, Scope, ScopeKind, Site, Use, UsesWalker, scopes_up, walk
+from bot.engine.references.uses import ImportUse, Scope, Site, Use, UsesWalker, local_scopes, walk
 from bot.engine.references.world import (
     MAX_DEPTH,
     PRESENT,
@@ -125,8 +125,10 @@ class _Analysis:
     # -- lookups from a reader's scopes
 
     def lookup(self, world: World, reader: str, scope: Scope, name: str, depth: int = 0) -> Target:
-        for s in scopes_up(scope):
-            if s.kind is ScopeKind.MODULE or name in s.declared_global or depth > MAX_DEPTH:
+        if depth > MAX_DEPTH:
+            return UNKNOWN
+        for s in local_scopes(scope):
+            if name in s.declared_global:
                 break
             sites = [] if name in s.declared_nonlocal else s.sites.get(name, [])
             if sites:
@@ -303,7 +305,7 @@ def _interesting(
 
 
 def _readers(
-    base: World, head: World, texts: Mapping[str, str | None], names: set[str], progress: _Progress
+    head: World, texts: Mapping[str, str | None], names: set[str], touched: set[str], progress: _Progress
 ) -> list[tuple[str, UsesWalker]]:
     """The modules that mention an interesting name, walked; re-exports under other names are
     followed for a few rounds."""
@@ -317,9 +319,8 @@ def _readers(
         for path in found:
             del remaining[path]
             info = head.info(path)
-            if info is None:
-                unchanged = base.info(path) is None
-                (progress.notes if unchanged else progress.gaps).append(f"{path} does not parse here")
+            if info is None:  # a file the change left alone never ran either; one it wrote may hide a caller
+                (progress.gaps if path in touched else progress.notes).append(f"{path} does not parse here")
                 continue
             selected[path] = info
             aliases |= _re_exported(info, names)
@@ -358,15 +359,13 @@ def analyze(change: Change, tree: PythonTree) -> ReferencesResult | None:
     progress = _Progress()
     names = _interesting(base, head, base_texts, moved, progress)
     analysis = _Analysis(head, base, moved)
-    readers = _readers(base, head, head_texts, names, progress) if names else []
+    touched = {new for _, new, _, _ in _changed_python(change) if new is not None}
+    readers = _readers(head, head_texts, names, touched, progress) if names else []
     for path, walker in readers:
-        try:
-            for use in walker.imports:
-                analysis.check_import(path, use)
-            for each in walker.uses:
-                analysis.check_use(path, each)
-        except RecursionError:
-            progress.gaps.append(f"{path} is nested too deeply to follow")
+        for use in walker.imports:
+            analysis.check_import(path, use)
+        for each in walker.uses:
+            analysis.check_use(path, each)
         progress.notes += [f"getattr(…, {d.name!r}) at {path}:{d.line}" for d in walker.dynamic]
     found = _deduplicated(analysis.findings)
     notes = progress.notes[:_MAX_NOTES] + (

@@ -132,7 +132,9 @@ def statement_bindings(stmt: ast.stmt) -> Iterator[tuple[str, Binding]]:
         single = isinstance(stmt, ast.AnnAssign) or len(stmt.targets) == 1
         yield target.id, Binding(Kind.VALUE, line, value=stmt.value if single else None)
         for extra in stmt.targets[1:] if isinstance(stmt, ast.Assign) else ():
-            yield from ((n, Binding(Kind.VALUE, line)) for n in stored_names(extra))
+            yield from (
+                (n, Binding(Kind.VALUE, line)) for n in (_name_bound(extra), *stored_names(extra)) if n
+            )
     else:
         yield from ((n, Binding(Kind.VALUE, line)) for n in stored_names(stmt))
 

@@ -198,7 +198,8 @@ class UsesWalker(ast.NodeVisitor):
     def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
         self.visit(node.value)
         scope = self.scope
-        while scope.kind is ScopeKind.COMPREHENSION and scope.parent is not None:
+        while scope.kind is ScopeKind.COMPREHENSION:
+            assert scope.parent is not None  # a comprehension always sits in a scope
             scope = scope.parent
         scope.bind(node.target.id, Site(Binding(Kind.VALUE, node.lineno)))
 
@@ -285,12 +286,11 @@ def walk(tree: ast.Module, interesting: frozenset[str]) -> UsesWalker:
     return walker
 
 
-def scopes_up(scope: Scope) -> Iterator[Scope]:
-    """`scope`, then the enclosing scopes a name read in it can come from: function scopes (a
-    class body's names are not visible from the functions inside it), up to the module."""
-    yield scope
-    current = scope.parent
-    while current is not None:
-        if current.kind is not ScopeKind.CLASS:
+def local_scopes(scope: Scope) -> Iterator[Scope]:
+    """`scope`, then the enclosing scopes a name read in it can come from, short of the module's:
+    function scopes (a class body's names are not visible from the functions inside it)."""
+    current: Scope | None = scope
+    while current is not None and current.kind is not ScopeKind.MODULE:
+        if current is scope or current.kind is not ScopeKind.CLASS:
             yield current
         current = current.parent

@@ -79,10 +79,11 @@ def _options(node: ast.ClassDef) -> set[str]:
 
 
 def dataclass_signature(cls: ClassInfo) -> Signature | None:
-    """The `__init__` that `@dataclass` writes for a class with no base classes, when every field
+    """The `__init__` that `@dataclass` writes for a class with no base classes and no `__init__`
+    of its own, when every field
     is plain (a default, `field(default=…)` or `field(default_factory=…)`); None otherwise."""
     node = cls.node
-    if node.bases or "__init__" in cls.members or _options(node) - _DATACLASS_OPTIONS:
+    if node.bases or _options(node) - _DATACLASS_OPTIONS:
         return None
     params: list[Param] = []
     for stmt in node.body:
@@ -252,7 +253,7 @@ class World:
         decorators = {
             dotted_name(d.func if isinstance(d, ast.Call) else d) for d in found.node.decorator_list
         }
-        if decorators & DATACLASS:
+        if decorators & DATACLASS and "__init__" not in found.members:  # dataclass keeps an own __init__
             return dataclass_signature(found)
         init = self.class_member(cls, "__init__", instance=True, depth=0)
         return Signature() if isinstance(init, MissingT) else self.signature(init)
