@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.engine.render.annotations import receipt_annotations
+from bot.engine.render.markdown import render_markdown
 from bot.engine.semantic import CheckConclusion, SemanticStatus
 from tests.gitrepo import GitRepo
 from tests.references.helpers import change, found, references
@@ -35,6 +36,11 @@ def test_a_renamed_function_breaks_its_untouched_caller(repo: GitRepo) -> None:
     assert "src/app.py:1:" in check.details
     (annotation,) = [a for a in receipt_annotations(receipt) if a.title.startswith("receipt: references")]
     assert (annotation.path, annotation.start_line, annotation.level.value) == ("src/app.py", 1, "failure")
+    markdown = render_markdown(receipt)
+    assert (
+        "### Broken call sites\n- `src/app.py` line 1: " in markdown
+        and "more (the annotations" not in markdown
+    )
     body = receipt.as_json()
     entry = body["semantic"]["checks"][-1]
     assert entry["findings"][0]["id"] == "references:removed:pkg.core.parse"

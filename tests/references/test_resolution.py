@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.engine.references.result import MAX_LISTED
+from bot.engine.render.markdown import render_markdown
 from bot.engine.semantic import CheckConclusion
 from tests.gitrepo import GitRepo
 from tests.references.helpers import change, found, references
@@ -302,6 +303,62 @@ CASES = {
         {"lib.py": "X = 1\n"},
         [("use.py", 1, "removed", "lib.W")],
     ),
+    "a name defined by itself is not followed forever": (
+        {"lib.py": OLD, "use.py": "def f():\n    old = old()\n    return old\n"},
+        {"lib.py": NEW},
+        [],
+    ),
+    "re-exports under new names are followed for four rounds": (
+        {
+            "lib.py": OLD,
+            "a.py": "from lib import old as a1\n",
+            "b.py": "from a import a1 as a2\n",
+            "c.py": "from b import a2 as a3\n",
+            "d.py": "from c import a3 as a4\n",
+            "e.py": "from d import a4 as a5\n",
+        },
+        {"lib.py": NEW},
+        [
+            ("a.py", 1, "removed", "lib.old"),
+            ("b.py", 1, "removed", "lib.old"),
+            ("c.py", 1, "removed", "lib.old"),
+            ("d.py", 1, "removed", "lib.old"),
+        ],
+    ),
+    "a mapping pattern without a rest": (
+        {
+            "lib.py": FETCH,
+            "use.py": "from lib import fetch\n\n\ndef e(v):\n    match v:\n        case {'k': 1}:\n            fetch('u', timeout=1)\n",
+        },
+        {"lib.py": FETCH_HEAD},
+        [("use.py", 7, "signature", "lib.fetch")],
+    ),
+    "a star import in the caller": (
+        {"lib.py": OLD, "use.py": "from lib import *\nold(1)\n"},
+        {"lib.py": NEW},
+        [("use.py", 2, "removed", "use.old")],
+    ),
+    "a module that is not text is not followed": (
+        {"lib.py": OLD, "blob.py": "\0old\n", "use.py": "from blob import old\n"},
+        {"lib.py": NEW},
+        [],
+    ),
+    "a member removed from a class whose only base is object": (
+        {
+            "lib.py": "class P(object):\n    def spin(self):\n        pass\n",
+            "use.py": "from lib import P\nP.spin\n",
+        },
+        {"lib.py": "class P(object):\n    pass\n"},
+        [("use.py", 2, "removed", "lib.P.spin")],
+    ),
+    "a base class that is not a name is not followed": (
+        {
+            "lib.py": "def make():\n    return object\n\n\nclass F(make()):\n    def spin(self, n):\n        pass\n",
+            "use.py": "from lib import F\n\n\ndef f(x: F):\n    return x.spin\n",
+        },
+        {"lib.py": "def make():\n    return object\n\n\nclass F(make()):\n    pass\n"},
+        [],
+    ),
     "getattr with a name that did not change": (
         {"lib.py": OLD, "use.py": "import lib\ngetattr(lib, 'other')\ngetattr(lib, name)\nlib.old\n"},
         {"lib.py": NEW},
@@ -379,6 +436,8 @@ def test_findings_past_the_limit_are_counted(repo: GitRepo, tmp_path: Path) -> N
     assert (len(result.findings), result.left_out) == (MAX_LISTED, 5)
     assert result.summary == f"{MAX_LISTED + 5} broken call site(s)"
     assert result.details.splitlines()[-1] == "… and 5 more not listed"
+    markdown = render_markdown(receipt)
+    assert "### Broken call sites" in markdown and f"- … and {MAX_LISTED - 20 + 5} more" in markdown
 
 
 def test_many_dynamic_uses_are_counted_in_the_notes(repo: GitRepo) -> None:
