@@ -359,6 +359,21 @@ CASES = {
         {"lib.py": "def make():\n    return object\n\n\nclass F(make()):\n    pass\n"},
         [],
     ),
+    "self.hook that only a subclass still defines is quiet": (
+        {
+            "lib.py": "class Base:\n    def hook(self):\n        pass\n\n    def run(self):\n        return self.hook()\n",
+            "sub.py": "from lib import Base\n\n\nclass Sub(Base):\n    def hook(self):\n        return 1\n",
+        },
+        {"lib.py": "class Base:\n    def run(self):\n        return self.hook()\n"},
+        [],
+    ),
+    "self.hook that no class defines any more": (
+        {
+            "lib.py": "class Base:\n    def hook(self):\n        pass\n\n    def run(self):\n        return self.hook()\n"
+        },
+        {"lib.py": "class Base:\n    def run(self):\n        return self.hook()\n"},
+        [("lib.py", 3, "removed", "lib.Base.hook")],
+    ),
     "getattr with a name that did not change": (
         {"lib.py": OLD, "use.py": "import lib\ngetattr(lib, 'other')\ngetattr(lib, name)\nlib.old\n"},
         {"lib.py": NEW},

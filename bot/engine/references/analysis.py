@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.engine.change import Change
-from bot.engine.references.definitions import Binding, Kind, ModuleInfo
+from bot.engine.references.definitions import Binding, ClassInfo, Kind, ModuleInfo
 from bot.engine.references.modules import ModuleMap
 from bot.engine.references.result import MAX_LISTED, BrokenReference, ReferenceKind, ReferencesResult
 from bot.engine.references.signature import dotted_name, misfit
@@ -121,6 +121,7 @@ class _Analysis:
     base: World
     moved: Mapping[str, str | None]  # deleted or renamed module paths: where each went (None: deleted)
     findings: list[BrokenReference] = field(default_factory=list)
+    members: frozenset[str] = frozenset()  # every member name the head's classes (in the modules read) define
 
     # -- lookups from a reader's scopes
 
@@ -204,7 +205,12 @@ class _Analysis:
             return
         head, base = (self._imported(w, reader, use) for w in (self.head, self.base))
         module = self.base.module(reader, use.level, use.module)
-        if isinstance(head, MissingT) and not head.name and isinstance(module, ModuleT):
+        if (
+            isinstance(head, MissingT)
+            and not head.name
+            and isinstance(base, PRESENT)
+            and isinstance(module, ModuleT)
+        ):
             base = module  # the module itself is gone: say where it went
         if isinstance(head, MissingT) and isinstance(base, PRESENT):
             dots = "." * use.level
@@ -219,12 +225,20 @@ class _Analysis:
             return module
         return world.name_in(module.path, use.name)
 
+    def _subclass_may_define(self, use: Use) -> bool:
+        """`self.name` where some class of the tree still defines `name`: `self` may be an instance
+        of a subclass that does (a base class calling what its subclasses provide)."""
+        if len(use.chain) != 2 or use.chain[1] not in self.members:
+            return False
+        sites = next((s.sites[use.chain[0]] for s in local_scopes(use.scope) if use.chain[0] in s.sites), [])
+        return len(sites) == 1 and sites[0].self_of is not None
+
     def check_use(self, reader: str, use: Use) -> None:
         head = self.resolve(self.head, reader, use.scope, use.chain)
         base = self.resolve(self.base, reader, use.scope, use.chain)
         text = ".".join(use.chain) + ("(…)" if use.call is not None else "")
         if isinstance(head, MissingT) and isinstance(base, PRESENT):
-            if not use.guards & _NAME_GUARDS:
+            if not use.guards & _NAME_GUARDS and not self._subclass_may_define(use):
                 self._missing(reader, use.line, text, base, head)
             return
         if use.call is None or use.guards & _CALL_GUARDS:
@@ -248,6 +262,12 @@ class _Analysis:
 def _names(expression: ast.expr | None) -> tuple[str, ...] | None:
     name = dotted_name(expression) if expression is not None else None
     return tuple(name.split(".")) if name else None
+
+
+def _classes_of(world: World, path: str) -> Iterable[ClassInfo]:
+    info = world.info(path)
+    assert info is not None  # a reader parsed
+    return info.classes.values()
 
 
 def _deduplicated(findings: list[BrokenReference]) -> list[BrokenReference]:
@@ -353,14 +373,16 @@ def analyze(change: Change, tree: PythonTree) -> ReferencesResult | None:
     if not head_texts and not base_texts:
         return None
     memo: dict[tuple[str, str], ModuleInfo | None] = {}
-    head = World(ModuleMap(head_texts), head_texts, memo)
     base_view = ChainMap(base_texts, head_texts)
-    base = World(ModuleMap(base_view), base_view, memo)
+    either = ModuleMap(base_view)  # the base side's paths include the head's: added files stay visible
+    head = World(ModuleMap(head_texts), head_texts, memo, either)
+    base = World(either, base_view, memo, either)
     progress = _Progress()
     names = _interesting(base, head, base_texts, moved, progress)
-    analysis = _Analysis(head, base, moved)
     touched = {new for _, new, _, _ in _changed_python(change) if new is not None}
     readers = _readers(head, head_texts, names, touched, progress) if names else []
+    members = {m for path, _ in readers for c in _classes_of(head, path) for m in c.members}
+    analysis = _Analysis(head, base, moved, members=frozenset(members))
     for path, walker in readers:
         for use in walker.imports:
             analysis.check_import(path, use)

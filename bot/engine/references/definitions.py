@@ -215,7 +215,7 @@ def module_info(path: str, text: str) -> ModuleInfo | None:
         classes = {c.qualname: c for c in _classes(tree.body, "")}
     except RecursionError:  # an expression nested deeper than the interpreter's stack
         return None
-    for node in ast.walk(tree):
+    for node in ast.walk(tree) if "global" in text else ():  # walking every node costs; few modules say it
         if isinstance(node, ast.Global):
             for name in node.names:
                 bindings[name] = (*bindings.get(name, ()), Binding(Kind.VALUE, node.lineno))

@@ -111,10 +111,12 @@ class World:
         modules: ModuleMap,
         texts: Mapping[str, str | None],
         memo: dict[tuple[str, str], ModuleInfo | None],
+        either: ModuleMap,
     ) -> None:
         self.modules = modules
         self._texts = texts
         self._memo = memo
+        self._either = either  # the modules of both sides: an import of none of them is not ours
 
     def info(self, path: str) -> ModuleInfo | None:
         text = self._texts.get(path)
@@ -126,14 +128,21 @@ class World:
         return self._memo[key]
 
     def module(self, importer: str, level: int, dotted: str) -> Target:
-        """The module an import statement in `importer` names."""
+        """The module an import statement in `importer` names: missing only when the other side of
+        the change has it; a module of neither side (the standard library, a dependency) is not
+        followed."""
         if level:
             found = self.modules.relative(importer, level, dotted)
-            return ModuleT(found) if found is not None else MissingT("." * level + dotted)
-        files = self.modules.find(dotted, importer)
-        if len(files) == 1:
-            return ModuleT(files[0])
-        return UNKNOWN if files else MissingT(dotted)
+            elsewhere = self._either.relative(importer, level, dotted) is not None
+            label = "." * level + dotted
+        else:
+            files = self.modules.find(dotted, importer)
+            found = files[0] if len(files) == 1 else None
+            elsewhere = not files and len(self._either.find(dotted, importer)) == 1
+            label = dotted
+        if found is not None:
+            return ModuleT(found)
+        return MissingT(label) if elsewhere else UNKNOWN
 
     def name_in(self, path: str, name: str, depth: int = 0) -> Target:
         """`name` looked up as an attribute of the module at `path` (`from module import name`)."""
