@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from bot.github.events import (
@@ -13,6 +12,7 @@ from bot.github.events import (
     WorkflowRunEvent,
     parse_event,
 )
+from bot.jsonread import MAX_PAYLOAD_BYTES, JsonInputError, load_json_object
 
 WORKFLOW_RUN = "workflow_run"
 
@@ -27,11 +27,13 @@ def load_event(name: str, path: Path) -> Event:
             "(mode check or compute), or on workflow_run (mode publish)"
         )
     try:
-        payload = json.loads(path.read_bytes())
+        data = path.read_bytes()
     except OSError as exc:
         raise EventError(f"cannot read the event payload {path}: {exc.strerror}") from exc
-    except ValueError as exc:
-        raise EventError(f"the event payload {path} is not JSON: {exc}") from exc
+    try:
+        payload = load_json_object(data, f"the event payload {path}", max_bytes=MAX_PAYLOAD_BYTES)
+    except JsonInputError as exc:
+        raise EventError(exc.problem) from exc
     event = parse_event(name, payload)
     assert isinstance(event, PullRequestEvent | WorkflowRunEvent)
     return event

@@ -27,7 +27,7 @@ def test_environment(environ: Mapping[str, str]) -> dict[str, str]:
 
 
 def gather_local(settings: Settings, event: PullRequestEvent, environ: Mapping[str, str]) -> Inputs:
-    """Inputs for the event's base and head, with the tests run in a worktree of the head commit.
+    """Inputs for the event's base and head, with the tests run in a sandboxed copy of the head commit.
 
     Raises SyncError, UsageError, GitError, ManifestError or DiffParseError.
     """

@@ -10,7 +10,6 @@ artifact whose digest does not verify or that describes another commit or reposi
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from bot.engine import (
     digest_of,
 )
 from bot.github.pulls import PullRequest
+from bot.jsonread import JsonInputError, load_json_object
 
 MAX_ARTIFACT_BYTES = 16 * 1024 * 1024
 
@@ -70,13 +70,11 @@ def load_artifact(path: Path) -> Artifact:
         ) from None
     except OSError as exc:
         raise Refusal(f"cannot read the receipt {path.name}: {exc.strerror}") from exc
-    if len(data) > MAX_ARTIFACT_BYTES:
-        raise Refusal(f"the receipt is larger than {MAX_ARTIFACT_BYTES // (1024 * 1024)} MiB")
     try:
-        body = json.loads(data)
-    except ValueError as exc:
-        raise Refusal(f"the receipt is not JSON: {exc}") from exc
-    if not isinstance(body, dict) or body.get("schema") != SCHEMA:
+        body = load_json_object(data, "the receipt", max_bytes=MAX_ARTIFACT_BYTES)
+    except JsonInputError as exc:
+        raise Refusal(exc.problem) from exc
+    if body.get("schema") != SCHEMA:
         raise Refusal(f"the file is not a {SCHEMA} receipt")
     claimed = body.get("digest")
     if not isinstance(claimed, str) or claimed != digest_of(body):

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
+import os
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -26,9 +29,12 @@ from bot.engine import (
     render_terminal,
 )
 from bot.gather import UsageError
+from bot.jsonread import JsonInputError, load_json_object
 from bot.local.check import CheckOptions, run_check
 from bot.local.git import Git, GitError
 from bot.local.inspect import inspect_receipt
+from bot.replay.commands import add_replay_parser, run_replay
+from bot.replay.verify import inspect_report, is_report
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -58,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
         "--description", type=Path, help="the change's description for the report (default: head's message)"
     )
     tests = check.add_mutually_exclusive_group()
-    tests.add_argument("--test-command", help="shell command run in a worktree of the head")
+    tests.add_argument("--test-command", help="shell command run in a sandboxed copy of the head")
     tests.add_argument("--no-tests", action="store_true", help="do not run any tests")
     check.add_argument("--json", type=Path, help="write the receipt JSON here ('-': stdout)")
     check.add_argument("--markdown", type=Path, help="write the Markdown summary here")
@@ -72,9 +78,12 @@ def _parser() -> argparse.ArgumentParser:
         "--manifest", type=Path, help=f"policy file (default: {MANIFEST_PATH} in the working tree)"
     )
 
-    inspect = sub.add_parser("inspect", help="verify a receipt's digest and the digests it names")
+    inspect = sub.add_parser(
+        "inspect", help="verify a receipt's (or a replay report's) digest and the digests it names"
+    )
     inspect.add_argument("receipt", type=Path)
     inspect.add_argument("--repo", type=Path, default=Path(), help="repository to check against")
+    inspect.add_argument("--run", type=Path, help="a replay report's run directory (default: as it records)")
 
     sub.add_parser("schema", help="print the manifest's JSON Schema")
 
@@ -86,16 +95,30 @@ def _parser() -> argparse.ArgumentParser:
     receive = sub.add_parser("receive", help="run the App on a saved delivery and print what it would post")
     receive.add_argument("--event", required=True, help="the X-GitHub-Event name, e.g. pull_request")
     receive.add_argument("--payload", required=True, type=Path, help="the delivery's JSON payload")
+    add_replay_parser(sub)
     return parser
 
 
 def _write(target: Path, text: str) -> None:
+    """Write `target` whole or not at all: a temporary file beside it, renamed over it. The rename
+    replaces whatever is at the path (a symlink planted there is replaced, not followed). Called
+    only once the test run, and every process it started, is over."""
     if str(target) == "-":
         sys.stdout.write(text)
         return
+    temporary: str | None = None
     try:
-        target.write_text(text, encoding="utf-8")
+        fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        os.fchmod(fd, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
     except OSError as exc:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
         raise UsageError(f"{target}: cannot write: {exc.strerror}") from exc
 
 
@@ -156,11 +179,18 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
     try:
-        body: Any = json.loads(args.receipt.read_bytes())
+        data = args.receipt.read_bytes()
     except OSError as exc:
         raise UsageError(f"{args.receipt}: cannot read: {exc.strerror}") from exc
-    except ValueError as exc:
-        raise UsageError(f"{args.receipt}: not JSON: {exc}") from exc
+    try:
+        body: Any = load_json_object(data, str(args.receipt))
+    except JsonInputError as exc:
+        raise UsageError(exc.problem) from exc
+    if is_report(body):
+        checked = inspect_report(body, args.run)
+        for line in checked.lines:
+            print(line)
+        return EXIT_OK if checked.ok else EXIT_FAIL
     try:
         git: Git | None = Git.open(args.repo)
     except GitError:
@@ -208,10 +238,14 @@ def _cmd_receive(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.payload}: {exc}") from exc
 
 
+def _cmd_replay(args: argparse.Namespace) -> int:
+    return run_replay(args, _write)
+
+
 _COMMANDS = {
     "check": _cmd_check, "validate": _cmd_validate, "explain": _cmd_explain,
     "inspect": _cmd_inspect, "schema": _cmd_schema, "serve": _cmd_serve, "worker": _cmd_worker,
-    "migrate": _cmd_migrate, "receive": _cmd_receive,
+    "migrate": _cmd_migrate, "receive": _cmd_receive, "replay": _cmd_replay,
 }  # fmt: skip
 
 

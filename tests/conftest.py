@@ -11,3 +11,7 @@ from tests.gitrepo import GitRepo
 def repo(tmp_path: Path) -> GitRepo:
     """An empty repository on branch main."""
     return GitRepo.create(tmp_path / "repo")
+
+
+# The fake GitHub's harness for App tests: `fake_github_server` (session) and `github_app` (per test).
+from tests.fakegithub.harness import fake_github_server, github_app  # noqa: E402, F401

@@ -195,7 +195,8 @@ def test_inspect_rejects_non_receipts(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["inspect", str(junk)]) == 1
     assert "MISMATCH  schema: the receipt says other/2" in capsys.readouterr().out
     junk.write_text("[1]")
-    assert main(["inspect", str(junk)]) == 1
+    assert main(["inspect", str(junk)]) == 2
+    assert "junk.json is a list, not a JSON object" in capsys.readouterr().err
     assert main(["inspect", str(tmp_path / "missing.json")]) == 2
 
 

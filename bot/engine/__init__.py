@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
     "bot.engine.applies": ("PullRequestFacts",),
+    "bot.engine.bounds": ("MAX_DIFF_BYTES",),
     "bot.engine.change": (
-        "Change", "Entry", "FileTexts", "change_digest", "change_from_diff", "touched_paths",
+        "Change", "Entry", "FileKey", "FileTexts", "change_digest", "change_from_diff", "file_key",
+        "parse_bounded", "touched_paths",
     ),
     "bot.engine.diff": ("Diff", "DiffParseError", "FileDiff", "parse_diff"),
     "bot.engine.errors": ("ReceiptError", "TooLargeToAssess"),
@@ -19,6 +21,7 @@ _EXPORTS = {
     "bot.engine.excess": ("check_reference",),
     "bot.engine.gitpath": ("decode_bytes",),
     "bot.engine.groups": ("MANIFEST_PATH",),
+    "bot.engine.junit": ("JUnitCounts", "JUnitError", "parse_junit"),
     "bot.engine.manifest": (
         "DEFAULT_MANIFEST_TEXT", "LoadedManifest", "Manifest", "ManifestError", "ManifestSource",
         "digest_bytes", "json_schema", "load_manifest", "parse_manifest",
@@ -44,12 +47,15 @@ _EXPORTS = {
         "CheckConclusion", "CheckResult", "ReportedBy", "SemanticStatus", "SideEffect", "SideEffectKind",
         "TestEvidence",
     ),
+    "bot.engine.testevidence": ("ReportFile", "ReportState", "RunOutcome", "judge_run"),
+    "bot.engine.testoutput": ("output_tail", "redact_secrets"),
 }  # fmt: skip
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = [
     "DEFAULT_MANIFEST_TEXT",
     "EXIT_CODES",
     "MANIFEST_PATH",
+    "MAX_DIFF_BYTES",
     "REFERENCES_CHECK",
     "SCHEMA",
     "SUMMARY_LIMIT",
@@ -64,8 +70,11 @@ __all__ = [
     "DiffParseError",
     "Entry",
     "FileDiff",
+    "FileKey",
     "FileTexts",
     "Inputs",
+    "JUnitCounts",
+    "JUnitError",
     "Level",
     "LoadedManifest",
     "Manifest",
@@ -79,7 +88,10 @@ __all__ = [
     "ReceiptError",
     "Reference",
     "ReferencePatchError",
+    "ReportFile",
+    "ReportState",
     "ReportedBy",
+    "RunOutcome",
     "SemanticStatus",
     "SideEffect",
     "SideEffectKind",
@@ -95,17 +107,23 @@ __all__ = [
     "digest_of",
     "evaluate",
     "explain",
+    "file_key",
     "json_schema",
+    "judge_run",
     "load_manifest",
     "manifest_error_annotations",
     "manifest_paths",
     "md_code",
     "md_text",
     "measurable",
+    "output_tail",
+    "parse_bounded",
     "parse_diff",
+    "parse_junit",
     "parse_manifest",
     "parse_reference",
     "receipt_annotations",
+    "redact_secrets",
     "render_json",
     "render_markdown",
     "render_terminal",
@@ -124,7 +142,18 @@ def __getattr__(name: str) -> Any:
 
 if TYPE_CHECKING:
     from bot.engine.applies import PullRequestFacts
-    from bot.engine.change import Change, Entry, FileTexts, change_digest, change_from_diff, touched_paths
+    from bot.engine.bounds import MAX_DIFF_BYTES
+    from bot.engine.change import (
+        Change,
+        Entry,
+        FileKey,
+        FileTexts,
+        change_digest,
+        change_from_diff,
+        file_key,
+        parse_bounded,
+        touched_paths,
+    )
     from bot.engine.content.patternset import PatternSetGaveUp
     from bot.engine.diff import Diff, DiffParseError, FileDiff, parse_diff
     from bot.engine.errors import ReceiptError, TooLargeToAssess
@@ -132,6 +161,7 @@ if TYPE_CHECKING:
     from bot.engine.excess import check_reference
     from bot.engine.gitpath import decode_bytes
     from bot.engine.groups import MANIFEST_PATH
+    from bot.engine.junit import JUnitCounts, JUnitError, parse_junit
     from bot.engine.manifest import (
         DEFAULT_MANIFEST_TEXT,
         LoadedManifest,
@@ -174,3 +204,5 @@ if TYPE_CHECKING:
         SideEffectKind,
         TestEvidence,
     )
+    from bot.engine.testevidence import ReportFile, ReportState, RunOutcome, judge_run
+    from bot.engine.testoutput import output_tail, redact_secrets

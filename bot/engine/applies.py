@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from bot.engine.globs import matches
 from bot.engine.manifest import AppliesTo
+from bot.engine.patterns import PatternStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,14 +18,7 @@ class PullRequestFacts:
     head_branch: str | None = None
 
 
-@lru_cache(maxsize=256)
-def _login_pattern(glob: str) -> re.Pattern[str]:
-    """Logins use `*` and `?` only: brackets are literal, so `*[bot]` means a bot account."""
-    body = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in glob)
-    return re.compile(body, re.IGNORECASE)
-
-
-def covers(applies_to: AppliesTo | None, facts: PullRequestFacts) -> bool:
+def covers(applies_to: AppliesTo | None, facts: PullRequestFacts, patterns: PatternStore) -> bool:
     """A pull request is covered when it matches any listed criterion.
 
     Any one signal marks a pull request as an agent's (a bot author, a label, a branch prefix), so
@@ -38,11 +30,11 @@ def covers(applies_to: AppliesTo | None, facts: PullRequestFacts) -> bool:
     results: list[bool] = []
     if applies_to.authors is not None:
         results.append(
-            facts.author is None or any(_login_pattern(g).fullmatch(facts.author) for g in applies_to.authors)
+            facts.author is None or any(patterns.login(g).fullmatch(facts.author) for g in applies_to.authors)
         )
     if applies_to.labels is not None:
         wanted = {label.casefold() for label in applies_to.labels}
         results.append(facts.labels is None or any(lb.casefold() in wanted for lb in facts.labels))
     if applies_to.branches is not None:
-        results.append(facts.head_branch is None or matches(applies_to.branches, facts.head_branch))
+        results.append(facts.head_branch is None or matches(applies_to.branches, facts.head_branch, patterns))
     return any(results) if results else True

@@ -4,6 +4,10 @@ The digest names the change by what it does to the tree, not by how a diff was r
 path the change touches, its mode and object SHA before and after. Local git and GitHub's API render
 diffs differently (abbreviated `index` lines, rename pairing), but both can read the two trees, so a
 receipt built from either verifies against the other.
+
+Texts are kept per change, not per path: a path whose type changes (a file replaced by a symlink,
+a directory or a submodule) is two changes in git's diff, a deletion and an addition, each with its
+own texts.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from bot.engine.bounds import MAX_DIFF_BYTES, MAX_DIFF_FILES, MAX_DIFF_LINES
 from bot.engine.diff import Diff, FileDiff, parse_diff
+from bot.engine.errors import TooLargeToAssess
 
 DELTA_SCHEMA = "tree-delta/1"
 
@@ -35,17 +41,24 @@ class FileTexts:
     head: str | None = None
 
 
-_EMPTY: Mapping[str, FileTexts] = MappingProxyType({})
+FileKey = tuple[str | None, str | None]  # (old_path, new_path): one change of a diff
+
+
+def file_key(file: FileDiff) -> FileKey:
+    return file.old_path, file.new_path
+
+
+_EMPTY: Mapping[FileKey, FileTexts] = MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True)
 class Change:
     diff: Diff
     digest: str
-    texts: Mapping[str, FileTexts] = field(default_factory=lambda: _EMPTY)
+    texts: Mapping[FileKey, FileTexts] = field(default_factory=lambda: _EMPTY)
 
     def texts_of(self, file: FileDiff) -> FileTexts:
-        return self.texts.get(file.path, FileTexts())
+        return self.texts.get(file_key(file), FileTexts())
 
 
 def touched_paths(diff: Diff) -> tuple[str, ...]:
@@ -87,7 +100,32 @@ def entries_in_diff(diff: Diff) -> tuple[dict[str, Entry], dict[str, Entry]]:
     return base, head
 
 
-def change_from_diff(data: bytes, texts: Mapping[str, FileTexts] | None = None) -> Change:
-    """Parse diff bytes (DiffParseError when malformed) into a Change named by the entries it states."""
+def check_diff_size(data: bytes) -> None:
+    """TooLargeToAssess past what one receipt reads (bounds.py): checked before anything is parsed."""
+    if len(data) > MAX_DIFF_BYTES:
+        raise TooLargeToAssess(
+            f"the diff is {len(data):,} bytes, more than the {MAX_DIFF_BYTES:,} one receipt reads"
+        )
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    if lines > MAX_DIFF_LINES:
+        raise TooLargeToAssess(
+            f"the diff is {lines:,} lines, more than the {MAX_DIFF_LINES:,} one receipt reads"
+        )
+
+
+def parse_bounded(data: bytes) -> Diff:
+    """`parse_diff` within the limits on what one receipt reads (TooLargeToAssess past them)."""
+    check_diff_size(data)
     diff = parse_diff(data)
+    if len(diff.files) > MAX_DIFF_FILES:
+        raise TooLargeToAssess(
+            f"the diff changes {len(diff.files):,} files, more than the {MAX_DIFF_FILES:,} one receipt reads"
+        )
+    return diff
+
+
+def change_from_diff(data: bytes, texts: Mapping[FileKey, FileTexts] | None = None) -> Change:
+    """Parse diff bytes (DiffParseError when malformed) into a Change named by the entries it states;
+    TooLargeToAssess past the limits on what one receipt reads."""
+    diff = parse_bounded(data)
     return Change(diff, change_digest(diff, *entries_in_diff(diff)), MappingProxyType(dict(texts or {})))

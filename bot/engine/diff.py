@@ -1,8 +1,9 @@
 """The change as data: files, statuses, modes and hunks parsed from unified diff text.
 
-unidiff parses the hunks. The file headers are parsed here because unidiff keeps git's C-quoted
-names quoted, splits `diff --git` lines with spaces in names by guesswork and reads no rename,
-copy or similarity lines.
+Everything is parsed here, in one pass. unidiff, used before, keeps git's C-quoted names quoted,
+splits `diff --git` lines with spaces in names by guesswork, reads no rename, copy or similarity
+lines, and skips what it does not recognise (a hunk header it cannot read, with its lines): a
+reading that must fail closed cannot lean on it.
 """
 
 from __future__ import annotations
@@ -12,9 +13,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
-
-from unidiff.errors import UnidiffParseError
-from unidiff.patch import PatchSet
 
 from bot.engine.errors import ReceiptError
 from bot.engine.gitpath import QuotedPathError, split_git_header, strip_prefix, unquote
@@ -176,7 +174,7 @@ _HEADER_PATTERNS: dict[str, re.Pattern[str]] = {
     "plus": re.compile(r"\+\+\+ (?P<path>.+?)\t?"),
 }
 _BINARY = re.compile(r"Binary files .* differ|GIT binary patch")
-_HUNK_HEADER = re.compile(r"@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
+_HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 def _split_lines(text: str) -> list[str]:
@@ -184,29 +182,46 @@ def _split_lines(text: str) -> list[str]:
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
-    return [line + "\n" for line in lines]
+    for i, line in enumerate(lines):  # in place: one list of a large diff's lines at a time, not two
+        lines[i] = line + "\n"
+    return lines
+
+
+_GIT_HEADER_BYTES = re.compile(rb"^diff --git ", re.MULTILINE)
+_GIT_HEADER_TEXT = re.compile(r"^diff --git ", re.MULTILINE)
 
 
 def parse_diff(data: bytes | str) -> Diff:
     """Parse `git diff` output (or a plain unified diff) into a Diff.
 
-    Raises DiffParseError naming the line when the text is not a well-formed diff.
+    A git diff is read one file at a time, decoded and split per file: its memory is the parsed
+    change, not also every line of the whole text at once (nor, for a diff with one wide character,
+    the whole text at four bytes a character). Raises DiffParseError naming the line when the text
+    is not a well-formed diff.
     """
+    header = _GIT_HEADER_BYTES if isinstance(data, bytes) else _GIT_HEADER_TEXT
+    starts = [m.start() for m in header.finditer(data)]  # type: ignore[arg-type]
+    if starts:
+        return Diff(tuple(_parse_git_blocks(data, starts)))
     text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
-    lines = _split_lines(text)
-    if any(line.startswith("diff --git ") for line in lines):
-        return Diff(tuple(_parse_git_blocks(lines)))
-    return Diff(tuple(_parse_plain(lines)))
+    return Diff(tuple(_parse_plain(_split_lines(text))))
 
 
-def _parse_git_blocks(lines: list[str]) -> Iterator[FileDiff]:
-    starts = [i for i, line in enumerate(lines) if line.startswith("diff --git ")]
-    for i, line in enumerate(lines[: starts[0]]):
+def _decoded(data: bytes | str) -> str:
+    return data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+
+
+def _parse_git_blocks(data: bytes | str, starts: list[int]) -> Iterator[FileDiff]:
+    for i, line in enumerate(_split_lines(_decoded(data[: starts[0]]))):
         if line.strip():
             raise DiffParseError(i + 1, "text before the first 'diff --git' header")
+    newline = b"\n" if isinstance(data, bytes) else "\n"
+    line_no = data.count(newline, 0, starts[0]) + 1  # type: ignore[arg-type]
     for n, start in enumerate(starts):
-        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
-        yield _parse_git_block(lines[start:end], start + 1)
+        end = starts[n + 1] if n + 1 < len(starts) else len(data)
+        block = _split_lines(_decoded(data[start:end]))
+        yield _parse_git_block(block, line_no)
+        line_no += len(block)
 
 
 def _parse_git_block(block: list[str], first_line: int) -> FileDiff:
@@ -241,7 +256,11 @@ def _parse_git_block(block: list[str], first_line: int) -> FileDiff:
     old_mode, new_mode = _git_modes(facts, status)
     index = facts.get("index")
     similarity = facts.get("similarity")
-    hunks = _parse_hunks(block[header_end:], first_line + header_end) if header_end < len(block) else ()
+    hunks, used = _parse_hunks(block[header_end:], first_line + header_end, new_path or old_path or "")
+    for offset, line in enumerate(block[header_end + used :], start=header_end + used):
+        if line.strip():
+            after = f"hunk {len(hunks)}" if hunks else "the header"
+            raise DiffParseError(first_line + offset, f"unexpected text after {after}: {line[:80]!r}")
     return FileDiff(
         old_path=old_path,
         new_path=new_path,
@@ -304,105 +323,139 @@ def _git_modes(facts: dict[str, re.Match[str]], status: FileStatus) -> tuple[str
     return old, new
 
 
-def _parse_hunks(lines: Sequence[str], first_line: int) -> tuple[Hunk, ...]:
-    """Hunks of one file. unidiff validates them (headers, line kinds, counts) in its fast
-    metadata mode; the lines themselves are then read in one pass, which a change of 200,000
-    lines needs (unidiff's full mode builds two objects per line)."""
-    try:
-        patch = PatchSet(["--- a/x\n", "+++ b/x\n", *lines], metadata_only=True)
-    except (UnidiffParseError, ValueError, TypeError, AttributeError, IndexError) as exc:
-        raise DiffParseError(first_line, f"malformed hunk: {exc}") from exc
+def _parse_hunks(
+    lines: Sequence[str], first_line: int, path: str, start: int = 0
+) -> tuple[tuple[Hunk, ...], int]:
+    """The hunks of one file from `lines[start]` on, and the index of the first line after them;
+    `first_line` is the diff's line number of `lines[0]`.
+
+    Each hunk is read by the counts its header states, and every line must be what a hunk holds: a
+    blank line between hunks (a hand-edited patch) or a short hunk is an error naming the hunk, not a
+    shifted reading of the rest. One pass over the lines, which a change of 200,000 lines needs."""
     hunks: list[Hunk] = []
-    pos = 0
-    for raw in patch[0]:
-        starts, lengths = (raw.source_start, raw.target_start), (raw.source_length, raw.target_length)
-        body, pos = _read_hunk(lines, pos + 1, starts, lengths)
-        hunks.append(Hunk(raw.source_start, raw.source_length, raw.target_start, raw.target_length, body))
-    for offset, line in enumerate(lines[pos:]):
-        if line.strip():
-            raise DiffParseError(first_line + pos + offset, f"unexpected text after the hunks: {line[:80]!r}")
-    return tuple(hunks)
+    pos = start
+    while pos < len(lines):
+        header = _HUNK_HEADER.match(lines[pos])
+        if header is None:
+            blank = pos
+            while pos < len(lines) and not lines[pos].strip():
+                pos += 1
+            if hunks and pos < len(lines) and _HUNK_HEADER.match(lines[pos]):
+                raise DiffParseError(
+                    first_line + blank,
+                    f"a blank line after hunk {len(hunks)} of {path}, before hunk {len(hunks) + 1}: hunks "
+                    "follow each other directly (an empty context line is a single space)",
+                )
+            pos = blank
+            break
+        hunk, pos = _read_hunk(
+            lines, pos, header, first_line, f"hunk {len(hunks) + 1} ({header.group()}) of {path}"
+        )
+        hunks.append(hunk)
+    return tuple(hunks), pos
+
+
+def _count(text: str | None) -> int:
+    return 1 if text is None else int(text)
 
 
 def _read_hunk(
-    lines: Sequence[str], pos: int, starts: tuple[int, int], lengths: tuple[int, int]
-) -> tuple[tuple[DiffLine, ...], int]:
-    (old_no, new_no), (old_left, new_left) = starts, lengths
+    lines: Sequence[str], pos: int, header: re.Match[str], first_line: int, name: str
+) -> tuple[Hunk, int]:
+    """One hunk whose header is `lines[pos]`; the index after it."""
+    old_start, old_len = int(header[1]), _count(header[2])
+    new_start, new_len = int(header[3]), _count(header[4])
+    old_no, new_no, old_left, new_left = old_start, new_start, old_len, new_len
     out: list[DiffLine] = []
+    pos += 1
     while old_left or new_left:
+        if pos >= len(lines):
+            raise DiffParseError(
+                first_line + pos - 1,
+                f"{name} ends early: {old_left} base and {new_left} head line(s) short of its header",
+            )
         line = lines[pos]
-        pos += 1
         tag = line[0]
-        if tag == "+":
+        if tag == "\\":  # "\ No newline at end of file": not a line, a fact about the one before
+            if out:
+                out[-1] = out[-1]._replace(no_newline=True)
+        elif tag == "+" and new_left:
             out.append(DiffLine(LineKind.ADDED, line[1:-1], None, new_no))
             new_no += 1
             new_left -= 1
-        elif tag == "-":
+        elif tag == "-" and old_left:
             out.append(DiffLine(LineKind.REMOVED, line[1:-1], old_no, None))
             old_no += 1
             old_left -= 1
-        elif tag == "\\":  # "\ No newline at end of file": not a line, a fact about the one before
-            if out:
-                out[-1] = out[-1]._replace(no_newline=True)
-        else:
+        elif tag in " \n" and old_left and new_left:  # an empty line is empty context, as git reads it
             out.append(DiffLine(LineKind.CONTEXT, line[1:-1], old_no, new_no))
             old_no += 1
             new_no += 1
             old_left -= 1
             new_left -= 1
+        else:
+            raise DiffParseError(
+                first_line + pos,
+                f"{name}: {line[:80].rstrip(chr(10))!r} does not fit its header "
+                f"({old_left} base and {new_left} head line(s) left)",
+            )
+        pos += 1
     while pos < len(lines) and lines[pos].startswith("\\"):
         if out:
             out[-1] = out[-1]._replace(no_newline=True)
         pos += 1
-    return tuple(out), pos
+    return Hunk(old_start, old_len, new_start, new_len, tuple(out)), pos
 
 
-_KINDS = {"+": LineKind.ADDED, "-": LineKind.REMOVED, " ": LineKind.CONTEXT}
-
-
-def _unidiff_hunk(raw: object) -> Hunk:
-    out: list[DiffLine] = []
-    for line in raw:  # type: ignore[attr-defined]
-        if line.line_type in _KINDS:
-            value = line.value.removesuffix("\n")
-            out.append(DiffLine(_KINDS[line.line_type], value, line.source_line_no, line.target_line_no))
-        elif out:  # "\\ No newline at end of file": a fact about the line before
-            out[-1] = out[-1]._replace(no_newline=True)
-    start_old, len_old = raw.source_start, raw.source_length  # type: ignore[attr-defined]
-    start_new, len_new = raw.target_start, raw.target_length  # type: ignore[attr-defined]
-    return Hunk(start_old, len_old, start_new, len_new, tuple(out))
+_BINARY_PLAIN = re.compile(r"Binary files (?P<old>.+) and (?P<new>.+) differ")
 
 
 def _parse_plain(lines: list[str]) -> Iterator[FileDiff]:
-    """A unified diff without git headers (`diff -u`, `git diff --no-prefix` aside)."""
+    """A unified diff without git headers (`diff -u`, `git diff --no-prefix` aside): `--- `/`+++ `
+    file headers, each followed by its hunks. Other lines between files (`diff -u a b`, `Index:`)
+    are the tools' own and are skipped; a hunk line outside a file's hunks is an error."""
     if not any(line.strip() for line in lines):
         return
-    try:
-        patch = PatchSet(lines)
-    except (UnidiffParseError, ValueError, TypeError, AttributeError, IndexError) as exc:
-        raise DiffParseError(1, f"not a unified diff: {exc}") from exc
-    if not patch:
+    found = False
+    pos = 0
+    while pos < len(lines):
+        line = lines[pos]
+        binary = _BINARY_PLAIN.fullmatch(line[:-1])
+        if line.startswith("--- ") and pos + 1 < len(lines) and lines[pos + 1].startswith("+++ "):
+            old_name, new_name = line[4:-1], lines[pos + 1][4:-1]
+            old, new = _plain_paths(old_name, new_name, pos + 1)
+            hunks, pos = _parse_hunks(lines, 1, new or old or "", pos + 2)
+            yield FileDiff(old_path=old, new_path=new, status=_plain_status(old, new), hunks=hunks)
+            found = True
+        elif binary is not None:
+            old, new = _plain_paths(binary["old"], binary["new"], pos + 1)
+            yield FileDiff(old_path=old, new_path=new, status=_plain_status(old, new), binary=True)
+            pos += 1
+            found = True
+        elif line.startswith("@@"):
+            raise DiffParseError(pos + 1, f"not a hunk header git writes: {line[:80].rstrip(chr(10))!r}")
+        elif line.startswith(("+", "-", " ", "\\")):
+            where = "before the first file header" if not found else "after the hunks of a file"
+            raise DiffParseError(pos + 1, f"not a unified diff: {line[:80].rstrip(chr(10))!r} {where}")
+        else:
+            pos += 1
+    if not found:
         raise DiffParseError(1, "not a unified diff: no '--- ' / '+++ ' file headers")
-    for patched in patch:
-        try:
-            old = _plain_side(patched.source_file, "a/")
-            new = _plain_side(patched.target_file, "b/")
-        except QuotedPathError as exc:
-            raise DiffParseError(1, str(exc)) from exc
-        if old is None and new is None:
-            raise DiffParseError(1, "a file header names /dev/null on both sides")
-        status = (
-            FileStatus.ADDED if old is None
-            else FileStatus.DELETED if new is None
-            else FileStatus.MODIFIED
-        )  # fmt: skip
-        yield FileDiff(
-            old_path=old,
-            new_path=new,
-            status=status,
-            binary=bool(patched.is_binary_file),
-            hunks=tuple(_unidiff_hunk(h) for h in patched),
-        )
+
+
+def _plain_paths(old_name: str, new_name: str, line: int) -> tuple[str | None, str | None]:
+    try:
+        old = _plain_side(old_name.split("\t", 1)[0], "a/")
+        new = _plain_side(new_name.split("\t", 1)[0], "b/")
+    except QuotedPathError as exc:
+        raise DiffParseError(line, str(exc)) from exc
+    if old is None and new is None:
+        raise DiffParseError(line, "a file header names /dev/null on both sides")
+    return old, new
+
+
+def _plain_status(old: str | None, new: str | None) -> FileStatus:
+    return FileStatus.ADDED if old is None else FileStatus.DELETED if new is None else FileStatus.MODIFIED
 
 
 def _plain_side(name: str | None, prefix: str) -> str | None:

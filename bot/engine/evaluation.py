@@ -6,9 +6,11 @@ from dataclasses import dataclass, field, replace
 
 from bot.engine.applies import PullRequestFacts, covers
 from bot.engine.change import Change
+from bot.engine.diff import Diff
+from bot.engine.errors import ReceiptError
 from bot.engine.excess import ExcessResult, judge_excess, measure_excess
 from bot.engine.findings import RuleId, Violation, sort_violations
-from bot.engine.groups import MANIFEST_PATH
+from bot.engine.groups import GROUPS, MANIFEST_PATH
 from bot.engine.locality import evaluate_locality
 from bot.engine.manifest import (
     LoadedManifest,
@@ -18,6 +20,7 @@ from bot.engine.manifest import (
     load_manifest,
 )
 from bot.engine.patching import Reference
+from bot.engine.patterns import MatchWork
 from bot.engine.receipt import ChangeSummary, Conclusion, DryRun, ManifestInfo, Receipt, Subject, Verdict
 from bot.engine.references.analysis import PythonTree, analyze
 from bot.engine.references.policy import deciding_checks, for_policy, semantic_with, verdict_note
@@ -77,6 +80,17 @@ def evaluate(inputs: Inputs) -> Receipt:
     return replace(receipt, manifest=info)
 
 
+def _check_glob_work(diff: Diff, manifest: Manifest) -> None:
+    """Any glob may be matched against any path of the change (protection, allow, budgets, banned
+    paths): what that costs together, at its most, is counted before it is spent."""
+    for group in manifest.paths.defaults:
+        for pattern in GROUPS[group]:
+            manifest.patterns.glob(pattern)
+    program = sum(g.program_size for g in manifest.patterns.globs.values())
+    path_bytes = sum(len(p.encode("utf-8", "surrogateescape")) + 1 for f in diff.files for p in f.paths)
+    MatchWork("the policy's path patterns against this change's paths").charge(program, path_bytes)
+
+
 def _judge(
     inputs: Inputs,
     manifest: Manifest,
@@ -85,6 +99,7 @@ def _judge(
     analyzed: ReferencesResult | None,
 ) -> Receipt:
     change = inputs.change
+    _check_glob_work(change.diff, manifest)
     scope_found: list[Violation] = [
         *path_violations(change.diff, manifest, paths),
         *content_violations(change, manifest),
@@ -99,13 +114,14 @@ def _judge(
     excess = judge_excess(measured, manifest.excess)
     verdict = decide(
         manifest=manifest,
-        covered=covers(manifest.applies_to, inputs.pull_request),
+        covered=covers(manifest.applies_to, inputs.pull_request, manifest.patterns),
         scope=scope,
         locality=locality_violations,
         semantic=semantic,
         checks=deciding_checks(checks, references),
         not_run_reason=inputs.tests.not_run_reason,
         excess=excess,
+        notes=inputs.tests.notes,
     )
     note = verdict_note(references)
     if note is not None and verdict.conclusion is not Conclusion.SKIPPED:
@@ -158,7 +174,7 @@ def _reported(inputs: Inputs, manifest: Manifest, receipt: Receipt) -> Receipt:
         excess_alarm=receipt.excess.alarm_reasons,
     )
     report = build_report(
-        facts, inputs.change.diff, receipt.change.logical_lines, inputs.description, manifest.report.require
+        facts, inputs.change.diff, receipt.change.logical_lines, inputs.description, manifest
     )
     return replace(receipt, report=report, verdict=_required(receipt.verdict, report))
 
@@ -166,23 +182,31 @@ def _reported(inputs: Inputs, manifest: Manifest, receipt: Receipt) -> Receipt:
 def _dry_run(
     inputs: Inputs, paths: tuple[str, ...], measured: ExcessResult, analyzed: ReferencesResult | None
 ) -> DryRun:
-    """Judge the same change by the pull request's proposed manifest (or the default, if deleted)."""
+    """Judge the same change by the pull request's proposed manifest (or the default, if deleted).
+
+    The pull request wrote that manifest: whatever it holds, the dry run reports it (invalid, or too
+    expensive to evaluate) and the receipt, judged by the base manifest, stands."""
     try:
         proposed = load_manifest(inputs.proposed_manifest, inputs.manifest.path, ManifestSource.FILE)
     except ManifestError as exc:
-        return DryRun(valid=False, errors=tuple(i.render(exc.file) for i in exc.issues))
-    judged = _judge(replace(inputs, manifest=proposed), proposed.manifest, paths, measured, analyzed)
+        errors = tuple(i.render(exc.file) for i in exc.issues)
+        return DryRun(valid=False, errors=errors, too_expensive=exc.too_expensive)
+    try:
+        judged = _judge(replace(inputs, manifest=proposed), proposed.manifest, paths, measured, analyzed)
+    except ReceiptError as exc:  # a limit this policy reaches on this change (bounds.py)
+        return DryRun(valid=True, errors=(exc.problem,), too_expensive=True)
     receipt = _reported(inputs, proposed.manifest, judged)
     others = tuple(v for v in receipt.scope if v.rule is not RuleId.MANIFEST_CHANGE)
     verdict: Verdict = decide(
         manifest=proposed.manifest,
-        covered=covers(proposed.manifest.applies_to, inputs.pull_request),
+        covered=covers(proposed.manifest.applies_to, inputs.pull_request, proposed.manifest.patterns),
         scope=others,
         locality=receipt.locality_violations,
         semantic=receipt.semantic,
         checks=deciding_checks(inputs.tests.checks, receipt.references),
         not_run_reason=inputs.tests.not_run_reason,
         excess=receipt.excess,
+        notes=inputs.tests.notes,
     )
     assert receipt.report is not None
     return DryRun(valid=True, verdict=_required(verdict, receipt.report))

@@ -165,17 +165,36 @@ def _candidate(change: Change) -> _Side:
     return _Side(versions, tuple(excluded), frozenset(_key(f) for f in change.diff.files) - versions.keys())
 
 
-def _reference_base(file: FileDiff, change: Change, reference: Reference) -> str | None:
+@dataclass(frozen=True, slots=True)
+class _Bases:
+    """Where the base versions of the files a reference touches come from, looked up by path."""
+
+    by_old_path: dict[str, FileDiff]  # the candidate's changes, by the path of their base version
+    replaced: frozenset[str]  # paths the reference deletes: an addition there is a change of type
+
+    @classmethod
+    def of(cls, change: Change, reference: Reference) -> _Bases:
+        by_old_path: dict[str, FileDiff] = {}
+        for candidate in change.diff.files:
+            if candidate.old_path is not None:
+                by_old_path.setdefault(candidate.old_path, candidate)
+        deleted = frozenset(
+            f.old_path for f in reference.diff.files if f.status is FileStatus.DELETED and f.old_path
+        )
+        return cls(by_old_path, deleted)
+
+
+def _reference_base(file: FileDiff, change: Change, reference: Reference, bases: _Bases) -> str | None:
     """C for a file the reference touches: from the candidate's change, else from the reference's texts."""
     if file.status is FileStatus.ADDED:
-        exists = file.path in reference.base_texts or any(f.old_path == file.path for f in change.diff.files)
-        if exists:
+        exists = file.path in reference.base_texts or file.path in bases.by_old_path
+        if exists and file.path not in bases.replaced:
             raise PatchApplyError(file.path, 0, "", "it adds the file, which the base already has")
         return ""
     path = base_path(file)
-    for candidate in change.diff.files:
-        if candidate.old_path == path:
-            return change.texts_of(candidate).base
+    candidate = bases.by_old_path.get(path)
+    if candidate is not None:
+        return change.texts_of(candidate).base
     if path not in reference.base_texts:
         raise PatchApplyError(path, 0, "", "the base has no such file")
     return reference.base_texts[path]
@@ -185,8 +204,9 @@ def _reference(change: Change, reference: Reference) -> _Side:
     """G for every text file the reference touches; PatchApplyError when it does not apply."""
     versions: dict[_Key, _Version] = {}
     excluded: list[Excluded] = []
+    bases = _Bases.of(change, reference)
     for file in reference.diff.files:
-        base = _reference_base(file, change, reference) if measurable(file) else None
+        base = _reference_base(file, change, reference, bases) if measurable(file) else None
         reason = _exclusion(file, base, base)
         if reason is not None:
             excluded.append(Excluded(file.path, reason))

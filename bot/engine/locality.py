@@ -183,7 +183,7 @@ def evaluate_locality(diff: Diff, manifest: Manifest) -> LocalityResult:
         if use.exceeded:
             violations.append(_budget_violation(use, measures))
     for per in budgets.per_path:
-        inside = [m for m in measures if any(matches(per.paths, p) for p in m.file.paths)]
+        inside = [m for m in measures if any(matches(per.paths, p, manifest.patterns) for p in m.file.paths)]
         for use in _uses(
             inside, f"per_path[{per.index}].", per.paths, (per.files, per.hunks, per.logical_lines)
         ):

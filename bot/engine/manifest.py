@@ -10,10 +10,11 @@ from typing import Any
 import yaml
 
 from bot.engine.errors import ReceiptError
-from bot.engine.globs import GlobError, compile_glob
+from bot.engine.globs import GlobError
 from bot.engine.groups import GROUP_NAMES, MANIFEST_PATH
+from bot.engine.patterns import TOO_EXPENSIVE, OverLimit, PatternStore, hunk_form
 from bot.engine.references import REFERENCES_CHECK
-from bot.engine.regex import re2_problem
+from bot.engine.regex import PatternTooLarge, RegexError, problem_with_hint
 from bot.engine.report.kinds import FACT_KINDS
 from bot.engine.schema import (
     Boolean,
@@ -33,6 +34,7 @@ from bot.engine.schema import (
 )
 
 MAX_MANIFEST_BYTES = 256 * 1024
+MAX_TEST_MINUTES = 7 * 24 * 60  # a week: past it, no machine's clock arithmetic (or CI job) goes
 
 
 class ManifestSource(StrEnum):
@@ -67,6 +69,11 @@ class ManifestError(ReceiptError, ValueError):
         self.file = file
         self.issues = sorted(issues, key=lambda i: (i.line, i.column, i.key_path, i.problem))
         super().__init__("\n".join(i.render(file) for i in self.issues))
+
+    @property
+    def too_expensive(self) -> bool:
+        """A limit on size or cost was reached (bounds.py): the manifest may be valid, but too costly."""
+        return any(i.limit for i in self.issues)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +144,10 @@ class TestsPolicy:
     checks: tuple[str, ...] = ()
     timeout_minutes: float = 60.0
     ignore_side_effects: tuple[str, ...] = ()
+    report: str | None = None  # the JUnit XML report the command writes, relative to the tree's root
+    min_executed: int | None = None
+    compare_base: bool = False
+    environment: tuple[str, ...] = ()  # variables passed through besides the fixed list
     references: bool | None = None  # None: on where the repository has Python
 
 
@@ -164,6 +175,8 @@ class Manifest:
     tests: TestsPolicy = field(default_factory=TestsPolicy)
     excess: ExcessPolicy = field(default_factory=ExcessPolicy)
     report: ReportPolicy = field(default_factory=ReportPolicy)
+    # Its globs and regexes, compiled once when it was read; rules compile the others they need here.
+    patterns: PatternStore = field(default_factory=PatternStore, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,11 +189,18 @@ class LoadedManifest:
     digest: str
 
 
-def _glob_problem(pattern: str) -> str | None:
+def _glob_problem(pattern: str, walk: Walk) -> str | None:
     try:
-        compile_glob(pattern)
+        walk.patterns.add_glob(pattern)
     except GlobError as exc:
+        if isinstance(exc.__cause__, PatternTooLarge):
+            raise OverLimit(f"{TOO_EXPENSIVE}: {exc.problem}") from exc
         return exc.problem
+    return None
+
+
+def _login_problem(glob: str, walk: Walk) -> str | None:
+    walk.patterns.add_login(glob)
     return None
 
 
@@ -190,15 +210,43 @@ def _budget_has_limit(value: dict[str, Any]) -> str | None:
     return None
 
 
-def _not_reserved(name: str) -> str | None:
+def _not_reserved(name: str, walk: Walk) -> str | None:
     if name == REFERENCES_CHECK:
         return f"{name!r} is the name of receipt's own check inside semantic; rename the check run"
     return None
 
 
-def _re2_compiles(pattern: str) -> str | None:
-    problem = re2_problem(pattern)
-    return f"{_RE2_REJECTS}: {problem}" if problem else None
+def _tree_path(path: str, walk: Walk) -> str | None:
+    parts = path.split("/")
+    if path.startswith("/") or "\\" in path or any(p in ("", ".", "..") for p in parts):
+        return "a relative path inside the tree, '/'-separated, without '.', '..' or empty parts"
+    if parts[0] == ".git":
+        return "not inside .git"
+    return None
+
+
+def _variable_name(name: str, walk: Walk) -> str | None:
+    if not name.replace("_", "a").isalnum() or not name.isascii() or name[0].isdigit():
+        return "an environment variable name (letters, digits and '_', not starting with a digit)"
+    return None
+
+
+def _report_needed(value: dict[str, Any]) -> str | None:
+    needs = [k for k in ("min_executed", "compare_base") if value.get(k)]
+    if needs and "report" not in value:
+        return f"{' and '.join(needs)} needs tests.report: the counts come from the test report"
+    return None
+
+
+def _re2_compiles(pattern: str, walk: Walk) -> str | None:
+    """The pattern compiles alone and as the hunk-wide form content.banned also runs (banned.py)."""
+    try:
+        walk.patterns.add_regex(pattern, hunk_form(pattern))
+    except PatternTooLarge as exc:
+        raise OverLimit(f"{TOO_EXPENSIVE}: {exc.problem}") from exc
+    except RegexError as exc:
+        return f"{_RE2_REJECTS}: {problem_with_hint(exc)}"
+    return None
 
 
 _GLOB = String(refine_with=_glob_problem, description="A path pattern with gitignore semantics.")
@@ -218,7 +266,7 @@ SPEC = Mapping_(
                 fields={
                     "authors": Field(
                         ListOf(
-                            String(),
+                            String(refine_with=_login_problem),
                             min_items=1,
                             unique=True,
                             description="Author logins; globs such as '*[bot]'.",
@@ -353,7 +401,9 @@ SPEC = Mapping_(
             Mapping_(
                 description="How the semantic field is decided.",
                 fields={
-                    "command": Field(String(description="Shell command run in a worktree of the head.")),
+                    "command": Field(
+                        String(description="Shell command run in a sandboxed copy of the head.")
+                    ),
                     "checks": Field(
                         ListOf(
                             String(refine_with=_not_reserved),
@@ -363,8 +413,35 @@ SPEC = Mapping_(
                             ),
                         )
                     ),
-                    "timeout_minutes": Field(Number(minimum=0, exclusive_minimum=True)),
+                    "timeout_minutes": Field(
+                        Number(minimum=0, exclusive_minimum=True, maximum=MAX_TEST_MINUTES)
+                    ),
                     "ignore_side_effects": Field(_GLOBS),
+                    "report": Field(
+                        String(
+                            refine_with=_tree_path,
+                            description="JUnit XML report the command writes, relative to the tree's "
+                            "root (pytest --junitxml=PATH). With it, a pass needs the report, written "
+                            "by this run, with at least one executed test and no failure or error.",
+                        )
+                    ),
+                    "min_executed": Field(
+                        Integer(minimum=1, description="Fewest executed tests the report may count.")
+                    ),
+                    "compare_base": Field(
+                        Boolean(
+                            description="Also run the base commit's tests: fewer executed tests, or a "
+                            "test that ran on the base skipped now, fails."
+                        )
+                    ),
+                    "environment": Field(
+                        ListOf(
+                            String(refine_with=_variable_name),
+                            unique=True,
+                            description="Environment variables passed to the command besides PATH, "
+                            "locale and the other fixed ones.",
+                        )
+                    ),
                     "references": Field(
                         Boolean(
                             description="Follow the Python call sites a change breaks (removed names, "
@@ -373,6 +450,7 @@ SPEC = Mapping_(
                         )
                     ),
                 },
+                check_whole=_report_needed,
             )
         ),
         "excess": Field(
@@ -449,9 +527,10 @@ def _name_banned_patterns(root: yaml.Node, issues: list[ConfigIssue]) -> list[Co
 
 def parse_manifest(text: str | bytes, file: str = MANIFEST_PATH) -> Manifest:
     """Validate manifest text; ManifestError lists every problem with file:line:col."""
-    raw_bytes = text.encode("utf-8") if isinstance(text, str) else text
+    raw_bytes = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     if len(raw_bytes) > MAX_MANIFEST_BYTES:
-        raise ManifestError(file, [ConfigIssue(1, 1, "", f"larger than {MAX_MANIFEST_BYTES} bytes")])
+        issue = ConfigIssue(1, 1, "", f"larger than {MAX_MANIFEST_BYTES} bytes", limit=True)
+        raise ManifestError(file, [issue])
     try:
         decoded = raw_bytes.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -466,7 +545,7 @@ def parse_manifest(text: str | bytes, file: str = MANIFEST_PATH) -> Manifest:
     raw = SPEC.validate(node, "", walk)
     if walk.issues or isinstance(raw, Invalid):
         raise ManifestError(file, _name_banned_patterns(node, walk.issues))
-    return _build(raw)
+    return replace(_build(raw), patterns=walk.patterns)
 
 
 def _tuple(value: Any) -> tuple[str, ...] | None:
@@ -543,6 +622,10 @@ def _build(raw: dict[str, Any]) -> Manifest:
             checks=tuple(tests.get("checks", [])),
             timeout_minutes=tests.get("timeout_minutes", 60.0),
             ignore_side_effects=tuple(tests.get("ignore_side_effects", [])),
+            report=tests.get("report"),
+            min_executed=tests.get("min_executed"),
+            compare_base=tests.get("compare_base", False),
+            environment=tuple(tests.get("environment", [])),
             references=tests.get("references"),
         ),
         excess=ExcessPolicy(

@@ -9,7 +9,7 @@ end of the previous hunk. Anything else is a PatchApplyError naming the file and
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -85,18 +85,54 @@ def _side(hunk: Hunk, kinds: tuple[LineKind, ...]) -> list[str]:
     return [line.text + ("" if line.no_newline else "\n") for line in hunk.lines if line.kind in kinds]
 
 
-def _matches(lines: list[str], at: int, old: list[str]) -> bool:
-    return lines[at : at + len(old)] == old
+_MODULUS = (1 << 61) - 1
+_BASE = 1_000_003
 
 
-def _locate(lines: list[str], old: list[str], expected: int, floor: int) -> int | None:
-    """The position of `old` in `lines` nearest to `expected`, not before `floor`."""
-    last = len(lines) - len(old)
-    for offset in range(max(expected - floor, last - expected, 0) + 1):
-        for at in (expected - offset, expected + offset):
-            if floor <= at <= last and _matches(lines, at, old):
-                return at
-    return None
+class _Windows:
+    """The lines of a base text, with a rolling hash of their prefixes, so whether a run of lines
+    sits at a position is a constant-time check (confirmed line by line when the hashes agree)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        prefix = [0]
+        for line in lines:
+            prefix.append((prefix[-1] * _BASE + hash(line)) % _MODULUS)
+        self._prefix = prefix
+
+    def hash_of(self, run: list[str]) -> int:
+        value = 0
+        for line in run:
+            value = (value * _BASE + hash(line)) % _MODULUS
+        return value
+
+    def holds(self, at: int, run: list[str], run_hash: int, shift: int) -> bool:
+        end = at + len(run)
+        window = (self._prefix[end] - self._prefix[at] * shift) % _MODULUS
+        return window == run_hash and self.lines[at:end] == run
+
+
+def _nearest_first(expected: int, floor: int, last: int) -> Iterator[int]:
+    """Every position in [floor, last], nearest to `expected` first (the earlier one on a tie):
+    only positions that exist are visited, however far from the file `expected` is."""
+    down, up = min(expected, last), max(expected + 1, floor)
+    while down >= floor or up <= last:
+        if up > last or (down >= floor and expected - down <= up - expected):
+            yield down
+            down -= 1
+        else:
+            yield up
+            up += 1
+
+
+def _locate(windows: _Windows, old: list[str], expected: int, floor: int) -> int | None:
+    """The position of `old` in the base nearest to `expected`, not before `floor`: time linear in
+    the base's lines, wherever the hunk says it is."""
+    last = len(windows.lines) - len(old)
+    run_hash, shift = windows.hash_of(old), pow(_BASE, len(old), _MODULUS)
+    return next(
+        (at for at in _nearest_first(expected, floor, last) if windows.holds(at, old, run_hash, shift)), None
+    )
 
 
 def _split_lines(text: str) -> list[str]:
@@ -111,6 +147,7 @@ def _split_lines(text: str) -> list[str]:
 def apply_file(text: str, file: FileDiff) -> str:
     """The file's text after its hunks; PatchApplyError when a hunk's lines are not in `text`."""
     lines = _split_lines(text)
+    windows = _Windows(lines)
     out: list[str] = []
     done = 0
     drift = 0  # where the previous hunk was found, relative to where it said it was
@@ -118,7 +155,10 @@ def apply_file(text: str, file: FileDiff) -> str:
         old = _side(hunk, (LineKind.CONTEXT, LineKind.REMOVED))
         # git numbers an insertion into an empty range after the line it follows
         stated = hunk.old_start - 1 if hunk.old_len else hunk.old_start
-        at = _locate(lines, old, stated + drift, done)
+        if stated > len(lines):  # git refuses it too: a hunk is looked for near where it says it is
+            reason = f"it starts at line {hunk.old_start}, past the end of the base ({len(lines)} lines)"
+            raise PatchApplyError(file.path, number, _hunk_header(hunk), reason)
+        at = _locate(windows, old, stated + drift, done)
         if at is None:
             raise PatchApplyError(
                 file.path, number, _hunk_header(hunk), _mismatch(lines, old, stated + drift)

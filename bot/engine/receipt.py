@@ -59,6 +59,7 @@ class DryRun:
     valid: bool
     verdict: Verdict | None = None
     errors: tuple[str, ...] = ()
+    too_expensive: bool = False  # a limit on size or cost (bounds.py) stopped it; `errors` says which
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +200,7 @@ def _dry_run_json(dry: DryRun | None) -> dict[str, Any] | None:
         "conclusion": dry.verdict.conclusion.value if dry.verdict else None,
         "reasons": list(dry.verdict.reasons) if dry.verdict else [],
         "errors": list(dry.errors),
+        "too_expensive": dry.too_expensive,
     }
 
 

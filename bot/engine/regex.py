@@ -19,6 +19,10 @@ class RegexError(ValueError):
         self.problem = problem
 
 
+class PatternTooLarge(RegexError):
+    """RE2 would need more memory for the pattern than it may have: a limit, not a syntax error."""
+
+
 def re2_options() -> Any:
     """RE2's options for every pattern: errors raised rather than logged, and room for the lazily
     built DFA of a large pattern (or set of patterns) so it is not rebuilt over and over."""
@@ -28,27 +32,50 @@ def re2_options() -> Any:
     return options
 
 
-@lru_cache(maxsize=1024)
-def compile_re2(pattern: str) -> Any:
-    """A compiled RE2 pattern; RegexError for what RE2 rejects (backreferences, lookaround)."""
+def compile_bounded(pattern: str, max_mem: int) -> Any:
+    """`pattern` compiled by RE2 within `max_mem` bytes (program and automaton); RegexError for what
+    RE2 rejects (backreferences, lookaround, a lone surrogate), PatternTooLarge past the memory."""
+    options = re2_options()
+    options.max_mem = max_mem
     try:
-        return re2.compile(pattern, re2_options())
+        return re2.compile(pattern, options)
+    except UnicodeEncodeError as exc:
+        bad = ord(pattern[exc.start])
+        raise RegexError(pattern, f"U+{bad:04X} is a lone surrogate, not a character") from exc
     except re2.error as exc:
         detail = exc.args[0] if exc.args else exc
         text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
+        if text.startswith("pattern too large"):
+            limit = f"{max_mem >> 10} KiB"
+            raise PatternTooLarge(pattern, f"RE2 would need more than {limit} for it (the limit)") from exc
         raise RegexError(pattern, text) from exc
 
 
-def re2_problem(pattern: str) -> str | None:
-    """Why RE2 rejects `pattern`, for configuration errors; None when it compiles."""
+@lru_cache(maxsize=1024)
+def compile_re2(pattern: str) -> Any:
+    """A compiled RE2 pattern of receipt's own rules; RegexError for what RE2 rejects.
+
+    The cache is for that fixed set of patterns; those a repository supplies are compiled with
+    `compile_bounded` into their manifest's PatternStore, which lives as long as the manifest."""
+    return compile_bounded(pattern, _LIMIT_BYTES)
+
+
+def re2_problem(pattern: str, max_mem: int = _LIMIT_BYTES) -> str | None:
+    """Why RE2 rejects `pattern` (within `max_mem`), for configuration errors; None when it compiles."""
     try:
-        compile_re2(pattern)
+        compile_bounded(pattern, max_mem)
     except RegexError as exc:
-        hint = ""
-        if "\\1" in pattern or "(?=" in pattern or "(?!" in pattern or "(?<" in pattern:
-            hint = " (RE2 has no backreferences or lookaround; rewrite without them)"
-        return f"{exc.problem}{hint}"
+        return problem_with_hint(exc)
     return None
+
+
+def problem_with_hint(exc: RegexError) -> str:
+    """The problem, and what to do about it when the pattern uses what RE2 lacks."""
+    pattern = exc.pattern
+    hint = ""
+    if "\\1" in pattern or "(?=" in pattern or "(?!" in pattern or "(?<" in pattern:
+        hint = " (RE2 has no backreferences or lookaround; rewrite without them)"
+    return f"{exc.problem}{hint}"
 
 
 def widened(pattern: str) -> str:

@@ -7,6 +7,7 @@ line and column it came from, and collects every problem instead of stopping at 
 from __future__ import annotations
 
 import math
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -14,10 +15,15 @@ from typing import Any
 
 import yaml
 import yaml.reader
-from yaml.constructor import ConstructorError, SafeConstructor
+from yaml.composer import ComposerError
+from yaml.constructor import SafeConstructor
+
+from bot.engine.patterns import OverLimit, PatternStore
 
 JSON = dict[str, Any]
 MAX_NODES = 20_000
+MAX_DEPTH = 32  # nesting of lists and mappings; the manifest's own schema needs six
+MAX_SAFE_INTEGER = 2**53 - 1  # the largest integer every JSON reader of a receipt keeps exactly
 
 _TAG = "tag:yaml.org,2002:"
 _TYPE_NAMES = {
@@ -35,6 +41,7 @@ class ConfigIssue:
     column: int
     key_path: str
     problem: str
+    limit: bool = False  # a limit on size or cost was reached, rather than a value being wrong
 
     def render(self, file: str) -> str:
         where = f"{self.key_path}: " if self.key_path else ""
@@ -52,10 +59,19 @@ INVALID = Invalid()
 class Walk:
     issues: list[ConfigIssue] = field(default_factory=list)
     visited: int = 0
+    patterns: PatternStore = field(default_factory=PatternStore)  # what refine_with compiles goes here
+    over_limit: bool = False
 
-    def report(self, node: yaml.Node, path: str, problem: str) -> Invalid:
+    def report(self, node: yaml.Node, path: str, problem: str, *, limit: bool = False) -> Invalid:
         mark = node.start_mark
-        self.issues.append(ConfigIssue(mark.line + 1, mark.column + 1, path, problem))
+        self.issues.append(ConfigIssue(mark.line + 1, mark.column + 1, path, problem, limit))
+        return INVALID
+
+    def report_limit(self, node: yaml.Node, path: str, problem: str) -> Invalid:
+        """A limit is reported where it was first reached, once: every value after it is over too."""
+        if not self.over_limit:
+            self.over_limit = True
+            self.report(node, path, problem, limit=True)
         return INVALID
 
 
@@ -67,15 +83,17 @@ def _scalar(node: yaml.Node) -> Any:
     return SafeConstructor().construct_object(node, deep=True)
 
 
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
 class Spec(ABC):
     description: str = ""
 
     def validate(self, node: yaml.Node, path: str, walk: Walk) -> Any:
         walk.visited += 1
         if walk.visited > MAX_NODES:
-            if walk.visited == MAX_NODES + 1:
-                walk.report(node, path, f"too many values (the limit is {MAX_NODES})")
-            return INVALID
+            return walk.report_limit(node, path, f"too many values (the limit is {MAX_NODES})")
         return self.check(node, path, walk)
 
     @abstractmethod
@@ -104,12 +122,15 @@ class ScalarSpec(Spec):
             return walk.report(node, path, f"expected {self.expected}, got {describe(node)}")
         try:
             value = _scalar(node)
-        except (ConstructorError, ValueError) as exc:
-            return walk.report(node, path, f"unreadable value: {exc}")
-        problem = self.refine(value)
+        except Exception:  # PyYAML's constructors fail on bad text in many ways (KeyError for `!!bool x`)
+            return walk.report(node, path, f"unreadable value: {_shown(node.value)} is not {describe(node)}")
+        try:
+            problem = self.refine(value, walk)
+        except OverLimit as exc:
+            return walk.report_limit(node, path, exc.problem)
         return walk.report(node, path, problem) if problem else value
 
-    def refine(self, value: Any) -> str | None:
+    def refine(self, value: Any, walk: Walk) -> str | None:
         return None
 
     def accepts(self, node: yaml.Node) -> bool:
@@ -130,18 +151,22 @@ class Boolean(ScalarSpec):
 class Integer(ScalarSpec):
     description: str = ""
     minimum: int | None = None
+    maximum: int = MAX_SAFE_INTEGER
     tags: tuple[str, ...] = (f"{_TAG}int",)
     expected: str = "an integer"
 
-    def refine(self, value: Any) -> str | None:
+    def refine(self, value: Any, walk: Walk) -> str | None:
         if self.minimum is not None and value < self.minimum:
             return f"must be at least {self.minimum}, got {value}"
+        if value > self.maximum:
+            return f"must be at most {self.maximum}, got {_shown(str(value))}"
         return None
 
     def schema(self) -> JSON:
         out: JSON = {"type": "integer"}
         if self.minimum is not None:
             out["minimum"] = self.minimum
+        out["maximum"] = self.maximum
         return out
 
 
@@ -154,15 +179,19 @@ class Number(ScalarSpec):
     tags: tuple[str, ...] = (f"{_TAG}int", f"{_TAG}float")
     expected: str = "a number"
 
-    def refine(self, value: Any) -> str | None:
-        if not math.isfinite(value):
+    def refine(self, value: Any, walk: Walk) -> str | None:
+        try:
+            number = float(value)
+        except OverflowError:  # an integer no float holds
+            return f"must be a finite number, got {_shown(str(value))}"
+        if not math.isfinite(number):
             return f"must be a finite number, got {value}"
         if self.minimum is not None:
-            if self.exclusive_minimum and value <= self.minimum:
+            if self.exclusive_minimum and number <= self.minimum:
                 return f"must be greater than {self.minimum}, got {value}"
-            if value < self.minimum:
+            if number < self.minimum:
                 return f"must be at least {self.minimum}, got {value}"
-        if self.maximum is not None and value > self.maximum:
+        if self.maximum is not None and number > self.maximum:
             return f"must be at most {self.maximum}, got {value}"
         return None
 
@@ -184,17 +213,19 @@ class String(ScalarSpec):
     """A non-empty string; `refine_with` returns a problem or None (compiles a glob or regex)."""
 
     description: str = ""
-    refine_with: Callable[[str], str | None] | None = None
+    refine_with: Callable[[str, Walk], str | None] | None = None
     tags: tuple[str, ...] = (f"{_TAG}str",)
     expected: str = "a string"
     max_length: int = 4096
 
-    def refine(self, value: Any) -> str | None:
+    def refine(self, value: Any, walk: Walk) -> str | None:
         if not value.strip():
             return "must not be empty"
         if len(value) > self.max_length:
             return f"longer than {self.max_length} characters"
-        return self.refine_with(value) if self.refine_with else None
+        if walk.over_limit:
+            return None  # patterns are not compiled past a limit; the manifest is already invalid
+        return self.refine_with(value, walk) if self.refine_with else None
 
     def schema(self) -> JSON:
         return {"type": "string", "minLength": 1, "maxLength": self.max_length}
@@ -210,7 +241,7 @@ class Choice(ScalarSpec):
     def __post_init__(self) -> None:
         self.expected = "one of " + ", ".join(str(v) for v in self.values)
 
-    def refine(self, value: Any) -> str | None:
+    def refine(self, value: Any, walk: Walk) -> str | None:
         if value not in self.values:
             return f"expected {self.expected}, got {value!r}"
         return None
@@ -350,15 +381,54 @@ class YamlSyntaxError(ValueError):
         self.issue = issue
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class _TooDeep(ComposerError):
+    """Nesting past MAX_DEPTH: PyYAML composes recursively, and would exhaust Python's stack."""
+
+
+class _NotText(ComposerError):
+    """A scalar that is no Unicode text."""
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, composing no deeper than MAX_DEPTH and only scalars that are text.
+
+    A double-quoted scalar can spell a lone surrogate (`"\\ud800"`), which is no character: no UTF-8
+    encoder (RE2, a receipt's JSON, a terminal) accepts it, so it is an error where it is written."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise _TooDeep(None, None, f"nested deeper than {MAX_DEPTH} levels (the limit)", mark)
+            node: yaml.Node | None = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+        if isinstance(node, yaml.ScalarNode) and (bad := _SURROGATE.search(node.value)):
+            problem = f"U+{ord(bad.group()):04X} is a lone surrogate, not a character"
+            raise _NotText(None, None, problem, node.start_mark)
+        return node
+
+
 def compose(text: str) -> yaml.Node | None:
     """The YAML node tree of one document; syntax errors become a ConfigIssue with a position."""
     try:
-        return yaml.compose(text, Loader=yaml.SafeLoader)
+        return yaml.compose(text, Loader=_BoundedLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         problem = " ".join(p for p in (exc.context, exc.problem) if p)
-        raise YamlSyntaxError(ConfigIssue(line, column, "", f"YAML syntax: {problem}")) from exc
+        limit = isinstance(exc, _TooDeep)
+        plain = limit or isinstance(exc, _NotText)
+        issue = ConfigIssue(line, column, "", problem if plain else f"YAML syntax: {problem}", limit)
+        raise YamlSyntaxError(issue) from exc
     except yaml.reader.ReaderError as exc:
         before = text[: exc.position]
         line, column = before.count("\n") + 1, exc.position - (before.rfind("\n") + 1) + 1

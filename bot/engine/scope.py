@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from bot.engine.diff import Diff, FileDiff, FileStatus, LineKind
 from bot.engine.findings import RuleId, Violation
-from bot.engine.globs import compile_glob, last_match
+from bot.engine.globs import last_match
 from bot.engine.groups import GROUPS, MANIFEST_PATH
 from bot.engine.manifest import ChangeKind, Manifest
 
@@ -42,7 +42,7 @@ def protection(manifest: Manifest, path: str) -> Protection | None:
     """The last protect pattern matching `path` (gitignore semantics), or None."""
     decided: Protection | None = None
     for pattern, source, allow in _protect_patterns(manifest):
-        compiled = compile_glob(pattern)
+        compiled = manifest.patterns.glob(pattern)
         if compiled.match_file(path) is not None:
             decided = Protection(bool(compiled.include), source, pattern, allow)
     return decided
@@ -110,7 +110,7 @@ def _side_violations(
         )
     allow = manifest.paths.allow
     if allow is not None:
-        match = last_match(allow, path)
+        match = last_match(allow, path, manifest.patterns)
         if match is None or not match.include:
             why = f"excluded by {match.pattern!r}" if match else "matched by no pattern"
             yield Violation(
@@ -220,7 +220,7 @@ def explain(path: str, manifest: Manifest, manifest_paths: tuple[str, ...]) -> P
     if allow is None:
         lines.append("allowed: paths.allow is not set, so any unprotected path may change")
     else:
-        match = last_match(allow, path)
+        match = last_match(allow, path, manifest.patterns)
         if match is None:
             lines.append("outside-allowlist: no paths.allow pattern matches")
         elif not match.include:
@@ -228,7 +228,7 @@ def explain(path: str, manifest: Manifest, manifest_paths: tuple[str, ...]) -> P
         else:
             lines.append(f"allowed: matches paths.allow[{match.index}] {match.pattern!r}")
     for budget in manifest.budgets.per_path:
-        bm = last_match(budget.paths, path)
+        bm = last_match(budget.paths, path, manifest.patterns)
         if bm is not None and bm.include:
             lines.append(f"budget: counted in budgets.per_path[{budget.index}] ({bm.pattern!r})")
     return PathExplanation(path, tuple(lines))

@@ -48,7 +48,8 @@ class SideEffectKind(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class SideEffect:
-    """A path the test run created, deleted or changed in the worktree."""
+    """A path the test run created, deleted or changed in the tree it ran in (or in the caller's
+    git directory, when that was within its reach)."""
 
     path: str
     kind: SideEffectKind
@@ -76,6 +77,7 @@ class TestEvidence:
     side_effects: tuple[SideEffect, ...] = ()
     not_run_reason: str | None = None
     reported_by: ReportedBy | None = None
+    notes: tuple[str, ...] = ()  # what the verdict says of the evidence (an exit status alone)
 
 
 def status_of(checks: Sequence[CheckResult]) -> SemanticStatus:
@@ -104,5 +106,5 @@ def side_effect_violations(evidence: TestEvidence, manifest: Manifest) -> list[V
             f"side-effect:{effect.kind}",
         )
         for effect in evidence.side_effects
-        if not (ignored and matches(ignored, effect.path))
+        if not (ignored and matches(ignored, effect.path, manifest.patterns))
     ]

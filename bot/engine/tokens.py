@@ -2,39 +2,32 @@
 
 Two views of a file. The *significant* view is what `nd` counts: for Python it is exactly the scorer
 of "When Models Edit Too Much" (`ast.unparse(ast.parse(src))`, then stdlib `tokenize` without
-COMMENT, NL, ENCODING, ENDMARKER, INDENT, DEDENT); for other files a Pygments lexer chosen by file
-name without comment and whitespace tokens; for files no lexer knows, whitespace-separated words.
+COMMENT, NL, ENCODING, ENDMARKER, INDENT, DEDENT); for other files the line lexer of their language
+(lexing.py: words, strings, punctuation, comments dropped); for files it does not know, words.
+Every reader is linear in the text: Pygments' regex lexers, read before, backtrack on hostile input
+(its Makefile lexer took 69 s on one 40 KB line, its C# lexer seconds on 4 KB of short lines, some
+exponentially), and a pull request chooses what its files hold.
 The *raw* view keeps everything as written — comments, blank lines, quote style — with each token
 carrying the whitespace before it, so a change of spacing, wrapping or comments shows up there and
 not in the significant view. `formatting_share` is built from the gap between the two.
 
 The two texts of a pair are always read the same way: if either side of a Python file does not
-parse, both are read by the tokenizer alone (and if either cannot be tokenized, by Pygments' Python
-lexer), so a syntax error never makes the whole file look rewritten.
+parse, both are read by the tokenizer alone (and if either cannot be tokenized, by the line lexer),
+so a syntax error never makes the whole file look rewritten.
 """
 
 from __future__ import annotations
 
 import ast
 import io
-import posixpath
 import re
 import tokenize
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-from fnmatch import fnmatchcase
-from functools import lru_cache
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from pygments.lexer import Lexer
-    from pygments.token import _TokenType
-
-# Pygments is imported where a lexer is needed, not here: it costs about 20 ms, more than a tenth
-# of a typical receipt, and a change of Python files only never needs it.
-
+from bot.engine.lexing import Lexicon, lexicon_for, tokenize_line
 from bot.engine.pyscan import raw_pieces, unparsed_tokens
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
@@ -47,7 +40,7 @@ class TokenMode(StrEnum):
 
     NORMALIZED = "normalized"  # Python: ast.unparse, then tokenize (the paper's scorer)
     TOKENIZED = "tokenized"  # Python that does not parse: tokenize of the text as written
-    LEXED = "lexed"  # a Pygments lexer chosen by file name
+    LEXED = "lexed"  # the line lexer of the file's language (lexing.py)
     WORDS = "words"  # no lexer for this file name: whitespace-separated words
 
 
@@ -147,88 +140,16 @@ def _stdlib_raw(text: str) -> Tokens | None:
     return tuple(out)
 
 
-def lexer_class_for(path: str) -> type[Lexer] | None:
-    """Pygments' lexer for a file name, from its built-in table only.
-
-    Installed plugins are ignored on purpose: the same file must be read the same way on every
-    machine. Among several matches the rule is Pygments' own (priority, exact names first).
-    """
-    return _lexer_for_name(posixpath.basename(path))
-
-
-@lru_cache(maxsize=1024)
-def _lexer_for_name(name: str) -> type[Lexer] | None:
-    from pygments.lexers import find_lexer_class, get_all_lexers
-
-    best: tuple[float, str] | None = None
-    chosen: type[Lexer] | None = None
-    for lexer_name, _aliases, patterns, _mimetypes in get_all_lexers(plugins=False):
-        for pattern in patterns:
-            if not fnmatchcase(name, pattern):
-                continue
-            cls = find_lexer_class(lexer_name)
-            assert cls is not None  # a built-in lexer named by the built-in table
-            rating = (cls.priority + (0 if "*" in pattern else 0.5), cls.__name__)
-            if best is None or rating > best:
-                best, chosen = rating, cls
-    return chosen
-
-
-def _python_lexer() -> type[Lexer]:
-    from pygments.lexers.python import PythonLexer
-
-    return PythonLexer
-
-
-def _is_comment(ttype: _TokenType) -> bool:
-    from pygments.token import Comment, is_token_subtype
-
-    # Preprocessor lines (#include, #define) are code that Pygments files under Comment.
-    return is_token_subtype(ttype, Comment) and not (
-        is_token_subtype(ttype, Comment.Preproc) or is_token_subtype(ttype, Comment.PreprocFile)
-    )
+def line_lexed(text: str, lexicon: Lexicon) -> Tokens:
+    """Significant tokens of any language, line by line (lexing.py): words, strings, punctuation,
+    the line's comment dropped. Linear in the text whatever it holds."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        out.extend(tokenize_line(line, lexicon).code)
+    return tuple(out)
 
 
 _PIECES = re.compile(r"\s+|\S+")
-
-
-def _lex(text: str, lexer: type[Lexer]) -> Iterator[tuple[_TokenType, str]]:
-    yield from lexer(stripnl=False, ensurenl=True).get_tokens(text)
-
-
-def lexed(text: str, lexer: type[Lexer]) -> Tokens:
-    """Significant tokens: comments dropped; plain text (prose, whitespace) split into words."""
-    from pygments.token import String, Text, is_token_subtype
-
-    out: list[str] = []
-    for ttype, value in _lex(text, lexer):
-        if _is_comment(ttype):
-            continue
-        if is_token_subtype(ttype, Text):
-            out.extend(value.split())
-        elif value.strip() or is_token_subtype(ttype, String):
-            out.append(value)  # some lexers put line ends in other token types (preprocessor lines)
-    return tuple(out)
-
-
-def _with_leading_space(pieces: Iterable[tuple[str, bool]]) -> Tokens:
-    """Join each whitespace run to the piece after it; trailing whitespace is dropped."""
-    out: list[str] = []
-    pending = ""
-    for value, splittable in pieces:
-        for piece in _PIECES.findall(value) if splittable else [value]:
-            if splittable and piece.isspace():
-                pending += piece
-            else:
-                out.append(pending + piece)
-                pending = ""
-    return tuple(out)
-
-
-def lexed_raw(text: str, lexer: type[Lexer]) -> Tokens:
-    from pygments.token import Text, is_token_subtype
-
-    return _with_leading_space((value, is_token_subtype(ttype, Text)) for ttype, value in _lex(text, lexer))
 
 
 def words(text: str) -> Tokens:
@@ -236,37 +157,37 @@ def words(text: str) -> Tokens:
 
 
 def words_raw(text: str) -> Tokens:
-    return _with_leading_space([(text, True)])
+    """Words as written, each with the whitespace before it; trailing whitespace is dropped."""
+    out: list[str] = []
+    pending = ""
+    for piece in _PIECES.findall(text):
+        if piece.isspace():
+            pending += piece
+        else:
+            out.append(pending + piece)
+            pending = ""
+    return tuple(out)
 
 
 class _Reader(StrEnum):
     NORMALIZED = "normalized"
     TOKENIZED = "tokenized"
     PYTHON_RAW = "python_raw"
-    LEXED = "lexed"
-    LEXED_RAW = "lexed_raw"
 
 
-def _read(
-    reader: _Reader, text: str, lexer: type[Lexer] | None, parse: Callable[[str], ast.Module | None]
-) -> Tokens | None:
+def _read(reader: _Reader, text: str, parse: Callable[[str], ast.Module | None]) -> Tokens | None:
     if reader is _Reader.NORMALIZED:
         return python_normalized(text, parse)
     if reader is _Reader.TOKENIZED:
         return python_tokens(text)
-    if reader is _Reader.PYTHON_RAW:
-        return python_raw(text)
-    assert lexer is not None  # the Python readers alone need no lexer
-    if reader is _Reader.LEXED:
-        return lexed(text, lexer)
-    return lexed_raw(text, lexer)
+    return python_raw(text)
 
 
 class Tokenizer:
     """Reads pairs of texts the same way, remembering each text's tokens (C is compared twice)."""
 
     def __init__(self) -> None:
-        self._memo: dict[tuple[_Reader, type[Lexer] | None, str], Tokens | None] = {}
+        self._memo: dict[tuple[_Reader, str], Tokens | None] = {}
         self._trees: dict[str, ast.Module | None] = {}
 
     def tree(self, text: str) -> ast.Module | None:
@@ -275,23 +196,16 @@ class Tokenizer:
             self._trees[text] = parse_python(text)
         return self._trees[text]
 
-    def _get(self, reader: _Reader, lexer: type[Lexer] | None, text: str) -> Tokens | None:
-        key = (reader, lexer, text)
+    def _get(self, reader: _Reader, text: str) -> Tokens | None:
+        key = (reader, text)
         if key not in self._memo:
-            self._memo[key] = _read(reader, text, lexer, self.tree)
+            self._memo[key] = _read(reader, text, self.tree)
         return self._memo[key]
 
-    def _both(
-        self, reader: _Reader, lexer: type[Lexer] | None, left: str, right: str
-    ) -> tuple[Tokens, Tokens] | None:
-        a = self._get(reader, lexer, left)
-        b = self._get(reader, lexer, right) if a is not None else None
+    def _both(self, reader: _Reader, left: str, right: str) -> tuple[Tokens, Tokens] | None:
+        a = self._get(reader, left)
+        b = self._get(reader, right) if a is not None else None
         return None if a is None or b is None else (a, b)
-
-    def _lexed(self, reader: _Reader, lexer: type[Lexer], left: str, right: str) -> tuple[Tokens, Tokens]:
-        found = self._both(reader, lexer, left, right)
-        assert found is not None  # lexers accept any text
-        return found
 
     def pair(self, path: str, left: str, right: str) -> TokenPair:
         """Significant tokens of two versions of the file at `path`."""
@@ -300,23 +214,18 @@ class Tokenizer:
                 (_Reader.NORMALIZED, TokenMode.NORMALIZED),
                 (_Reader.TOKENIZED, TokenMode.TOKENIZED),
             ):
-                found = self._both(reader, None, left, right)
+                found = self._both(reader, left, right)
                 if found is not None:
                     return TokenPair(mode, *found)
-            return TokenPair(TokenMode.LEXED, *self._lexed(_Reader.LEXED, _python_lexer(), left, right))
-        lexer = lexer_class_for(path)
-        if lexer is None:
+        lexicon = lexicon_for(path)
+        if lexicon.name == "plain":
             return TokenPair(TokenMode.WORDS, words(left), words(right))
-        return TokenPair(TokenMode.LEXED, *self._lexed(_Reader.LEXED, lexer, left, right))
+        return TokenPair(TokenMode.LEXED, line_lexed(left, lexicon), line_lexed(right, lexicon))
 
     def raw_pair(self, path: str, left: str, right: str) -> tuple[Tokens, Tokens]:
         """Tokens as written (comments, layout, quote style) of two versions of the file at `path`."""
         if is_python(path):
-            found = self._both(_Reader.PYTHON_RAW, None, left, right)
-            return (
-                found if found is not None else self._lexed(_Reader.LEXED_RAW, _python_lexer(), left, right)
-            )
-        lexer = lexer_class_for(path)
-        if lexer is None:
-            return words_raw(left), words_raw(right)
-        return self._lexed(_Reader.LEXED_RAW, lexer, left, right)
+            found = self._both(_Reader.PYTHON_RAW, left, right)
+            if found is not None:
+                return found
+        return words_raw(left), words_raw(right)

@@ -9,7 +9,7 @@ from bot.engine.excess import ExcessResult
 from bot.engine.findings import Violation
 from bot.engine.manifest import Manifest
 from bot.engine.receipt import Conclusion, Verdict
-from bot.engine.semantic import CheckResult, SemanticStatus
+from bot.engine.semantic import CheckConclusion, CheckResult, SemanticStatus
 
 
 def _tally(violations: Sequence[Violation]) -> str:
@@ -31,6 +31,7 @@ def decide(
     checks: Sequence[CheckResult],
     not_run_reason: str | None,
     excess: ExcessResult,
+    notes: Sequence[str] = (),
 ) -> Verdict:
     if not covered:
         return Verdict(Conclusion.SKIPPED, ("this pull request is not covered by applies_to",))
@@ -43,9 +44,14 @@ def decide(
         failed = True
         reasons.append(f"locality failed: {_plural(len(locality), 'violation')} ({_tally(locality)})")
     bad = [c for c in checks if c.conclusion.value not in ("success", "skipped", "neutral")]
+    timed_out = [c for c in bad if c.conclusion is CheckConclusion.TIMED_OUT]
     if semantic is SemanticStatus.FAIL:
         failed = True
-        reasons.append("semantic failed: " + ", ".join(f"{c.name} ({c.conclusion})" for c in bad))
+        others = [c for c in bad if c.conclusion is not CheckConclusion.TIMED_OUT]
+        if others:
+            reasons.append("semantic failed: " + ", ".join(f"{c.name} ({c.conclusion})" for c in others))
+        if timed_out:
+            reasons.append("semantic timed out: " + ", ".join(c.name for c in timed_out))
     elif semantic is SemanticStatus.ERROR:
         failed = True
         reasons.append(
@@ -62,6 +68,8 @@ def decide(
         reasons.extend(f"excess alarm: {r}" for r in excess.alarm_reasons)
         return Verdict(Conclusion(manifest.excess.on_alarm.value), tuple(reasons))
     if semantic is SemanticStatus.PASS:
-        reasons.insert(0, "semantic passed: " + ", ".join(c.name for c in checks))
+        reasons[:0] = ["semantic passed: " + ", ".join(c.name for c in checks)] + [
+            f"semantic evidence: {n}" for n in notes
+        ]
     reasons.insert(0, "scope and locality passed")
     return Verdict(Conclusion.SUCCESS, tuple(reasons))

@@ -15,6 +15,7 @@ from bot.engine import (
     Description,
     Diff,
     Entry,
+    FileKey,
     FileTexts,
     Inputs,
     LoadedManifest,
@@ -30,10 +31,11 @@ from bot.engine import (
     base_path,
     change_digest,
     check_reference,
+    file_key,
     load_manifest,
     manifest_paths,
     measurable,
-    parse_diff,
+    parse_bounded,
     parse_reference,
     touched_paths,
 )
@@ -103,7 +105,7 @@ def proposed_manifest(source: Source, change: Change, loaded: LoadedManifest, he
 
 def _texts(
     source: Source, diff: Diff, base: dict[str, Entry], head: dict[str, Entry]
-) -> dict[str, FileTexts]:
+) -> dict[FileKey, FileTexts]:
     wanted = [f for f in diff.files if not f.binary and not f.is_submodule]
     shas = {base[f.old_path].sha for f in wanted if f.old_path in base}
     shas |= {head[f.new_path].sha for f in wanted if f.new_path in head}
@@ -115,7 +117,7 @@ def _texts(
         entry = entries.get(path)
         return decode_text(blobs.get(entry.sha)) if entry is not None else None
 
-    return {f.path: FileTexts(base=text(f.old_path, base), head=text(f.new_path, head)) for f in wanted}
+    return {file_key(f): FileTexts(base=text(f.old_path, base), head=text(f.new_path, head)) for f in wanted}
 
 
 def tree_entries(
@@ -128,7 +130,7 @@ def tree_entries(
 
 def build_change(source: Source, diff_data: bytes, revisions: Revisions) -> Change:
     """The parsed diff, named by its tree delta, with the texts of its text files on both sides."""
-    diff = parse_diff(diff_data)
+    diff = parse_bounded(diff_data)  # TooLargeToAssess past what one receipt reads
     base, head = tree_entries(source, diff, revisions)
     return Change(diff, change_digest(diff, base, head), MappingProxyType(_texts(source, diff, base, head)))
 

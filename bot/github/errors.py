@@ -45,7 +45,9 @@ class Unprocessable(GitHubError):
 
 
 class RateLimited(GitHubError):
-    """403/429 rate limit that outlasted the retries."""
+    """403/429 rate limit that outlasted the retries; `retry_after` is GitHub's wait, in seconds."""
+
+    retry_after: float | None = None
 
 
 class UnexpectedResponse(GitHubError):
@@ -74,13 +76,16 @@ def error_from(failed: RequestFailed) -> GitHubError:
     data = _body(failed)
     message = data.get("message", "") if isinstance(data, dict) else str(data)
     kind = RateLimited if isinstance(failed, RateLimitExceeded) else _BY_STATUS.get(status, GitHubError)
-    return kind(
+    error = kind(
         status,
         message or failed.response.reason_phrase,
         method=failed.request.method,
         path=failed.request.url.path,
         data=data,
     )
+    if isinstance(error, RateLimited) and isinstance(failed, RateLimitExceeded):
+        error.retry_after = failed.retry_after.total_seconds()
+    return error
 
 
 @contextmanager

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from bot.engine import (
     MANIFEST_PATH,
+    MAX_DIFF_BYTES,
     Description,
     DescriptionSource,
     Inputs,
@@ -92,20 +93,26 @@ def request_of(
     )
 
 
-def test_evidence(git: Git, options: CheckOptions, loaded: LoadedManifest, head: str) -> TestEvidence:
+def test_evidence(
+    git: Git, options: CheckOptions, loaded: LoadedManifest, head: str, base: str | None
+) -> TestEvidence:
     if options.no_tests:
         return TestEvidence(not_run_reason=options.no_tests_reason)
     command = options.test_command or loaded.manifest.tests.command
     if not command:
         return TestEvidence(not_run_reason="no --test-command and no tests.command in the manifest")
-    timeout = loaded.manifest.tests.timeout_minutes * 60
-    return run_tests(git, head, TestRun(command, timeout, options.environment))
+    policy = loaded.manifest.tests
+    return run_tests(
+        git, head, TestRun(command, policy.timeout_minutes * 60, options.environment, policy, base)
+    )
 
 
 def inputs_at(git: Git, revisions: Revisions, options: CheckOptions, request: Request) -> Inputs:
     """Gather from git objects, then run the tests on the head commit."""
-    inputs = gather(LocalSource(git), revisions, git.diff(revisions.merge_base, revisions.head), request)
-    return replace(inputs, tests=test_evidence(git, options, inputs.manifest, revisions.head))
+    diff = git.diff(revisions.merge_base, revisions.head, limit=MAX_DIFF_BYTES)
+    inputs = gather(LocalSource(git), revisions, diff, request)
+    tests = test_evidence(git, options, inputs.manifest, revisions.head, revisions.merge_base)
+    return replace(inputs, tests=tests)
 
 
 def local_inputs(options: CheckOptions) -> Inputs:

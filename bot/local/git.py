@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import tempfile
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.engine import ReceiptError, decode_bytes
+from bot.engine import ReceiptError, TooLargeToAssess, decode_bytes
 
 # Pin every setting that changes the shape of `git diff` output, so the same commits give the
 # same bytes on every machine whatever the user's config says.
@@ -61,8 +62,21 @@ class Git:
             raise GitError(f"{where}: not a git repository") from exc
         return cls(Path(top.strip()))
 
-    def run(self, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
+    def run(
+        self,
+        *args: str,
+        stdin: bytes | None = None,
+        check: bool = True,
+        isolated: bool = False,
+        environment: Mapping[str, str] | None = None,
+    ) -> bytes:
+        """`isolated`: the user's global config is not read either (receipt's own repositories).
+        `environment`: variables set for this command alone (an index file, a commit's identity)."""
         command = ("git", *(a for c in _CONFIG for a in ("-c", c)), *args)
+        env = _environment(os.environ)
+        if isolated:
+            env["GIT_CONFIG_GLOBAL"] = os.devnull
+        env.update(environment or {})
         try:
             done = subprocess.run(
                 command,
@@ -70,14 +84,15 @@ class Git:
                 input=stdin,
                 capture_output=True,
                 check=False,
-                env=_environment(os.environ),
+                env=env,
             )
         except FileNotFoundError as exc:
             raise GitError("git is not installed or not on PATH") from exc
         if check and done.returncode != 0:
             err = done.stderr.decode("utf-8", "replace").strip()
+            name = next(a for i, a in enumerate(args) if a != "-c" and (i == 0 or args[i - 1] != "-c"))
             raise GitError(
-                f"git {args[0]} failed: {err.splitlines()[-1] if err else 'no output'}",
+                f"git {name} failed: {err.splitlines()[-1] if err else 'no output'}",
                 command=command,
                 stderr=err,
             )
@@ -106,8 +121,48 @@ class Git:
             raise GitError(f"{base[:12]} and {head[:12]} have no common ancestor")
         return out
 
-    def diff(self, old: str, new: str) -> bytes:
-        return self.run(*_DIFF_ARGS, "--end-of-options", old, new, "--")
+    def diff(
+        self, old: str, new: str, *options: str, paths: Collection[str] = (), limit: int | None = None
+    ) -> bytes:
+        """`git diff old new` in the pinned shape; `options` add to it (`--binary`, `--numstat`),
+        `paths` limit it (read literally). With `limit`, TooLargeToAssess as soon as git writes more
+        bytes than that (git is stopped: a huge diff is never held in memory whole)."""
+        literal = ("--literal-pathspecs",) if paths else ()
+        args = (*literal, *_DIFF_ARGS, *options, "--end-of-options", old, new, "--", *paths)
+        return self.run(*args) if limit is None else self._run_bounded(args, limit)
+
+    def _run_bounded(self, args: tuple[str, ...], limit: int) -> bytes:
+        command = ("git", *(a for c in _CONFIG for a in ("-c", c)), *args)
+        chunks: list[bytes] = []
+        size = 0
+        with tempfile.TemporaryFile() as errors:  # a file, so git never blocks on a full stderr pipe
+            try:
+                process = subprocess.Popen(
+                    command,
+                    cwd=self.root,
+                    stdout=subprocess.PIPE,
+                    stderr=errors,
+                    env=_environment(os.environ),
+                )
+            except FileNotFoundError as exc:
+                raise GitError("git is not installed or not on PATH") from exc
+            assert process.stdout is not None
+            with process:
+                while chunk := process.stdout.read(1 << 20):
+                    size += len(chunk)
+                    if size > limit:
+                        process.kill()
+                        raise TooLargeToAssess(f"the diff is more than the {limit:,} bytes one receipt reads")
+                    chunks.append(chunk)
+            if process.returncode != 0:
+                errors.seek(0)
+                err = errors.read().decode("utf-8", "replace").strip()
+                raise GitError(
+                    f"git {args[0]} failed: {err.splitlines()[-1] if err else 'no output'}",
+                    command=command,
+                    stderr=err,
+                )
+        return b"".join(chunks)
 
     def commit_message(self, rev: str) -> str:
         """The full message of commit `rev`."""
@@ -191,10 +246,3 @@ class Git:
         match = re.search(r"[:/]([\w.-]+)/([\w.-]+?)(?:\.git)?/?$", url)
         remote = "://" in url or re.match(r"[\w.-]+@[\w.-]+:", url) is not None
         return f"{match[1]}/{match[2]}" if match and remote else None
-
-    def add_worktree(self, path: Path, rev: str) -> None:
-        self.run("worktree", "add", "--detach", "--quiet", str(path), rev)
-
-    def remove_worktree(self, path: Path) -> None:
-        self.run("worktree", "remove", "--force", str(path), check=False)
-        self.run("worktree", "prune", check=False)

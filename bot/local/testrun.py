@@ -1,100 +1,85 @@
-"""Run the test command in a throwaway worktree of the head commit, under the filesystem gate."""
+"""The test command, run in a sandboxed copy of the head commit under the filesystem gate, and
+(with `tests.compare_base`) of the base commit; the engine judges what the runs left as evidence."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import subprocess
-import tempfile
-import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.engine import CheckConclusion, CheckResult, TestEvidence
-from bot.local.fsgate import compare, fingerprint
-from bot.local.git import Git, GitError
+from bot.engine import ReportFile, ReportState, RunOutcome, TestEvidence, judge_run
+from bot.engine.manifest import TestsPolicy
+from bot.local.git import Git
+from bot.local.sandbox import Collected, SandboxRun, minimal_environment, run_in_sandbox
 
-TAIL_LINES = 60
-TAIL_CHARS = 6000
+SHELL = "/bin/sh"
+# File times come from the kernel's coarse clock, which may lag the clock read at the start by a
+# tick: a report written at once must not read as older than the run.
+_CLOCK_SLACK_NS = 1_000_000_000
 
 
 @dataclass(frozen=True, slots=True)
 class TestRun:
     command: str
     timeout_seconds: float
-    environment: Mapping[str, str]
+    environment: Mapping[str, str]  # the caller's; only what `minimal_environment` keeps is passed
+    policy: TestsPolicy = field(default_factory=TestsPolicy)
+    base: str | None = None  # the commit `tests.compare_base` compares with (the merge-base)
+    hide: tuple[Path, ...] = ()  # more that the command must not read (replay: the caller's repository)
 
 
-def tail(output: bytes) -> str:
-    text = output.decode("utf-8", "replace").rstrip()
-    lines = text.splitlines()[-TAIL_LINES:]
-    joined = "\n".join(lines)
-    return joined[-TAIL_CHARS:]
+def _report(collected: Collected | None, started_ns: int) -> ReportFile | None:
+    if collected is None:
+        return None
+    path = collected.path
+    if collected.existed_before:
+        return ReportFile(path, ReportState.COMMITTED)
+    if collected.problem is not None:
+        return ReportFile(path, ReportState.UNREADABLE, problem=collected.problem)
+    if collected.data is None:
+        return ReportFile(path, ReportState.MISSING)
+    if collected.modified_ns < started_ns - _CLOCK_SLACK_NS:
+        return ReportFile(path, ReportState.STALE)
+    return ReportFile(path, ReportState.WRITTEN, collected.data)
 
 
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
-
-
-def _execute(run: TestRun, cwd: Path) -> CheckResult:
-    env = {k: v for k, v in run.environment.items() if not k.startswith("GIT_")}
-    started = time.monotonic()
-    with subprocess.Popen(  # noqa: S602 -- the maintainer's test command is shell syntax by contract
-        run.command,
-        shell=True,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    ) as process:
-        try:
-            output, _ = process.communicate(timeout=run.timeout_seconds)
-        except subprocess.TimeoutExpired:
-            _kill_group(process)
-            output, _ = process.communicate()
-            return CheckResult(
-                run.command,
-                CheckConclusion.TIMED_OUT,
-                f"timed out after {run.timeout_seconds:.0f} s\n{tail(output)}",
-            )
-        finally:
-            _kill_group(process)  # no test may leave a daemon writing into the worktree
-    elapsed = time.monotonic() - started
-    status = process.returncode
-    conclusion = CheckConclusion.SUCCESS if status == 0 else CheckConclusion.FAILURE
-    return CheckResult(
-        run.command, conclusion, f"exit status {status} after {elapsed:.1f} s\n{tail(output)}".rstrip()
+def _outcome(run: SandboxRun, limit: float, report: str | None) -> RunOutcome:
+    result = run.result
+    return RunOutcome(
+        exit_status=result.exit_status,
+        timed_out=result.timed_out,
+        start_error=result.start_error,
+        survivor=result.survivor,
+        elapsed_seconds=result.elapsed_seconds,
+        limit_seconds=limit,
+        output=result.output,
+        isolation=result.isolation,
+        report=_report(run.collected.get(report), run.started_ns) if report else None,
     )
 
 
 def run_tests(git: Git, head: str, run: TestRun) -> TestEvidence:
-    """Check out `head` in a temporary worktree, fingerprint it, run, fingerprint again."""
-    with tempfile.TemporaryDirectory(prefix="receipt-tests-") as scratch:
-        worktree = Path(scratch) / "worktree"
-        try:
-            git.add_worktree(worktree, head)
-        except GitError as exc:
-            return TestEvidence(
-                checks=(
-                    CheckResult(
-                        run.command, CheckConclusion.ERROR, f"could not check out {head}: {exc.problem}"
-                    ),
-                )
-            )
-        try:
-            before = fingerprint(worktree)
-            try:
-                result = _execute(run, worktree)
-            except OSError as exc:
-                result = CheckResult(
-                    run.command, CheckConclusion.ERROR, f"could not start the test command: {exc}"
-                )
-            after = fingerprint(worktree)
-        finally:
-            git.remove_worktree(worktree)
-    return TestEvidence(checks=(result,), side_effects=tuple(compare(before, after)))
+    """Run the command on `head` (and on `run.base` for tests.compare_base) and judge the evidence."""
+    policy = run.policy
+    collect = (policy.report,) if policy.report else ()
+    env = minimal_environment(run.environment, policy.environment)
+    argv = (SHELL, "-c", run.command)
+
+    def once(commit: str, *, gate: bool) -> SandboxRun:
+        return run_in_sandbox(
+            git,
+            commit,
+            argv,
+            limit=run.timeout_seconds,
+            environment=env,
+            collect=collect,
+            gate=gate,
+            hide=run.hide,
+        )
+
+    at_head = once(head, gate=True)
+    base = None
+    if policy.compare_base and run.base is not None and at_head.result.exit_status == 0:
+        base = _outcome(once(run.base, gate=False), run.timeout_seconds, policy.report)
+    judged = judge_run(run.command, policy, _outcome(at_head, run.timeout_seconds, policy.report), base)
+    return TestEvidence(checks=(judged.check,), side_effects=at_head.side_effects, notes=judged.notes)

@@ -11,6 +11,7 @@ from datetime import timedelta
 from huey.consumer import Consumer
 
 from bot.github.auth import AppCredentials, InstallationTokens
+from bot.github.client import RetryPolicy
 from bot.server import logs
 from bot.server.plan import Evaluate
 from bot.server.queue import Queue
@@ -44,13 +45,20 @@ class Runtime:
         tokens = None
         key = settings.private_key_pem
         if settings.app_id is not None and key:
-            tokens = InstallationTokens(AppCredentials(settings.app_id, key, settings.github_api_url))
+            retry = RetryPolicy(
+                server_retries=settings.github_retries, backoff_seconds=settings.github_backoff_seconds
+            )
+            tokens = InstallationTokens(
+                AppCredentials(settings.app_id, key, settings.github_api_url), retry=retry
+            )
         runtime.context = Context(settings, db, tokens, enqueue=runtime.enqueue, post=post)
         return runtime
 
-    def enqueue(self, job_id: int, delay: float = 0.0) -> None:
+    def enqueue(self, job_id: int, delay: float = 0.0, *, recorded: bool = False) -> None:
+        """Wake a worker for the job; `recorded` when its row already says it was enqueued."""
         self.queue.enqueue(job_id, delay)
-        store.mark_enqueued(self.db, [job_id])
+        if not recorded:
+            store.mark_enqueued(self.db, [job_id])
 
     def run_job(self, job_id: int) -> None:
         run_job(self.context, job_id)

@@ -13,6 +13,7 @@ import uvicorn
 
 from bot.github.checks import CheckRunRequest, PublishedCheckRun
 from bot.github.repo import RepoRef
+from bot.jsonread import MAX_PAYLOAD_BYTES, load_json_object
 from bot.server.app import create_app
 from bot.server.logs import configure_logging
 from bot.server.plan import plan
@@ -77,7 +78,7 @@ def receive(event: str, payload_path: Path, out: TextIO = sys.stdout) -> int:
     """
     settings = load_settings()
     payload_bytes = payload_path.read_bytes()
-    payload = json.loads(payload_bytes)
+    payload = load_json_object(payload_bytes, str(payload_path), max_bytes=MAX_PAYLOAD_BYTES)
     from bot.github.events import parse_event
 
     decided = plan(parse_event(event, payload), app_id=settings.app_id)

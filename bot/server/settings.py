@@ -42,6 +42,8 @@ class Settings(BaseSettings):
     retry_base_seconds: float = Field(default=5.0, ge=0)
     give_up_after_hours: float = Field(default=72.0, gt=0)  # keep trying to conclude a run this long
     sweep_seconds: int = Field(default=60, ge=1)
+    github_retries: int = Field(default=3, ge=0, le=10)  # 502/503/504 retried with backoff
+    github_backoff_seconds: float = Field(default=1.0, ge=0)
     max_body_bytes: int = 25 * 1024 * 1024
 
     @field_validator("github_api_url", "public_url", "github_web_url")

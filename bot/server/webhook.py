@@ -6,14 +6,15 @@ work happens in the worker. The signature is checked over the raw bytes before a
 
 from __future__ import annotations
 
-import json
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
-from bot.github.events import EventError, parse_event, verify_signature
+from bot.github.events import parse_event, verify_signature
+from bot.jsonread import load_json_object
 from bot.server import logs
 from bot.server.metrics import DELIVERIES
 from bot.server.plan import plan
@@ -70,10 +71,10 @@ async def webhook(request: Request, runtime: RuntimeDep) -> JSONResponse:
     if not name or not guid or len(guid) > MAX_GUID or len(name) > MAX_EVENT:
         return _answer(400, name, "bad_headers", error="X-GitHub-Event and X-GitHub-Delivery are required")
     try:
-        payload = json.loads(raw)
+        payload = load_json_object(raw, "the body")
         event = parse_event(name, payload)
-    except (ValueError, RecursionError) as exc:  # json's errors and EventError are ValueErrors
-        reason = str(exc) if isinstance(exc, EventError) else "the body is not valid JSON"
+    except ValueError as exc:  # the reader's errors and EventError are ValueErrors
+        reason = str(exc)
         logs.failure(f"refused a delivery: {reason}", delivery=guid, event=name)
         return _answer(400, name, "bad_payload", error=reason)
     decided = plan(event, app_id=settings.app_id)
@@ -94,7 +95,7 @@ async def webhook(request: Request, runtime: RuntimeDep) -> JSONResponse:
         return _answer(200, name, "duplicate", delivery=guid)
     for job_id in recorded.job_ids:
         try:
-            await run_in_threadpool(runtime.enqueue, job_id)
+            await run_in_threadpool(partial(runtime.enqueue, job_id, recorded=True))
         except Exception as exc:
             logs.failure("could not enqueue a recorded job; the sweep will", exc=exc, job=job_id, **context)
     logs.event(decided.detail, outcome=decided.outcome, **context)

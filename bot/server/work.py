@@ -29,7 +29,7 @@ from bot.github.auth import InstallationTokens, installation_of_repo
 from bot.github.cache import ObjectCache
 from bot.github.checks import CheckRunRequest, PublishedCheckRun
 from bot.github.diffs import HeadMoved, fetch_range_diff
-from bot.github.errors import GitHubError
+from bot.github.errors import GitHubError, RateLimited
 from bot.github.evidence import checks_evidence, past_deadline
 from bot.github.publisher import (
     REEVALUATE_ACTION,
@@ -152,6 +152,8 @@ def _failed(ctx: Context, job: Job, exc: Exception) -> None:
         store.finish(ctx.db, job.id, store.FAILED, reason)
         logs.failure("job given up", outcome="failed", **_context(job))
         return
+    if isinstance(exc, RateLimited) and exc.retry_after:  # GitHub said when: wait exactly that
+        delay = max(delay, timedelta(seconds=exc.retry_after))
     store.retry_later(ctx.db, job.id, delay, reason, concluding=not retries_left)
     ctx.enqueue(job.id, delay.total_seconds())
 

@@ -7,6 +7,7 @@ from bot.engine.content.added import Fragment, added_files, files_of_kind
 from bot.engine.content.filekinds import Kind, kind_of
 from tests.content.helpers import change_of
 from tests.gitrepo import GitRepo
+from tests.texts import keyed
 
 
 def test_each_hunk_is_one_fragment_of_its_added_lines(repo: GitRepo) -> None:
@@ -90,7 +91,7 @@ def test_the_same_change_is_built_once(repo: GitRepo) -> None:
 
 def test_texts_win_over_the_diff(repo: GitRepo) -> None:
     change = change_of(repo, {"a.py": "x = 1\n"}, texts=False)
-    with_texts = Change(change.diff, change.digest, {"a.py": FileTexts("", "y = 2\n")})
+    with_texts = Change(change.diff, change.digest, keyed(change.diff, {"a.py": FileTexts("", "y = 2\n")}))
     assert added_files(with_texts)[0].head == "y = 2\n"
 
 

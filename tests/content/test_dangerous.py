@@ -7,6 +7,7 @@ from bot.engine.content.dangerous import DangerousRule
 from bot.engine.findings import RuleId, Violation
 from tests.content.helpers import change_of, manifest, scan, where
 from tests.gitrepo import GitRepo
+from tests.texts import keyed
 
 RULE = DangerousRule()
 
@@ -93,7 +94,9 @@ def test_a_construct_the_diff_does_not_add_is_never_reported(repo: GitRepo) -> N
     """New text that disagrees with the diff (a gatherer's mistake) cannot put a finding on a line
     the change does not add."""
     change = change_of(repo, {"a.py": "eval(a)\n"}, texts=False)
-    inconsistent = Change(change.diff, change.digest, {"a.py": FileTexts("", "eval(a)\neval(b)\n")})
+    inconsistent = Change(
+        change.diff, change.digest, keyed(change.diff, {"a.py": FileTexts("", "eval(a)\neval(b)\n")})
+    )
     assert where(scan(RULE, inconsistent)) == [("a.py", 1, "python-eval")]
 
 

@@ -22,6 +22,7 @@ from bot.engine.content.filekinds import Kind
 from bot.engine.content.pyconstructs import _imports, _module_bindings, python_constructs
 from bot.engine.findings import Violation
 from tests.content.helpers import SHARED, manifest
+from tests.texts import change_with_texts
 
 SELECTED = DangerousRule()
 WHOLE = DangerousRule(parse_whole_files=True)
@@ -58,7 +59,7 @@ def _diff(files: Mapping[str, str], added: Mapping[str, set[int]] | None = None)
 
 def _change(files: Mapping[str, str], added: Mapping[str, set[int]] | None = None) -> Change:
     texts = {path: FileTexts(None, text) for path, text in files.items()}
-    return change_from_diff(_diff(files, added), texts)
+    return change_with_texts(_diff(files, added), texts)
 
 
 def _both(change: Change) -> list[Violation]:
@@ -487,7 +488,7 @@ def test_a_lone_carriage_return_makes_it_decline() -> None:
     """Python breaks a line at a lone carriage return, the diff does not."""
     head = "eval(a)\reval(b)\n"
     assert _selected(head) is None
-    change = change_from_diff(_diff({"m.py": "eval(a) eval(b)\n"}), {"m.py": FileTexts(None, head)})
+    change = change_with_texts(_diff({"m.py": "eval(a) eval(b)\n"}), {"m.py": FileTexts(None, head)})
     assert [(v.line, v.id) for v in _both(change)] == [(1, "python-eval")]
 
 

@@ -213,15 +213,15 @@ def test_empty_input_is_an_empty_change() -> None:
     [
         ("junk\ndiff --git a/x b/x\n", "text before the first 'diff --git' header"),
         ("diff --git a/x b/x\nwhat is this\n", "unexpected header line 'what is this'"),
-        ("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n", "malformed hunk"),
+        ("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n", "hunk 1 (@@ -1 +1 @@) of x ends early"),
         (
             "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\ntrailing\n",
-            "line 7: unexpected text after the hunks",
+            "line 7: unexpected text after hunk 1",
         ),
         ('diff --git "a/x\\q" "b/x"\nold mode 100644\nnew mode 100755\n', "unknown escape"),
         ("diff --git a/x b/y\nold mode 100644\nnew mode 100755\n", "cannot tell the file's path"),
         ("not a diff at all\n", "no '--- ' / '+++ ' file headers"),
-        ("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n", "not a unified diff"),
+        ("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n", "line 4: hunk 1 (@@ -1 +1 @@) of x ends early"),
         ("--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+x\n", "/dev/null on both sides"),
         ('--- "a/x\\q"\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n', "unknown escape"),
     ],

@@ -195,7 +195,7 @@ extra: 1
         ),
         (
             "version: 1\nexcess: {max_distance: !!int '0x'}",
-            "m.yml:2:24: excess.max_distance: unreadable value: invalid literal for int() with base 16: ''",
+            "m.yml:2:24: excess.max_distance: unreadable value: '0x' is not an integer",
         ),
     ],
 )
@@ -218,8 +218,8 @@ def test_aliases_do_not_multiply_work_and_huge_manifests_stop_at_the_value_limit
     bomb += "version: 1\npaths: {allow: *j}\n"
     problems = _problems(bomb)
     assert len(problems) == 9 + 1 + 8  # nine unknown keys, the alias, its eight non-string items
-    huge = "version: 1\npaths:\n  allow:\n" + "".join(f"  - p{i}\n" for i in range(21_000))
-    assert _problems(huge) == ["m.yml:20000:5: paths.allow[19996]: too many values (the limit is 20000)"]
+    huge = "version: 1\ntests:\n  checks:\n" + "".join(f"  - p{i}\n" for i in range(21_000))
+    assert _problems(huge) == ["m.yml:20000:5: tests.checks[19996]: too many values (the limit is 20000)"]
 
 
 def test_load_manifest_records_source_and_digest() -> None:
@@ -253,9 +253,44 @@ def test_json_schema_describes_every_key() -> None:
     protect = props["paths"]["properties"]["protect"]["items"]
     assert [o["type"] for o in protect["anyOf"]] == ["string", "object"]
     assert props["excess"]["properties"]["max_distance"] == {"type": "number", "minimum": 0, "maximum": 1}
-    assert props["tests"]["properties"]["timeout_minutes"] == {"type": "number", "exclusiveMinimum": 0}
-    assert props["budgets"]["properties"]["files"] == {"type": "integer", "minimum": 0}
+    assert props["tests"]["properties"]["timeout_minutes"] == {
+        "type": "number", "exclusiveMinimum": 0, "maximum": 7 * 24 * 60,
+    }  # fmt: skip
+    assert props["budgets"]["properties"]["files"] == {"type": "integer", "minimum": 0, "maximum": 2**53 - 1}
     assert props["paths"]["properties"]["defaults"]["anyOf"][1]["uniqueItems"] is True
     assert props["applies_to"]["properties"]["labels"]["minItems"] == 1
     assert props["version"]["enum"] == [1]
     assert "description" in props["paths"]
+
+
+def test_test_evidence_keys() -> None:
+    m = parse_manifest(
+        "version: 1\ntests: {report: reports/junit.xml, min_executed: 10, compare_base: true,"
+        " environment: [DATABASE_URL, _X1]}\n"
+    )
+    assert (m.tests.report, m.tests.min_executed, m.tests.compare_base) == ("reports/junit.xml", 10, True)
+    assert m.tests.environment == ("DATABASE_URL", "_X1")
+    assert parse_manifest("version: 1\n").tests.compare_base is False
+    props = json_schema()["properties"]["tests"]["properties"]
+    assert {"report", "min_executed", "compare_base", "environment"} <= props.keys()
+
+
+@pytest.mark.parametrize(
+    ("tests", "problem"),
+    [
+        ("{report: /abs/junit.xml}", "tests.report: a relative path inside the tree"),
+        ("{report: ../out.xml}", "tests.report: a relative path inside the tree"),
+        ("{report: 'a//b.xml'}", "tests.report: a relative path inside the tree"),
+        ("{report: 'a\\\\b.xml'}", "tests.report: a relative path inside the tree"),
+        ("{report: .git/junit.xml}", "tests.report: not inside .git"),
+        ("{min_executed: 0, report: r.xml}", "tests.min_executed: must be at least 1, got 0"),
+        ("{min_executed: 3}", "tests: min_executed needs tests.report: the counts come from the test report"),
+        ("{compare_base: true, min_executed: 2}", "tests: min_executed and compare_base needs tests.report"),
+        ("{environment: [A-B]}", "tests.environment[0]: an environment variable name"),
+        ("{environment: [1A]}", "tests.environment[0]: an environment variable name"),
+        ("{environment: [É]}", "tests.environment[0]: an environment variable name"),
+    ],
+)
+def test_test_evidence_keys_are_validated(tests: str, problem: str) -> None:
+    (found,) = _problems(f"version: 1\ntests: {tests}\n")
+    assert problem in found

@@ -15,6 +15,7 @@ from bot.engine.rules import content_violations
 from bot.engine.semantic import CheckConclusion, CheckResult, TestEvidence
 from bot.local.git import Git
 from tests.gitrepo import GitRepo, check
+from tests.texts import change_with_texts
 
 SHA = "a" * 40
 
@@ -112,6 +113,7 @@ def test_dry_run_of_an_invalid_or_deleted_manifest(repo: GitRepo) -> None:
     assert dry.errors == (".github/receipt.yml:1:10: version: expected one of 1, got 2",)
     assert receipt.as_json()["manifest"]["dry_run"] == {
         "valid": False, "conclusion": None, "reasons": [], "errors": list(dry.errors),
+        "too_expensive": False,
     }  # fmt: skip
     deleted = evaluate(_inputs(repo, None, b"version: 1\n"))
     assert deleted.manifest.dry_run is not None and deleted.manifest.dry_run.valid
@@ -129,7 +131,7 @@ class _FlagTodo:
 def test_content_rule_registry_runs_each_rule(repo: GitRepo) -> None:
     _pr(repo, {"a.py": "1\n"}, {"a.py": "1\n# TODO later\n"})
     git = Git(repo.root)
-    change = change_from_diff(
+    change = change_with_texts(
         git.diff("main", "pr"), {"a.py": FileTexts(base="1\n", head="1\n# TODO later\n")}
     )
     found = content_violations(change, Manifest(), rules=(_FlagTodo(),))

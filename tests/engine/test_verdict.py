@@ -6,6 +6,7 @@ from bot.engine.applies import PullRequestFacts, covers
 from bot.engine.excess import ExcessResult
 from bot.engine.findings import RuleId, Severity, Violation, sort_violations
 from bot.engine.manifest import AppliesTo, Manifest, parse_manifest
+from bot.engine.patterns import PatternStore
 from bot.engine.receipt import Conclusion
 from bot.engine.semantic import (
     CheckConclusion,
@@ -148,7 +149,7 @@ def test_uncovered_pull_requests_are_skipped() -> None:
     ],
 )
 def test_applies_to(applies: AppliesTo | None, facts: PullRequestFacts, expected: bool) -> None:
-    assert covers(applies, facts) is expected
+    assert covers(applies, facts, PatternStore()) is expected
 
 
 def test_side_effects_become_scope_violations_unless_ignored() -> None:
@@ -184,3 +185,27 @@ def test_violations_sort_deterministically_and_dedupe() -> None:
         "id": "paths.allow_binary",
     }
     assert "id" not in b.as_json(with_id=False)
+
+
+def test_a_timeout_is_its_own_reason() -> None:
+    slow = CheckResult("pytest", CheckConclusion.TIMED_OUT)
+    assert _decide(semantic=SemanticStatus.FAIL, checks=(slow,)) == (
+        Conclusion.FAILURE,
+        ("semantic timed out: pytest",),
+    )
+    lint = CheckResult("lint", CheckConclusion.FAILURE)
+    assert _decide(semantic=SemanticStatus.FAIL, checks=(slow, lint))[1] == (
+        "semantic failed: lint (failure)",
+        "semantic timed out: pytest",
+    )
+
+
+def test_what_the_evidence_was_is_stated_beside_a_pass() -> None:
+    assert _decide(notes=("the exit status was the only evidence",)) == (
+        Conclusion.SUCCESS,
+        (
+            "scope and locality passed",
+            "semantic passed: pytest",
+            "semantic evidence: the exit status was the only evidence",
+        ),
+    )

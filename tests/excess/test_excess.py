@@ -4,7 +4,7 @@ import difflib
 
 import pytest
 
-from bot.engine.change import Change, FileTexts, change_from_diff
+from bot.engine.change import Change, FileTexts
 from bot.engine.distance import edit_count
 from bot.engine.excess import (
     ComplexityChange,
@@ -18,6 +18,7 @@ from bot.engine.excess import (
 from bot.engine.manifest import ExcessPolicy
 from bot.engine.patching import PatchApplyError, Reference, parse_reference
 from bot.engine.tokens import Tokenizer
+from tests.texts import change_with_texts
 
 C = "def area(w, h):\n    return w + h\n"
 G = "def area(w, h):\n    return w * h\n"
@@ -42,7 +43,7 @@ def _header(path: str, kind: str = "modified", old: str | None = None) -> str:
 def change(*files: tuple[str, str, str | None, str | None]) -> Change:
     """(path, kind, C, M) per file; the engine reads texts, never the candidate's hunks."""
     diff = "".join(_header(path, kind) for path, kind, _, _ in files)
-    return change_from_diff(diff.encode(), {path: FileTexts(c, m) for path, _, c, m in files})
+    return change_with_texts(diff.encode(), {path: FileTexts(c, m) for path, _, c, m in files})
 
 
 def patch(path: str, before: str, after: str) -> str:
@@ -208,7 +209,7 @@ def test_reference_files_added_renamed_and_left_out() -> None:
     assert x.excluded == (Excluded("big.py", Exclusion.UNREADABLE), Excluded("logo.png", Exclusion.BINARY))
     assert x.reference_distance == 1.0  # new.py, every token added
     # candidate renamed old.py to area.py: the reference's edit of old.py is the same file
-    renamed = change_from_diff(
+    renamed = change_with_texts(
         (
             b"diff --git a/old.py b/area.py\nsimilarity index 90%\nrename from old.py\nrename to area.py\n"
             b"--- a/old.py\n+++ b/area.py\n"
@@ -227,7 +228,7 @@ def test_copies_are_new_files() -> None:
     _, copied = nd("copy.py", "", C)
     assert x.reference_distance == (e + copied) / (length + copied)  # every token of the copy is new
     assert x.excess is not None and x.excess < 0  # the change did not make the copy
-    copied_by_candidate = change_from_diff(copy.encode(), {"copy.py": FileTexts(C, C)})
+    copied_by_candidate = change_with_texts(copy.encode(), {"copy.py": FileTexts(C, C)})
     assert measure_excess(copied_by_candidate).distance == 1.0
 
 

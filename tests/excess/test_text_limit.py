@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 
 from bot.engine import excess
-from bot.engine.change import FileTexts, change_from_diff
+from bot.engine.change import FileTexts
 from bot.engine.manifest import ExcessPolicy
 from bot.engine.patching import parse_reference
 from bot.engine.render.excess_text import headline
 from bot.local.git import Git
 from tests.gitrepo import GitRepo
+from tests.texts import change_with_texts
 
 
 @pytest.fixture
@@ -22,7 +23,7 @@ def change(repo: GitRepo):  # type: ignore[no-untyped-def]
     git = Git(repo.root)
     data = git.diff(base, head)
     texts = {"a.py": FileTexts(base="x = 1\n" * 50, head="x = 2\n" + "x = 1\n" * 49)}
-    return change_from_diff(data, texts), data
+    return change_with_texts(data, texts), data
 
 
 def test_a_change_past_the_limit_is_not_measured(change, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]

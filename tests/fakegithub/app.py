@@ -1,35 +1,46 @@
 """The fake's HTTP surface: the REST endpoints receipt uses, as GitHub answers them.
 
-No `from __future__ import annotations` here: FastAPI resolves the local `Root` alias at runtime.
+Every request passes one gate first, in GitHub's order: authentication (401), the hourly quota
+(403 with `x-ratelimit-remaining: 0`), repository visibility (404) and permissions (403), injected
+faults, then the secondary limit on content-creating requests. Every answer carries the
+`x-ratelimit-*` headers and an `x-github-request-id`.
 """
 
+from __future__ import annotations
+
+import asyncio
 import json
-from datetime import UTC, datetime
-from typing import Annotated, Any
+import socket
+import struct
+from typing import Any
 
-from fastapi import Depends, FastAPI, Request
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from tests.fakegithub import gitdata, shapes
-from tests.fakegithub.state import FakeGitHub, FakePull, Recorded
-from tests.fakegithub.validation import check_run_problems
+from tests.fakegithub import (
+    routes_actions,
+    routes_apps,
+    routes_checks,
+    routes_git,
+    routes_pulls,
+    shapes,
+)
+from tests.fakegithub.answers import GitHubAnswer
+from tests.fakegithub.gate import WRITE_METHODS, Principal, Refusal, authenticate, authorize
+from tests.fakegithub.ratelimit import (
+    RATE_DOCS,
+    SECONDARY_DOCS,
+    Quota,
+    primary_message,
+    request_id,
+    secondary_message,
+)
+from tests.fakegithub.state import FakeGitHub, Recorded
 
-DOCS = "https://docs.github.com/rest"
-_WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
-
-
-class GitHubAnswer(Exception):
-    def __init__(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-        super().__init__(status)
-        self.status, self.body, self.headers = status, body, headers or {}
-
-
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def not_found() -> GitHubAnswer:
-    return GitHubAnswer(404, shapes.error(404, "Not Found", doc=DOCS))
+UNAUTHENTICATED_LIMIT = 60
+TRANSPORT = "fakegithub.transport"  # set by the server's protocol so a fault can drop the connection
 
 
 def create_app(fake: FakeGitHub) -> FastAPI:
@@ -39,6 +50,17 @@ def create_app(fake: FakeGitHub) -> FastAPI:
     async def _answer(_: Request, exc: GitHubAnswer) -> JSONResponse:
         return JSONResponse(exc.body, status_code=exc.status, headers=exc.headers)
 
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # An unknown route or method: GitHub answers in its own shape, never FastAPI's {"detail": ...}.
+        message = "Not Found" if exc.status_code == 404 else str(exc.detail)
+        return JSONResponse(shapes.error(exc.status_code, message), status_code=exc.status_code)
+
+    @app.exception_handler(RequestValidationError)
+    async def _query(_: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = "; ".join(f"{'/'.join(str(p) for p in e['loc'][1:])}: {e['msg']}" for e in exc.errors())
+        return JSONResponse(shapes.error(422, f"Invalid request.\n\n{problems}"), status_code=422)
+
     @app.middleware("http")
     async def _gate(request: Request, call_next: Any) -> Response:
         raw = await request.body()
@@ -46,17 +68,17 @@ def create_app(fake: FakeGitHub) -> FastAPI:
             body = json.loads(raw) if raw else None
         except ValueError:
             body = raw.decode("utf-8", "replace")
-        response = _authorize(fake, request)
-        if response is None:
-            fault = fake.take_fault(request.method, request.url.path)
-            if fault is not None:
-                response = JSONResponse(
-                    fault.body or shapes.error(fault.status, "fault injected by the test"),
-                    status_code=fault.status,
-                    headers=fault.headers,
-                )
+        rid = request_id()
+        response, quota, principal = await _admit(fake, request, rid)
         if response is None:
             response = await call_next(request)
+        for name, value in quota.headers().items():
+            response.headers.setdefault(name, value)
+        response.headers["x-github-request-id"] = rid
+        response.headers["x-github-media-type"] = "github.v3; format=json"
+        version = request.headers.get("x-github-api-version")
+        if version:
+            response.headers["x-github-api-version-selected"] = version
         fake.record(
             Recorded(
                 request.method,
@@ -65,309 +87,71 @@ def create_app(fake: FakeGitHub) -> FastAPI:
                 request.headers.get("accept", ""),
                 body,
                 response.status_code,
+                principal.credential if principal else "",
             )
         )
         return response
 
-    def repo_root(owner: str, repo: str) -> Any:
-        root = fake.repos.get(f"{owner}/{repo}")
-        if root is None:
-            raise not_found()
-        return root
-
-    Root = Annotated[Any, Depends(repo_root)]
-
-    def the_pull(owner: str, repo: str, number: int) -> FakePull:
-        found = fake.pulls.get((f"{owner}/{repo}", number))
-        if found is None:
-            raise not_found()
-        return found
-
-    @app.get("/repos/{owner}/{repo}/pulls/{number}")
-    def get_pull(owner: str, repo: str, number: int, root: Root, request: Request) -> Response:
-        p = the_pull(owner, repo, number)
-        accept = request.headers.get("accept", "")
-        if "diff" in accept:
-            return _diff(fake, root, p)
-        return JSONResponse(shapes.pull(p, root))
-
-    @app.get("/repos/{owner}/{repo}/pulls")
-    def list_pulls(
-        owner: str, repo: str, root: Root, state: str = "open", per_page: int = 30, page: int = 1
-    ) -> Any:
-        full = f"{owner}/{repo}"
-        pulls = sorted(
-            (p for (r, _), p in fake.pulls.items() if r == full and (state == "all" or p.state == state)),
-            key=lambda p: -p.number,
-        )
-        chunk = pulls[(page - 1) * per_page : page * per_page]
-        return [shapes.pull(p, root) for p in chunk]
-
-    @app.get("/repos/{owner}/{repo}/pulls/{number}/files")
-    def list_files(owner: str, repo: str, number: int, root: Root, per_page: int = 30, page: int = 1) -> Any:
-        p = the_pull(owner, repo, number)
-        base = gitdata.merge_base(root, p.base_sha, p.head_sha)
-        changes = gitdata.file_changes(root, base, p.head_sha)[:3000]
-        chunk = changes[(page - 1) * per_page : page * per_page]
-        limit = fake.limits.max_patch_bytes
-        return [
-            shapes.file_entry(p.repo, p.head_sha, c, with_patch=len((c.patch or "").encode()) <= limit)
-            for c in chunk
-        ]
-
-    @app.get("/repos/{owner}/{repo}/commits/{sha}/pulls")
-    def pulls_for_commit(owner: str, repo: str, sha: str, root: Root) -> Any:
-        full = f"{owner}/{repo}"
-        return [
-            shapes.pull(p, root)
-            for (r, _), p in sorted(fake.pulls.items())
-            if r == full and p.head_sha == sha and p.state == "open"
-            and (p.head_repo == full or fake.associate_fork_commits)
-        ]  # fmt: skip
-
-    @app.get("/repos/{owner}/{repo}/compare/{basehead}")
-    def compare(owner: str, repo: str, basehead: str, root: Root, request: Request) -> Any:
-        base, sep, head = basehead.partition("...")
-        if not sep:
-            raise not_found()
-        try:
-            base_sha, head_sha = gitdata.resolve(root, base), gitdata.resolve(root, head)
-            merge_base = gitdata.merge_base(root, base_sha, head_sha)
-        except gitdata.GitDataError:
-            raise not_found() from None
-        if "diff" in request.headers.get("accept", ""):
-            return _diff_answer(fake, gitdata.diff_text(root, merge_base, head_sha))
-        full = f"{owner}/{repo}"
-        ahead = gitdata.count(root, f"{merge_base}..{head_sha}")
-        behind = gitdata.count(root, f"{merge_base}..{base_sha}")
-        status = (
-            "identical"
-            if not ahead and not behind
-            else "ahead"
-            if not behind
-            else "behind"
-            if not ahead
-            else "diverged"
-        )
-        return {
-            "url": f"{shapes.API}/repos/{full}/compare/{basehead}",
-            "html_url": f"{shapes.WEB}/{full}/compare/{basehead}",
-            "permalink_url": f"{shapes.WEB}/{full}/compare/{basehead}",
-            "diff_url": f"{shapes.WEB}/{full}/compare/{basehead}.diff",
-            "patch_url": f"{shapes.WEB}/{full}/compare/{basehead}.patch",
-            "base_commit": shapes.commit(full, gitdata.commit_info(root, base_sha)),
-            "merge_base_commit": shapes.commit(full, gitdata.commit_info(root, merge_base)),
-            "status": status,
-            "ahead_by": ahead,
-            "behind_by": behind,
-            "total_commits": ahead,
-            "commits": [],
-        }
-
-    @app.get("/repos/{owner}/{repo}/git/trees/{sha}")
-    def get_tree(owner: str, repo: str, sha: str, root: Root, recursive: str | None = None) -> Any:
-        if gitdata.object_type(root, sha) not in ("commit", "tree"):
-            raise not_found()
-        full = f"{owner}/{repo}"
-        items = gitdata.tree(root, sha)
-        if not recursive:
-            items = [i for i in items if "/" not in i.path]
-        return {
-            "sha": gitdata.rev_parse(root, f"{sha}^{{tree}}"),
-            "url": f"{shapes.API}/repos/{full}/git/trees/{sha}",
-            "tree": [
-                {
-                    "path": i.path,
-                    "mode": i.mode,
-                    "type": i.type,
-                    "sha": i.sha,
-                    **({"size": i.size} if i.size is not None else {}),
-                    "url": f"{shapes.API}/repos/{full}/git/{i.type}s/{i.sha}",
-                }
-                for i in items
-            ],
-            "truncated": fake.tree_truncated,
-        }
-
-    @app.get("/repos/{owner}/{repo}/git/blobs/{sha}")
-    def get_blob(owner: str, repo: str, sha: str, root: Root) -> Any:
-        if gitdata.object_type(root, sha) != "blob":
-            raise not_found()
-        data = gitdata.blob(root, sha)
-        return {
-            "sha": sha,
-            "node_id": f"B_{sha[:10]}",
-            "size": len(data),
-            "url": f"{shapes.API}/repos/{owner}/{repo}/git/blobs/{sha}",
-            "content": shapes.b64(data),
-            "encoding": "base64",
-        }
-
-    @app.get("/repos/{owner}/{repo}/contents/{path:path}")
-    def get_contents(owner: str, repo: str, path: str, root: Root, ref: str = "HEAD") -> Any:
-        spec = f"{ref}:{path}"
-        kind = gitdata.object_type(root, spec)
-        full = f"{owner}/{repo}"
-        if kind is None:
-            raise not_found()
-        if kind == "tree":
-            return [
-                {
-                    "type": "dir" if i.type == "tree" else "file",
-                    "name": i.path,
-                    "path": f"{path}/{i.path}",
-                    "sha": i.sha,
-                }
-                for i in gitdata.tree(root, spec)
-                if "/" not in i.path
-            ]
-        data = gitdata.blob(root, spec)
-        sha = gitdata.rev_parse(root, spec)
-        large = len(data) > 1_000_000
-        return {
-            "type": "file",
-            "encoding": "none" if large else "base64",
-            "size": len(data),
-            "name": path.rsplit("/", 1)[-1],
-            "path": path,
-            "content": "" if large else shapes.b64(data),
-            "sha": sha,
-            "url": f"{shapes.API}/repos/{full}/contents/{path}?ref={ref}",
-            "git_url": f"{shapes.API}/repos/{full}/git/blobs/{sha}",
-            "html_url": f"{shapes.WEB}/{full}/blob/{ref}/{path}",
-            "download_url": f"https://raw.githubusercontent.com/{full}/{ref}/{path}",
-            "_links": {"self": "", "git": "", "html": ""},
-        }
-
-    @app.post("/repos/{owner}/{repo}/check-runs", status_code=201)
-    def create_check_run(owner: str, repo: str, root: Root, body: Annotated[Any, Depends(_json)]) -> Any:
-        problems = check_run_problems(body, create=True)
-        if not problems and gitdata.object_type(root, str(body["head_sha"])) != "commit":
-            problems = [f"head_sha: No commit found for SHA: {body['head_sha']}"]
-        if problems:
-            raise _invalid(problems, "checks/runs#create-a-check-run")
-        run_id = fake.next_id()
-        run = shapes.check_run(f"{owner}/{repo}", run_id, body, _now())
-        _apply(fake, run, body)
-        with fake.lock:
-            fake.check_runs[run_id] = run
-        return run
-
-    @app.patch("/repos/{owner}/{repo}/check-runs/{run_id}")
-    def update_check_run(
-        owner: str, repo: str, run_id: int, root: Root, body: Annotated[Any, Depends(_json)]
-    ) -> Any:
-        run = fake.check_runs.get(run_id)
-        if run is None or not run["url"].startswith(f"{shapes.API}/repos/{owner}/{repo}/"):
-            raise not_found()
-        problems = check_run_problems(body, create=False)
-        if problems:
-            raise _invalid(problems, "checks/runs#update-a-check-run")
-        _apply(fake, run, body)
-        return run
-
-    @app.get("/repos/{owner}/{repo}/check-runs/{run_id}")
-    def get_check_run(owner: str, repo: str, run_id: int, root: Root) -> Any:
-        run = fake.check_runs.get(run_id)
-        if run is None:
-            raise not_found()
-        return run
-
-    @app.get("/repos/{owner}/{repo}/check-runs/{run_id}/annotations")
-    def list_annotations(
-        owner: str, repo: str, run_id: int, root: Root, per_page: int = 30, page: int = 1
-    ) -> Any:
-        if run_id not in fake.check_runs:
-            raise not_found()
-        found = fake.annotations.get(run_id, [])
-        return found[(page - 1) * per_page : page * per_page]
-
+    # routes_git last: its `commits/{ref:path}` would swallow `commits/{ref}/check-runs`.
+    for module in (routes_pulls, routes_checks, routes_actions, routes_apps, routes_git):
+        app.include_router(module.router(fake))
     return app
 
 
-async def _json(request: Request) -> Any:
-    try:
-        return json.loads(await request.body())
-    except ValueError:
-        raise GitHubAnswer(400, shapes.error(400, "Problems parsing JSON", doc=DOCS)) from None
+def _refusal(refusal: Refusal) -> JSONResponse:
+    return JSONResponse(refusal.body, status_code=refusal.status, headers=refusal.headers)
 
 
-def _invalid(problems: list[str], doc: str) -> GitHubAnswer:
-    return GitHubAnswer(
-        422,
-        shapes.error(
-            422,
-            "Invalid request.\n\n" + "\n".join(problems),
-            doc=f"https://docs.github.com/rest/{doc}",
-        ),
-    )
+async def _admit(
+    fake: FakeGitHub, request: Request, rid: str
+) -> tuple[Response | None, Quota, Principal | None]:
+    """The gate: an answer that stops the request (or None to serve it), its quota, and who asked."""
+    now = fake.timestamp()
+    who = authenticate(fake, request.headers.get("authorization", ""))
+    if isinstance(who, Refusal):
+        return _refusal(who), fake.rate.peek("unauthenticated", now), None
+    request.state.principal = who
+    if who.kind == "none":
+        quota = fake.rate.peek("unauthenticated", now)
+        quota = Quota(UNAUTHENTICATED_LIMIT, quota.used, quota.reset)
+    elif request.url.path == "/rate_limit":  # GitHub does not count asking for the quota
+        quota = fake.rate.peek(who.subject, now)
+    else:
+        quota, allowed = fake.rate.spend(who.subject, now)
+        if not allowed:
+            body = shapes.error(403, primary_message(who.quota_owner), doc=RATE_DOCS)
+            return JSONResponse(body, status_code=403), quota, who
+    refusal = authorize(who, request.method, request.url.path, fake)
+    if refusal is not None:
+        return _refusal(refusal), quota, who
+    fault = fake.take_fault(request.method, request.url.path)
+    if fault is not None:
+        if fault.delay:
+            await asyncio.sleep(fault.delay)
+        if fault.reset:
+            _drop(request)
+            return Response(status_code=500), quota, who
+        if fault.status:
+            body = fault.body or shapes.error(fault.status, "fault injected by the test")
+            return JSONResponse(body, status_code=fault.status, headers=fault.headers), quota, who
+    if request.method in WRITE_METHODS and who.kind != "none":
+        wait = fake.rate.content_write(who.subject, now)
+        if wait is not None:
+            body = {"message": secondary_message(rid), "documentation_url": SECONDARY_DOCS}
+            return (
+                JSONResponse(body, status_code=403, headers={"retry-after": str(max(int(wait), 1))}),
+                quota,
+                who,
+            )
+    return None, quota, who
 
 
-def _apply(fake: FakeGitHub, run: dict[str, Any], body: dict[str, Any]) -> None:
-    for key in ("name", "details_url", "external_id"):
-        if key in body:
-            run[key] = body[key]
-    if "conclusion" in body:
-        run["status"], run["conclusion"] = "completed", body["conclusion"]
-        run["completed_at"] = body.get("completed_at", _now())
-    elif "status" in body:
-        run["status"] = body["status"]
-    output = body.get("output")
-    if isinstance(output, dict):
-        for key in ("title", "summary", "text"):
-            if key in output:
-                run["output"][key] = output[key]
-        added = [
-            {
-                "blob_href": "",
-                "start_column": None,
-                "end_column": None,
-                "title": None,
-                "raw_details": None,
-                **a,
-            }
-            for a in output.get("annotations", [])
-        ]
-        with fake.lock:
-            fake.annotations.setdefault(run["id"], []).extend(added)
-            run["output"]["annotations_count"] = len(fake.annotations[run["id"]])
-
-
-def _authorize(fake: FakeGitHub, request: Request) -> JSONResponse | None:
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() not in ("token", "bearer") or token not in fake.tokens:
-        return JSONResponse(shapes.error(401, "Bad credentials", doc=DOCS), status_code=401)
-    if request.method in _WRITE_METHODS and not fake.tokens[token]:
-        return JSONResponse(
-            shapes.error(
-                403, "Resource not accessible by integration", doc=f"{DOCS}/checks/runs#create-a-check-run"
-            ),
-            status_code=403,
-            headers={"x-accepted-github-permissions": "checks=write"},
-        )
-    return None
-
-
-def _diff(fake: FakeGitHub, root: Any, p: FakePull) -> Response:
-    base = gitdata.merge_base(root, p.base_sha, p.head_sha)
-    return _diff_answer(fake, gitdata.diff_text(root, base, p.head_sha))
-
-
-def _diff_answer(fake: FakeGitHub, text: bytes) -> Response:
-    """The diff media type, or GitHub's 406 past its limits (pull request and compare alike)."""
-    files = text.count(b"\ndiff --git ") + text.startswith(b"diff --git ")
-    lines = text.count(b"\n")
-    limits = fake.limits
-    if files > limits.max_files or lines > limits.max_lines or len(text) > limits.max_bytes:
-        return JSONResponse(
-            shapes.error(
-                406,
-                "Sorry, the diff exceeded the maximum number of files (300). Consider using "
-                "'List pull requests files' API or locally cloning the repository instead.",
-                doc=f"{DOCS}/pulls/pulls#list-pull-requests-files",
-                errors=[{"resource": "PullRequest", "field": "diff", "code": "too_large"}],
-            ),
-            status_code=406,
-        )
-    return Response(text, media_type="application/vnd.github.diff; charset=utf-8")
+def _drop(request: Request) -> None:
+    """Reset the TCP connection (RST, no answer), as a failing proxy in front of GitHub does."""
+    transport = request.scope.get(TRANSPORT)
+    if transport is None:
+        raise RuntimeError("the fake was not served by tests.fakegithub.server; cannot drop connections")
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    transport.abort()

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 
@@ -62,11 +64,12 @@ def diff_text(root: Path, old: str, new: str) -> bytes:
                "--find-renames", old, new, "--")  # fmt: skip
 
 
+_DIFF_START = re.compile(r"^diff --git ", re.MULTILINE)
+
+
 def _blocks(diff: bytes) -> list[str]:
     text = diff.decode("utf-8", "replace")
-    starts = [
-        i for i in range(len(text)) if text.startswith("diff --git ", i) and (i == 0 or text[i - 1] == "\n")
-    ]
+    starts = [m.start() for m in _DIFF_START.finditer(text)]
     return [text[s : (starts[n + 1] if n + 1 < len(starts) else len(text))] for n, s in enumerate(starts)]
 
 
@@ -82,7 +85,25 @@ _STATUS = {"A": "added", "D": "removed", "M": "modified", "T": "changed", "R": "
 
 
 def file_changes(root: Path, old: str, new: str) -> list[FileChange]:
-    """The files API's view: one entry per file, in git's order, with the hunks as `patch`."""
+    """The files API's view: one entry per file, in git's order, with the hunks as `patch`.
+
+    Kept per (repository, old, new): commits never change, and a paginated client asks for the
+    same diff once per page."""
+    if _is_sha(old) and _is_sha(new):
+        return list(_file_changes(root, old, new))
+    return _compute_file_changes(root, old, new)
+
+
+def _is_sha(rev: str) -> bool:
+    return len(rev) == 40 and all(c in "0123456789abcdef" for c in rev)
+
+
+@lru_cache(maxsize=32)
+def _file_changes(root: Path, old: str, new: str) -> tuple[FileChange, ...]:
+    return tuple(_compute_file_changes(root, old, new))
+
+
+def _compute_file_changes(root: Path, old: str, new: str) -> list[FileChange]:
     raw = git(root, "-c", "core.quotePath=false", "diff", "--raw", "-z", "--numstat", "--find-renames",
               "--no-abbrev", old, new, "--").split(b"\0")  # fmt: skip
     blocks = _blocks(diff_text(root, old, new))

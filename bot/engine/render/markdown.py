@@ -128,7 +128,11 @@ def _policy_lines(receipt: Receipt) -> list[str]:
             lines.append(f"- would conclude **{dry.verdict.conclusion.value}**")
             lines.extend(f"- {md_text(r)}" for r in dry.verdict.reasons)
         else:
-            lines.append("- the proposed policy is invalid:")
+            lines.append(
+                "- the proposed policy is too expensive to evaluate:"
+                if dry.too_expensive
+                else "- the proposed policy is invalid:"
+            )
             lines.extend(f"  - {md_code(e)}" for e in dry.errors[:_MAX_DRY_RUN_ERRORS])
             if len(dry.errors) > _MAX_DRY_RUN_ERRORS:
                 lines.append(f"  - … and {len(dry.errors) - _MAX_DRY_RUN_ERRORS} more")

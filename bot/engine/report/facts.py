@@ -11,6 +11,7 @@ from bot.engine.diff import Diff, FileDiff, FileStatus
 from bot.engine.findings import RuleId
 from bot.engine.globs import matches
 from bot.engine.groups import GROUPS
+from bot.engine.patterns import PatternStore
 from bot.engine.report.kinds import IMPORTANCE, FactKind, Importance
 from bot.engine.semantic import CheckConclusion
 
@@ -84,8 +85,8 @@ def protected_paths(rules_paths: Iterator[tuple[RuleId, str]]) -> tuple[str, ...
     return tuple(sorted({path for rule, path in rules_paths if rule in wanted}))
 
 
-def is_test(path: str) -> bool:
-    return matches(TEST_PATHS, path)
+def is_test(path: str, store: PatternStore) -> bool:
+    return matches(TEST_PATHS, path, store)
 
 
 def _files(kind: FactKind, files: list[FileDiff], what: str) -> Iterator[Observed]:
@@ -95,7 +96,7 @@ def _files(kind: FactKind, files: list[FileDiff], what: str) -> Iterator[Observe
         yield Observed(kind, paths, f"{len(paths)} {what}: {shown}")
 
 
-def observe(facts: ReceiptFacts) -> list[Observed]:
+def observe(facts: ReceiptFacts, store: PatternStore) -> list[Observed]:
     """Every important fact of the change, most important first."""
     files = list(facts.diff.files)
     found: list[Observed] = []
@@ -115,7 +116,7 @@ def observe(facts: ReceiptFacts) -> list[Observed]:
                 FactKind.BROKEN_REFERENCES, callers, f"{len(facts.references)} broken call site(s)", names
             )
         )
-    tests = [f for f in files if any(is_test(p) for p in f.paths)]
+    tests = [f for f in files if any(is_test(p, store) for p in f.paths)]
     found += _files(
         FactKind.TESTS_DELETED, [f for f in tests if f.status is FileStatus.DELETED], "test file(s) deleted"
     )
@@ -126,17 +127,17 @@ def observe(facts: ReceiptFacts) -> list[Observed]:
     )
     found += _files(
         FactKind.DEPENDENCIES,
-        [f for f in files if any(matches(GROUPS["dependency-manifests"], p) for p in f.paths)],
+        [f for f in files if any(matches(GROUPS["dependency-manifests"], p, store) for p in f.paths)],
         "dependency manifest(s) changed",
     )
     found += _files(
         FactKind.CI,
-        [f for f in files if any(matches(GROUPS["ci"], p) for p in f.paths)],
+        [f for f in files if any(matches(GROUPS["ci"], p, store) for p in f.paths)],
         "CI file(s) changed",
     )
     found += _files(
         FactKind.LOCKFILES,
-        [f for f in files if any(matches(GROUPS["lockfiles"], p) for p in f.paths)],
+        [f for f in files if any(matches(GROUPS["lockfiles"], p, store) for p in f.paths)],
         "lockfile(s) changed",
     )
     found += _files(

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.engine.diff import Diff
+from bot.engine.manifest import Manifest
 from bot.engine.report.claims import DENIES, Claim, contradicted
 from bot.engine.report.description import Description
 from bot.engine.report.facts import WORD_PATTERNS, Observed, ReceiptFacts, observe
@@ -93,9 +94,11 @@ def build_report(
     diff: Diff,
     logical_lines: int,
     description: Description | None,
-    required: tuple[str, ...],
+    manifest: Manifest,
 ) -> Report:
-    observed = observe(facts)
+    """The report of a change; `manifest` gives `report.require` and the store its globs compile in."""
+    required = manifest.report.require
+    observed = observe(facts, manifest.patterns)
     text = description.visible if description is not None else ""
     claims = contradicted(text, observed, diff, logical_lines)
     denied = {k for c in claims for k in DENIES[c.kind]}

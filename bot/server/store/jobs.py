@@ -8,9 +8,8 @@ once), holds it under a lease, and a sweep re-enqueues what a dead worker left b
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
-from typing import Any
 
 from sqlalchemy import and_, exists, or_, select, update
 from sqlalchemy.exc import IntegrityError
@@ -94,39 +93,26 @@ def _evaluate(session: Session, intent: Evaluate, delivery: str | None) -> Job |
             key, pr = run.key, run.pr
         else:
             key = head_key(intent.repo, intent.head_sha)
-    intent = Evaluate(**{**_fields(intent), "key": key, "pr": pr})
-    if intent.supersede:
-        session.execute(
-            update(Job)
-            .where(
-                Job.key == key,
-                Job.state == PENDING,
-                Job.kind == EVALUATE,
-                Job.head_sha != intent.head_sha,
-                Job.superseded_by.is_(None),
-            )
-            .values(superseded_by=intent.head_sha, updated_at=utcnow())
-        )
-    waiting = session.scalars(
+    intent = replace(intent, key=key, pr=pr)
+    pending = session.scalars(
         select(Job).where(
-            Job.key == key,
-            Job.head_sha == intent.head_sha,
-            Job.state == PENDING,
-            Job.kind == EVALUATE,
-            Job.superseded_by.is_(None),
+            Job.key == key, Job.state == PENDING, Job.kind == EVALUATE, Job.superseded_by.is_(None)
         )
-    ).first()
+    ).all()
+    waiting = None
+    for job in pending:
+        if job.head_sha == intent.head_sha:
+            waiting = job
+        elif intent.supersede:
+            job.superseded_by, job.updated_at = intent.head_sha, utcnow()
     if waiting is not None:  # one pending job per head is enough: it reads everything afresh
         spec = {**waiting.spec, **intent.spec}
         spec["fresh_run"] = bool(waiting.spec.get("fresh_run")) or intent.fresh_run
-        waiting.spec = spec
+        if spec != waiting.spec:
+            waiting.spec = spec
         waiting.installation_id = waiting.installation_id or intent.installation_id
         return None
     return _new_job(session, intent, key, delivery)
-
-
-def _fields(intent: Evaluate) -> dict[str, Any]:
-    return {name: getattr(intent, name) for name in Evaluate.__slots__}
 
 
 def _refresh(session: Session, intent: Refresh, delivery: str | None) -> Job | None:
@@ -191,15 +177,12 @@ def _apply(session: Session, intent: Intent, delivery: str | None) -> Job | None
 def record_delivery(db: Database, delivery: DeliveryInfo, plan: Plan) -> Recorded:
     """Record the delivery and its jobs in one transaction; a delivery seen before is a duplicate.
 
-    Duplicates are settled by the delivery's primary key: of two racing copies, one commits and
-    the other fails the unique constraint and is reported as a duplicate.
+    Duplicates are settled by the delivery's primary key: the insert of a GUID already recorded
+    (a redelivery, or the loser of two racing copies) fails the unique constraint, and the whole
+    transaction, jobs included, is rolled back and reported as a duplicate.
     """
     try:
         with db.session() as session:
-            if session.get(Delivery, delivery.guid) is not None:
-                return Recorded(duplicate=True)
-            jobs = [j for j in (_apply(session, i, delivery.guid) for i in plan.intents) if j is not None]
-            outcome = plan.outcome if jobs or plan.outcome != "queued" else "ignored"
             session.add(
                 Delivery(
                     guid=delivery.guid,
@@ -207,11 +190,15 @@ def record_delivery(db: Database, delivery: DeliveryInfo, plan: Plan) -> Recorde
                     action=delivery.action,
                     installation_id=delivery.installation_id,
                     repo=delivery.repo,
-                    outcome=outcome,
+                    outcome=plan.outcome,
                     detail=plan.detail[:1000],
                     received_at=utcnow(),
                 )
             )
+            session.flush()
+            jobs = [j for j in (_apply(session, i, delivery.guid) for i in plan.intents) if j is not None]
+            for job in jobs:
+                job.enqueued_at = utcnow()  # the caller enqueues next; if it cannot, the sweep will
             session.flush()
             return Recorded(duplicate=False, job_ids=tuple(j.id for j in jobs))
     except IntegrityError:

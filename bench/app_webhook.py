@@ -1,0 +1,245 @@
+"""The App's webhook under load, beside a bare FastAPI endpoint measured in the same run.
+
+    python bench/app_webhook.py [--rate 200] [--seconds 10] [--pulls 20]
+
+1. Acknowledgement latency (p50/p99) at a fixed arrival rate (open loop), for signed deliveries
+   the App records with a job (`pull_request.synchronize`, joined to the head's pending job) and
+   for ones it records and ignores (`star`); the baseline is a FastAPI endpoint that only answers
+   202, served the same way.
+2. Throughput: closed loop, 16 clients for a few seconds, App vs baseline.
+3. Nothing lost: every acknowledged delivery is in the store.
+4. Delivery → completed `receipt` check run for a typical pull request (the fake GitHub), p50.
+
+Everything runs on loopback: the fake GitHub in this process, `receipt serve` (2 embedded
+workers, SQLite) and the baseline as subprocesses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bot.github.events import signature_of
+from tests.fakegithub.harness import build_world, wait_until
+from tests.fakegithub.server import serve as serve_fake
+from tests.server.appprocess import AppHost, free_port
+
+BASELINE = """
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+app = FastAPI()
+@app.post("/webhook")
+async def webhook(request: Request) -> JSONResponse:
+    await request.body()
+    return JSONResponse({"outcome": "ok"}, status_code=202)
+"""
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def signed(secret: str, event: str, payload: dict[str, object]) -> tuple[bytes, dict[str, str]]:
+    body = json.dumps(payload, separators=(",", ":")).encode()
+    headers = {
+        "X-GitHub-Event": event,
+        "X-GitHub-Delivery": str(uuid.uuid4()),
+        "X-Hub-Signature-256": signature_of(secret.encode(), body),
+        "Content-Type": "application/json",
+        "User-Agent": "GitHub-Hookshot/bench",
+    }
+    return body, headers
+
+
+async def open_loop(url: str, make: object, rate: float, seconds: float) -> tuple[list[float], list[str]]:
+    """Send at a fixed rate whatever the answers take; return latencies (s) and acknowledged GUIDs."""
+    latencies: list[float] = []
+    acknowledged: list[str] = []
+    limits = httpx.Limits(max_connections=512, max_keepalive_connections=64)
+    async with httpx.AsyncClient(timeout=30, limits=limits) as client:
+
+        async def one(body: bytes, headers: dict[str, str]) -> None:
+            started = time.perf_counter()
+            answer = await client.post(url, content=body, headers=headers)
+            latencies.append(time.perf_counter() - started)
+            if 200 <= answer.status_code < 300:
+                acknowledged.append(headers["X-GitHub-Delivery"])
+
+        tasks = []
+        start = time.perf_counter()
+        for n in range(int(rate * seconds)):
+            due = start + n / rate
+            delay = due - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            tasks.append(asyncio.create_task(one(*make())))  # type: ignore[operator]
+        await asyncio.gather(*tasks)
+    return latencies, acknowledged
+
+
+async def closed_loop(url: str, make: object, clients: int, seconds: float) -> float:
+    done = 0
+    stop = time.perf_counter() + seconds
+    async with httpx.AsyncClient(timeout=30) as client:
+
+        async def worker() -> None:
+            nonlocal done
+            while time.perf_counter() < stop:
+                body, headers = make()  # type: ignore[operator]
+                answer = await client.post(url, content=body, headers=headers)
+                if answer.status_code < 300:
+                    done += 1
+
+        started = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(clients)))
+        elapsed = time.perf_counter() - started
+    return done / elapsed
+
+
+def start_baseline(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
+    (tmp / "baseline_app.py").write_text(BASELINE, encoding="utf-8")
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "baseline_app:app", "--port", str(port), "--log-level", "warning"],
+        cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    wait_until(lambda: _up(url), timeout=30, what="the baseline endpoint")
+    return proc, url
+
+
+def _up(url: str) -> bool:
+    try:
+        httpx.get(url + "/docs", timeout=1)
+    except httpx.HTTPError:
+        return False
+    return True
+
+
+def _generate(argv: list[str]) -> int:
+    """`--generate MODE URL RATE_OR_CLIENTS SECONDS BODY_FILE HEADERS_JSON`: the load generator,
+    run as its own process so the fake GitHub's threads do not share its interpreter."""
+    mode, url, amount, seconds, body_file, headers_json = argv
+    body = Path(body_file).read_bytes()
+    fixed = json.loads(headers_json)
+
+    def make() -> tuple[bytes, dict[str, str]]:
+        return body, {**fixed, "X-GitHub-Delivery": str(uuid.uuid4())}
+
+    if mode == "open":
+        latencies, acknowledged = asyncio.run(open_loop(url, make, float(amount), float(seconds)))
+        print(json.dumps({"latencies": latencies, "acknowledged": acknowledged}))
+    else:
+        print(json.dumps({"rate": asyncio.run(closed_loop(url, make, int(amount), float(seconds)))}))
+    return 0
+
+
+@dataclass(frozen=True)
+class Load:
+    mode: str  # open (a fixed rate) or closed (clients as fast as answers come)
+    url: str
+    amount: float  # deliveries per second, or clients
+    seconds: float
+
+
+def _load(tmp: Path, load: Load, body: bytes, headers: dict[str, str]) -> dict[str, Any]:
+    body_file = tmp / f"body-{uuid.uuid4()}.json"
+    body_file.write_bytes(body)
+    fixed = json.dumps({k: v for k, v in headers.items() if k != "X-GitHub-Delivery"})
+    argv = [sys.executable, __file__, "--generate", load.mode, load.url, str(load.amount), str(load.seconds)]
+    done = subprocess.run([*argv, str(body_file), fixed], capture_output=True, text=True, check=True)
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def main() -> int:
+    if sys.argv[1:2] == ["--generate"]:
+        return _generate(sys.argv[2:])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rate", type=float, default=200.0)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--pulls", type=int, default=20)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="receipt-bench-app-") as scratch, serve_fake() as fake_server:
+        tmp = Path(scratch)
+        world = build_world(fake_server, tmp)
+        host = AppHost(world, tmp)
+        app = host.serve(workers=2)
+        baseline, baseline_url = start_baseline(tmp)
+        secret = world.webhook_secret
+        pull_payload = world.pull_request_payload("synchronize")
+        star_payload = {
+            "action": "created",
+            "repository": pull_payload["repository"],
+            "sender": pull_payload["sender"],
+        }
+        try:
+            rows = []
+            acknowledged: list[str] = []
+            for label, event, payload in (("pull_request.synchronize (a job)", "pull_request", pull_payload),
+                                          ("star (ignored)", "star", star_payload)):  # fmt: skip
+                body, headers = signed(secret, event, payload)
+                app_run = _load(
+                    tmp, Load("open", f"{app.url}/webhook", args.rate, args.seconds), body, headers
+                )
+                base_load = Load("open", f"{baseline_url}/webhook", args.rate, args.seconds)
+                base_run = _load(tmp, base_load, body, headers)
+                acknowledged.extend(app_run["acknowledged"])
+                rows.append((label, app_run["latencies"], base_run["latencies"],
+                             len(app_run["acknowledged"]), len(app_run["latencies"])))  # fmt: skip
+            body, headers = signed(secret, "star", star_payload)
+            app_rps = _load(tmp, Load("closed", f"{app.url}/webhook", 16, 5), body, headers)["rate"]
+            base_rps = _load(tmp, Load("closed", f"{baseline_url}/webhook", 16, 5), body, headers)["rate"]
+            with sqlite3.connect(tmp / "app.sqlite3") as db:
+                stored = {guid for (guid,) in db.execute("SELECT guid FROM deliveries")}
+            lost = [guid for guid in acknowledged if guid not in stored]
+            # Delivery -> completed check run, one typical pull request at a time (3 files).
+            spans = []
+            for n in range(args.pulls):
+                files = {f"src/m{n}_{k}.py": f"def f{k}(x):\n    return x + {k}\n" for k in range(3)}
+                pull = world.open_pull(files, number=100 + n)
+                started = time.perf_counter()
+                world.send_pull_request("opened", pull=pull)
+                wait_until(lambda p=pull: [r for r in world.fake.runs_for(p.head_sha, "receipt")
+                                           if r["status"] == "completed"], timeout=60)  # fmt: skip
+                spans.append(time.perf_counter() - started)
+        finally:
+            baseline.terminate()
+            host.close()
+        cores = os.cpu_count()
+        load = f"{args.rate:.0f} deliveries/s for {args.seconds:.0f} s"
+        print(f"# receipt App webhook benchmark ({cores} cores, loopback, {load})\n")
+        print("| deliveries | App p50 | App p99 | bare FastAPI p50 | bare p99 | acknowledged |")
+        print("|---|---|---|---|---|---|")
+        for label, app_lat, base_lat, ok, sent in rows:
+            cells = [f"{percentile(v, q) * 1e3:.1f} ms" for v in (app_lat, base_lat) for q in (0.5, 0.99)]
+            print(f"| {label} | {' | '.join(cells)} | {ok}/{sent} |")
+        print(f"\nthroughput (16 clients, closed loop): App {app_rps:.0f}/s, bare FastAPI {base_rps:.0f}/s "
+              f"= {app_rps / base_rps:.0%} of the baseline")  # fmt: skip
+        print(f"lost: {len(lost)} of {len(acknowledged)} acknowledged deliveries (each checked in the store)")
+        print(f"delivery -> completed check run (typical pull request, {args.pulls} runs): "
+              f"p50 {statistics.median(spans):.2f} s, max {max(spans):.2f} s")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""Repository data the App reads: the repository, branches, refs for merge queues, and GitHub's
+limits on pull-request files and diffs, served from real git repositories."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.fakegithub import payloads
+from tests.fakegithub.harness import AppWorld
+from tests.fakegithub.state import FakePull
+
+
+@pytest.fixture
+def token(github_app: AppWorld) -> str:
+    gh = github_app.app_client()
+    return gh.rest.apps.create_installation_access_token(github_app.installation.id).parsed_data.token
+
+
+def _get(world: AppWorld, token: str, path: str, **kw: Any) -> httpx.Response:
+    headers = {"Authorization": f"token {token}", **kw.pop("headers", {})}
+    return httpx.get(world.api_url + path, headers=headers, **kw)
+
+
+def test_repository_and_branches(github_app: AppWorld, token: str) -> None:
+    repo = _get(github_app, token, "/repos/acme/widgets").json()
+    assert (repo["full_name"], repo["default_branch"], repo["id"]) == (
+        "acme/widgets",
+        "main",
+        github_app.fake.repo_id("acme/widgets"),
+    )
+    branch = _get(github_app, token, "/repos/acme/widgets/branches/main").json()
+    assert branch["commit"]["sha"] == github_app.pull.base_sha
+    feature = _get(github_app, token, "/repos/acme/widgets/branches/feature").json()
+    assert feature["commit"]["sha"] == github_app.pull.head_sha
+    missing = _get(github_app, token, "/repos/acme/widgets/branches/nope")
+    assert (missing.status_code, missing.json()["message"]) == (404, "Branch not found")
+
+
+def test_a_merge_group_is_a_real_merge_commit_on_a_readonly_queue_branch(
+    github_app: AppWorld, token: str
+) -> None:
+    fake, pull = github_app.fake, github_app.pull
+    later = github_app.commit_to_base({"docs/later.md": "later\n"})
+    group = fake.add_merge_group(pull)
+    assert group.head_ref == f"gh-readonly-queue/main/pr-7-{pull.head_sha}" and group.base_sha == later
+    parents = github_app.origin.git("rev-list", "--parents", "-n", "1", group.head_sha).split()[1:]
+    assert parents == [later, pull.head_sha]
+    assert (
+        github_app.origin.git("show", f"{group.head_sha}:src/calc.py") == "def add(a, b):\n    return a + b\n"
+    )
+    assert github_app.origin.git("show", f"{group.head_sha}:docs/later.md") == "later\n"
+    ref = _get(github_app, token, f"/repos/acme/widgets/git/ref/heads/{group.head_ref}").json()
+    assert ref["object"]["sha"] == group.head_sha
+    compare = _get(
+        github_app, token, f"/repos/acme/widgets/compare/{group.base_sha}...{group.head_sha}"
+    ).json()
+    assert compare["ahead_by"] == 2 and compare["merge_base_commit"]["sha"] == later
+    event = payloads.merge_group(fake, "checks_requested", group, github_app.installation)["merge_group"]
+    assert (event["head_sha"], event["base_sha"], event["base_ref"]) == (
+        group.head_sha,
+        later,
+        "refs/heads/main",
+    )
+    destroyed = payloads.merge_group(fake, "destroyed", group, github_app.installation, reason="invalidated")
+    assert destroyed["reason"] == "invalidated"
+
+
+def _pull_with_many_files(world: AppWorld, count: int, number: int) -> None:
+    """A pull request adding `count` files, committed with fast-import (no work-tree writes)."""
+    base = world.pull.base_sha
+    stream = [
+        f"commit refs/heads/many\ncommitter T <t@example.com> 1767225600 +0000\ndata 4\nmany\nfrom {base}\n"
+    ]
+    stream += [
+        f"M 100644 inline src/many/f{n:04}.py\ndata {len(f'x = {n}') + 1}\nx = {n}\n" for n in range(count)
+    ]
+    world.origin.git("fast-import", "--quiet", stdin="".join(stream).encode())
+    head = world.origin.git("rev-parse", "refs/heads/many").strip()
+    world.fake.add_pull(FakePull("acme/widgets", number, "main", base, "many", head, "acme/widgets"))
+
+
+def test_the_files_api_stops_at_3000_files_and_the_diff_at_300(github_app: AppWorld, token: str) -> None:
+    _pull_with_many_files(github_app, 3001, 9)
+    pull = _get(github_app, token, "/repos/acme/widgets/pulls/9").json()
+    assert pull["changed_files"] == 3001
+    listed = []
+    for page in range(1, 33):
+        chunk = _get(
+            github_app, token, "/repos/acme/widgets/pulls/9/files", params={"per_page": 100, "page": page}
+        ).json()
+        listed += chunk
+    assert len(listed) == 3000
+    diff = _get(
+        github_app, token, "/repos/acme/widgets/pulls/9", headers={"Accept": "application/vnd.github.diff"}
+    )
+    assert diff.status_code == 406 and diff.json()["errors"][0]["code"] == "too_large"
+
+
+def test_large_patches_are_omitted_from_the_files_api(github_app: AppWorld, token: str) -> None:
+    github_app.fake.limits.max_patch_bytes = 100
+    github_app.open_pull({"src/big.py": "y = 1\n" * 100, "src/small.py": "z = 1\n"}, number=10)
+    entries = {f["filename"]: f for f in _get(github_app, token, "/repos/acme/widgets/pulls/10/files").json()}
+    assert "patch" not in entries["src/big.py"] and entries["src/small.py"]["patch"].startswith("@@")
+    assert entries["src/big.py"]["additions"] == 100

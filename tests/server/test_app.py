@@ -1,0 +1,240 @@
+"""The App end to end: real `receipt serve` processes, the fake GitHub sending signed deliveries."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+
+from tests.fakegithub.harness import AppWorld, wait_until
+from tests.server.appprocess import AppHost
+
+
+def _completed(world: AppWorld, head: str, *, count: int = 1, timeout: float = 20.0) -> list[dict]:  # type: ignore[type-arg]
+    def done() -> list[dict]:  # type: ignore[type-arg]
+        runs = [r for r in world.fake.runs_for(head, "receipt") if r["status"] == "completed"]
+        return runs if len(runs) >= count else []
+
+    return wait_until(done, timeout=timeout, what=f"{count} completed receipt run(s) on {head[:12]}")
+
+
+def test_a_pull_request_gets_a_completed_receipt_run(github_app: AppWorld, host: AppHost) -> None:
+    app = host.serve()
+    delivery = github_app.send_pull_request("opened")
+    assert delivery.status_code == 202
+    [run] = _completed(github_app, github_app.pull.head_sha)
+    assert run["conclusion"] == "success", run["output"]
+    assert run["app"]["id"] == github_app.app.id
+    assert "semantic" in run["output"]["summary"] and "scope" in run["output"]["summary"]
+    assert run["details_url"].startswith(f"{app.url}/receipts/")
+    page = httpx.get(run["details_url"])
+    assert page.status_code == 200 and "receipt: success" in page.text
+    assert httpx.get(run["details_url"].split("?")[0]).status_code == 404
+
+
+def _manifest(world: AppWorld, text: str) -> None:
+    """Commit a manifest on the base branch and re-open pull request #7 on top of it."""
+    world.commit_to_base({".github/receipt.yml": text})
+    world.pull = world.open_pull({"src/calc.py": "def add(a, b):\n    return a + b\n"}, number=8)
+
+
+def test_a_pull_request_outside_applies_to_is_skipped(github_app: AppWorld, host: AppHost) -> None:
+    _manifest(github_app, "version: 1\napplies_to: {labels: [agent]}\n")
+    host.serve()
+    github_app.send_pull_request("opened")
+    [run] = _completed(github_app, github_app.pull.head_sha)
+    assert run["conclusion"] == "skipped"
+
+
+def test_an_out_of_scope_change_fails_at_once(github_app: AppWorld, host: AppHost) -> None:
+    host.serve()
+    github_app.push({"package-lock.json": "{}\n"})
+    github_app.send_pull_request("synchronize")
+    [run] = _completed(github_app, github_app.pull.head_sha)
+    assert run["conclusion"] == "failure"
+    assert "protected-path" in run["output"]["summary"] or "outside-allowlist" in run["output"]["summary"]
+    annotations = github_app.fake.annotations[run["id"]]
+    assert any(a["path"] == "package-lock.json" for a in annotations)
+
+
+def test_synchronize_gives_a_run_on_the_new_head(github_app: AppWorld, host: AppHost) -> None:
+    host.serve()
+    github_app.send_pull_request("opened")
+    first = github_app.pull.head_sha
+    _completed(github_app, first)
+    github_app.push({"src/calc.py": "def add(a, b):\n    return b + a\n"})
+    github_app.send_pull_request("synchronize", before=first)
+    [run] = _completed(github_app, github_app.pull.head_sha)
+    assert run["conclusion"] == "success"
+
+
+def test_duplicate_and_redelivered_deliveries_are_evaluated_once(github_app: AppWorld, host: AppHost) -> None:
+    host.serve()
+    payload = github_app.pull_request_payload("opened")
+    first = github_app.fake.deliver(
+        github_app.app.id, "pull_request", payload, guid="11111111-2222-3333-4444-555555555555"
+    )
+    again = github_app.fake.deliver(github_app.app.id, "pull_request", payload, guid=first.guid)
+    redelivered = github_app.fake.redeliver(first.id)
+    assert (first.status_code, again.status_code, redelivered.status_code) == (202, 200, 200)
+    _completed(github_app, github_app.pull.head_sha)
+    time.sleep(1.0)  # room for a wrong second evaluation to show up
+    assert len(github_app.fake.runs_for(github_app.pull.head_sha, "receipt")) == 1
+
+
+def test_forged_missing_sha1_only_and_malformed_deliveries(github_app: AppWorld, host: AppHost) -> None:
+    host.serve()
+    fake, app = github_app.fake, github_app.app
+    body = b'{"zen": "x", "hook": {"id": 1}}'
+    good = fake.webhook_headers(app.id, "ping", body)
+    forged = {**good, "X-Hub-Signature-256": "sha256=" + "0" * 64}
+    missing = {k: v for k, v in good.items() if k != "X-Hub-Signature-256"}
+    sha1_only = missing  # X-Hub-Signature (SHA-1) is still there
+    assert "X-Hub-Signature" in sha1_only
+    for headers in (forged, missing, sha1_only):
+        assert fake.deliver_raw(app.id, body, headers).status_code == 401
+    malformed = b'{"zen": '
+    assert (
+        fake.deliver_raw(app.id, malformed, fake.webhook_headers(app.id, "ping", malformed)).status_code
+        == 400
+    )
+    assert fake.deliver_raw(app.id, body, good).status_code == 200
+    github_app.send_pull_request("opened")
+    assert _completed(github_app, github_app.pull.head_sha)[0]["conclusion"] == "success", (
+        "nothing else broke"
+    )
+
+
+def test_an_invalid_base_manifest_fails_with_its_errors_on_its_lines(
+    github_app: AppWorld, host: AppHost
+) -> None:
+    _manifest(github_app, "version: 1\npaths:\n  allow: 3\nbudgets: {files: -1}\n")
+    host.serve()
+    github_app.send_pull_request("opened")
+    [run] = _completed(github_app, github_app.pull.head_sha)
+    assert run["conclusion"] == "failure" and run["output"]["title"] == "invalid configuration"
+    assert ".github/receipt.yml:3:" in run["output"]["summary"]
+    lines = {(a["path"], a["start_line"]) for a in github_app.fake.annotations[run["id"]]}
+    assert {(".github/receipt.yml", 3), (".github/receipt.yml", 4)} <= lines
+
+
+def test_a_pull_request_editing_the_manifest_is_judged_by_the_base_one(
+    github_app: AppWorld, host: AppHost
+) -> None:
+    host.serve()
+    github_app.push({".github/receipt.yml": "version: 1\npaths:\n  allow: ['**']\n", "lib/x.py": "x = 1\n"})
+    github_app.send_pull_request("synchronize")
+    [run] = _completed(github_app, github_app.pull.head_sha)
+    summary = run["output"]["summary"]
+    assert run["conclusion"] == "failure"
+    assert "manifest-change" in summary and "outside-allowlist" in summary
+    assert "dry run" in summary and "proposed policy" in summary
+
+
+def test_rerequest_and_the_reevaluate_button_each_post_a_new_run(github_app: AppWorld, host: AppHost) -> None:
+    host.serve()
+    github_app.send_pull_request("opened")
+    head = github_app.pull.head_sha
+    [first] = _completed(github_app, head)
+    assert [a["identifier"] for a in github_app.fake.check_run_actions[first["id"]]] == ["reevaluate"]
+    github_app.fake.rerequest_check_run(first["id"])
+    runs = _completed(github_app, head, count=2)
+    github_app.fake.request_action(max(r["id"] for r in runs), "reevaluate")
+    _completed(github_app, head, count=3)
+
+
+def test_a_merge_group_gets_a_run_on_its_head(github_app: AppWorld, host: AppHost) -> None:
+    from tests.fakegithub import payloads
+
+    host.serve()
+    group = github_app.fake.add_merge_group(github_app.pull)
+    github_app.send(
+        "merge_group",
+        payloads.merge_group(github_app.fake, "checks_requested", group, github_app.installation),
+    )
+    [run] = _completed(github_app, group.head_sha)
+    assert run["conclusion"] == "success"
+
+
+def test_a_configured_test_check_completing_later_flips_semantic(github_app: AppWorld, host: AppHost) -> None:
+    _manifest(github_app, "version: 1\npaths:\n  allow: ['src/**']\ntests:\n  checks: [test]\n")
+    host.serve()
+    head = github_app.pull.head_sha
+    ci = github_app.fake.add_check_run(github_app.repo, head, "test", status="in_progress", emit=False)
+    github_app.send_pull_request("opened")
+    run = wait_until(lambda: github_app.fake.runs_for(head, "receipt"), what="the receipt run")[0]
+    assert run["status"] == "in_progress"
+    assert "scope" in run["output"]["summary"]
+    github_app.fake.complete_check_run(ci["id"], "success")
+    [done] = _completed(github_app, head)
+    assert done["id"] == run["id"] and done["conclusion"] == "success"
+
+
+def test_a_forks_ci_events_without_pull_requests_still_conclude(github_app: AppWorld, host: AppHost) -> None:
+    github_app.commit_to_base({".github/receipt.yml": "version: 1\ntests:\n  checks: [test]\n"})
+    github_app.pull = github_app.open_pull({"src/calc.py": "x = 1\n"}, number=9, fork=True)
+    host.serve()
+    head = github_app.pull.head_sha
+    github_app.send_pull_request("opened")
+    wait_until(lambda: github_app.fake.runs_for(head, "receipt"), what="the receipt run")
+    ci = github_app.fake.add_check_run(github_app.repo, head, "test", status="in_progress")
+    github_app.fake.complete_check_run(ci["id"], "failure")
+    [done] = _completed(github_app, head)
+    assert done["conclusion"] == "failure" and "semantic" in done["output"]["title"]
+
+
+def test_the_files_api_fallback_when_the_diff_is_too_large_to_render(
+    github_app: AppWorld, host: AppHost
+) -> None:
+    github_app.fake.limits.max_files = 0
+    host.serve()
+    github_app.send_pull_request("opened")
+    [run] = _completed(github_app, github_app.pull.head_sha)
+    assert run["conclusion"] == "success"
+    assert github_app.fake.calls("GET", rf"/repos/{github_app.repo}/pulls/\d+/files")
+
+
+def test_more_files_than_github_lists_fail_closed(github_app: AppWorld, host: AppHost) -> None:
+    github_app.fake.limits.max_files = 0
+    files = {f"src/gen/f{n}.py": f"x = {n}\n" for n in range(3001)}
+    github_app.pull = github_app.open_pull(files, number=10)
+    host.serve()
+    github_app.send_pull_request("opened")
+    [run] = _completed(github_app, github_app.pull.head_sha, timeout=60)
+    assert run["conclusion"] == "failure" and run["output"]["title"] == "too large to assess"
+
+
+def test_github_failing_every_call_still_ends_the_run(github_app: AppWorld, host: AppHost) -> None:
+    host.serve()
+    github_app.fake.inject_server_error("GET", r"/repos/.*/compare/.*", status=502, times=1000)
+    github_app.send_pull_request("opened")
+    [run] = _completed(github_app, github_app.pull.head_sha, timeout=60)
+    assert run["conclusion"] == "failure"
+    assert "502" in run["output"]["summary"]
+
+
+def _app_requests(world: AppWorld) -> list[str]:
+    return [f"{r.method} {r.path}" for r in world.fake.requests if r.path.startswith(("/app", "/repos"))]
+
+
+def test_requests_per_event_grow_only_with_the_changed_files(github_app: AppWorld, host: AppHost) -> None:
+    host.serve(workers=1)
+    counts = {}
+    for number, files in ((11, 1), (12, 5), (13, 20)):
+        pull = github_app.open_pull(
+            {f"src/m{number}_{n}.py": f"x = {n}\n" for n in range(files)}, number=number
+        )
+        before = len(_app_requests(github_app))
+        github_app.send_pull_request("opened", pull=pull)
+        _completed(github_app, pull.head_sha)
+        wait_until(lambda: any("check-runs" in c for c in _app_requests(github_app)[before:]), what="the log")
+        counts[files] = _app_requests(github_app)[before:]
+    # One token for the whole run (cached), then per event: compare twice (merge-base, diff), the
+    # base manifest, the two trees (the base's cached across events), a blob per changed side not
+    # seen before (content-addressed, cached), and the check-run create.
+    tokens = [c for n in counts for c in counts[n] if c.startswith("POST /app/installations")]
+    assert len(tokens) == 1
+    for files, calls in counts.items():
+        per_event = [c for c in calls if not c.startswith("POST /app/installations")]
+        assert len(per_event) <= 6 + files, calls
+        assert sum("/git/blobs/" in c for c in per_event) <= files
