@@ -223,3 +223,22 @@ def test_the_cli_reads_the_head_commit_message_by_default(repo: GitRepo) -> None
     report = _report(receipt)
     assert report.description is not None and report.description.source.value == "commit-message"
     assert _unsaid(receipt) == ["tests-not-run"]
+
+
+def test_without_a_description_every_fact_is_unsaid_and_the_summary_says_so(repo: GitRepo) -> None:
+    from bot.engine import evaluate
+    from bot.local.check import CheckOptions, inputs_at, request_of, resolve_revisions
+    from bot.local.git import Git
+
+    for path, text in BASE.items():
+        repo.write(path, text)
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("tests/test_calc.py", BASE["tests/test_calc.py"] + "\n")
+    repo.commit("Update the tests")
+    options = CheckOptions(repo=repo.root, base="main", no_tests=True)
+    git = Git.open(repo.root)
+    receipt = evaluate(inputs_at(git, resolve_revisions(git, "main", "HEAD"), options, request_of(options)))
+    assert _report(receipt).description is None and receipt.as_json()["report"]["description"] is None
+    assert _unsaid(receipt) == ["tests-edited", "tests-not-run"]
+    assert "### No description\n- **high** 1 test file" in render_markdown(receipt)

@@ -87,8 +87,8 @@ def _report_lines(receipt: Receipt) -> list[str]:
     report = receipt.report
     if report is None or not (report.unsaid or report.claims):
         return []
-    what = "the description" if report.description is not None else "no description was given, so nothing"
-    lines = ["", f"### What {what} does not say"]
+    heading = "What the description does not say" if report.description is not None else "No description"
+    lines = ["", f"### {heading}"]
     for fact in report.unsaid[:_MAX_LISTED]:
         required = " (required by `report.require`)" if fact in report.missing_required else ""
         lines.append(f"- **{fact.observed.importance.label}** {md_text(fact.observed.summary)}{required}")
