@@ -94,3 +94,19 @@ def test_the_app_job_spec_carries_the_title_and_body(scenario: Scenario) -> None
     assert pull_from_spec({k: v for k, v in spec.items() if k not in ("title", "body")}) == replace(
         pull, title=None, body=None
     )
+
+
+def test_the_action_check_mode_runs_references_and_reads_the_event_title_and_body(scenario: Scenario) -> None:
+    scenario.base(FILES)
+    scenario.pr({"lib.py": "def fetch(url):\n    return url\n"})
+    workspace = scenario.checkout()
+    event = scenario.event()
+    event["pull_request"]["title"], event["pull_request"]["body"] = "Drop the timeout", "No breaking changes."
+    result = scenario.run(workspace, event=event, inputs={"mode": "compute"})
+    receipt = result.receipt()
+    (entry,) = [c for c in receipt["semantic"]["checks"] if c["name"] == "references"]
+    assert entry["conclusion"] == "failure"
+    assert [(f["path"], f["line"]) for f in entry["findings"]] == [("app.py", 3)]
+    assert receipt["report"]["description"]["source"] == "pull-request"
+    assert [c["kind"] for c in receipt["report"]["claims"]] == ["no-breaking-changes"]
+    assert result.status == 1

@@ -242,3 +242,27 @@ def test_without_a_description_every_fact_is_unsaid_and_the_summary_says_so(repo
     assert _report(receipt).description is None and receipt.as_json()["report"]["description"] is None
     assert _unsaid(receipt) == ["tests-edited", "tests-not-run"]
     assert "### No description\n- **high** 1 test file" in render_markdown(receipt)
+
+
+def test_the_cli_takes_description_from_a_file(
+    repo: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from bot.cli import main
+
+    for path, text in BASE.items():
+        repo.write(path, text)
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("tests/test_calc.py", BASE["tests/test_calc.py"] + "\n")
+    repo.commit("change")
+    out = tmp_path / "r.json"
+    given = _described(tmp_path, "Adjust the tests in tests/test_calc.py.")
+    args = ["check", "--repo", str(repo.root), "--base", "main", "--no-tests", "--json", str(out)]
+    assert main([*args, "--description", str(given)]) == 0
+    report = json.loads(out.read_text())["report"]
+    assert report["description"]["source"] == "file"
+    assert [f["mentioned"] for f in report["facts"]] == [True, False]
+    assert main([*args, "--description", str(tmp_path / "missing.md")]) == 2
+    assert "--description" in capsys.readouterr().err
