@@ -460,3 +460,14 @@ def test_many_dynamic_uses_are_counted_in_the_notes(repo: GitRepo) -> None:
     receipt = change(repo, {"lib.py": OLD, "use.py": "import lib\n" + uses}, {"lib.py": NEW})
     notes = references(receipt).notes
     assert len(notes) == 11 and notes[-1] == "2 more"
+
+
+def test_a_change_removing_thousands_of_names_is_prefiltered_word_by_word(repo: GitRepo) -> None:
+    many = "".join(f"def f{n}():\n    pass\n" for n in range(2_100))
+    receipt = change(
+        repo,
+        {"gen.py": many, "use.py": "from gen import f7, f2099\n", "other.py": "X = 1\n"},
+        {"gen.py": "def f7():\n    pass\n"},
+    )
+    assert found(receipt) == [("use.py", 1, "removed", "gen.f2099")]
+    assert references(receipt).readers == 1  # use.py; gen.py and other.py mention none of them

@@ -16,10 +16,10 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections import ChainMap
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from bot.engine.change import Change
 from bot.engine.references.definitions import Binding, ClassInfo, Kind, ModuleInfo
@@ -40,12 +40,15 @@ from bot.engine.references.world import (
     Target,
     World,
 )
-from bot.engine.regex import compile_re2
+from bot.engine.regex import compile_bounded
 
 _IMPORT_GUARDS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 _NAME_GUARDS = frozenset({"AttributeError", "NameError", "ImportError", "Exception", "BaseException"})
 _CALL_GUARDS = frozenset({"TypeError", "Exception", "BaseException"})
 _ALIAS_ROUNDS = 4
+_MAX_ALTERNATION = 2_000  # names in one prefilter pattern (about 40 KB of pattern, well within its memory)
+_PREFILTER_MEM = 64 << 20
+_WORD = re.compile(r"\w+")
 _MAX_NOTES = 10
 
 
@@ -101,9 +104,17 @@ def changed_names(base: ModuleInfo, head: ModuleInfo) -> set[str]:
     return names
 
 
-def _word_pattern(names: Iterable[str]) -> Any:
-    words = sorted(names)
-    return compile_re2("|".join(rf"\b{w}\b" if w.isascii() else w for w in words))
+def _mentioning(texts: Mapping[str, str], names: set[str]) -> list[str]:
+    """The paths whose text has one of `names` as a word (a non-ASCII name: anywhere), sorted.
+
+    One RE2 alternation answers it in a pass per text; past a few thousand names (a change that
+    removes a whole generated module) its automaton would grow with them, so the words of each
+    text are compared as a set instead."""
+    if len(names) > _MAX_ALTERNATION:
+        return sorted(p for p, t in texts.items() if not names.isdisjoint(_WORD.findall(t)))
+    words = "|".join(rf"\b{w}\b" if w.isascii() else w for w in sorted(names))
+    pattern = compile_bounded(words, _PREFILTER_MEM)
+    return sorted(p for p, t in texts.items() if pattern.search(t) is not None)
 
 
 def _re_exported(info: ModuleInfo, names: set[str]) -> set[str]:
@@ -333,8 +344,7 @@ def _readers(
     selected: dict[str, ModuleInfo] = {}
     pending = set(names)
     for _ in range(_ALIAS_ROUNDS):
-        pattern = _word_pattern(pending)
-        found = sorted(p for p, t in remaining.items() if pattern.search(t) is not None)
+        found = _mentioning(remaining, pending)
         aliases: set[str] = set()
         for path in found:
             del remaining[path]

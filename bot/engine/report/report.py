@@ -15,6 +15,8 @@ from bot.engine.report.description import Description
 from bot.engine.report.facts import WORD_PATTERNS, Observed, ReceiptFacts, observe
 from bot.engine.report.kinds import FactKind
 
+_MAX_NAMES = 200  # paths, file names and names of one fact looked for in the description
+
 
 @dataclass(frozen=True, slots=True)
 class Fact:
@@ -82,7 +84,10 @@ def _named(text: str, names: tuple[str, ...]) -> str | None:
 def _evidence(observed: Observed, text: str) -> str | None:
     """The path, file name, name or word by which `text` mentions the fact, or None."""
     basenames = tuple(dict.fromkeys(p.rpartition("/")[2] for p in observed.paths))
-    found = _named(text, (*observed.paths, *basenames, *observed.names))
+    # A change of thousands of files is named by a few of them if at all: the first ones are enough.
+    found = _named(
+        text, (*observed.paths[:_MAX_NAMES], *basenames[:_MAX_NAMES], *observed.names[:_MAX_NAMES])
+    )
     if found is not None:
         return found
     word = WORD_PATTERNS[observed.kind].search(text)
