@@ -148,6 +148,7 @@ class TestsPolicy:
     min_executed: int | None = None
     compare_base: bool = False
     environment: tuple[str, ...] = ()  # variables passed through besides the fixed list
+    dispatch: str | None = None  # a workflow file the App starts with workflow_dispatch for a head
     references: bool | None = None  # None: on where the repository has Python
 
 
@@ -228,6 +229,18 @@ def _tree_path(path: str, walk: Walk) -> str | None:
 def _variable_name(name: str, walk: Walk) -> str | None:
     if not name.replace("_", "a").isalnum() or not name.isascii() or name[0].isdigit():
         return "an environment variable name (letters, digits and '_', not starting with a digit)"
+    return None
+
+
+def _workflow_file(name: str, walk: Walk) -> str | None:
+    stem, dot, suffix = name.rpartition(".")
+    if (
+        not dot
+        or suffix not in ("yml", "yaml")
+        or not stem.replace("-", "a").replace("_", "a").replace(".", "a").isalnum()
+        or not name.isascii()
+    ):
+        return "a workflow file name in .github/workflows, such as ci.yml (letters, digits, '.', '-', '_')"
     return None
 
 
@@ -442,6 +455,14 @@ SPEC = Mapping_(
                             "locale and the other fixed ones.",
                         )
                     ),
+                    "dispatch": Field(
+                        String(
+                            refine_with=_workflow_file,
+                            description="A workflow file (.github/workflows/NAME.yml) the App starts "
+                            "with workflow_dispatch once per head of a pull request from this "
+                            "repository (never a fork's); it needs the Actions: write permission.",
+                        )
+                    ),
                     "references": Field(
                         Boolean(
                             description="Follow the Python call sites a change breaks (removed names, "
@@ -626,6 +647,7 @@ def _build(raw: dict[str, Any]) -> Manifest:
             min_executed=tests.get("min_executed"),
             compare_base=tests.get("compare_base", False),
             environment=tuple(tests.get("environment", [])),
+            dispatch=tests.get("dispatch"),
             references=tests.get("references"),
         ),
         excess=ExcessPolicy(

@@ -13,7 +13,7 @@ from githubkit import GitHub
 from githubkit.auth import AppAuthStrategy, TokenAuthStrategy
 from githubkit.cache import MemCacheStrategy
 
-from bot.github.client import DEFAULT_API_URL, USER_AGENT, RetryPolicy, make_client
+from bot.github.client import DEFAULT_API_URL, USER_AGENT, Observer, RetryPolicy, event_hooks, make_client
 from bot.github.errors import UnexpectedResponse, translated
 
 REFRESH_MARGIN = timedelta(minutes=5)
@@ -30,7 +30,7 @@ class AppCredentials:
 
 
 def make_app_client(
-    credentials: AppCredentials, *, retry: RetryPolicy | None = None
+    credentials: AppCredentials, *, retry: RetryPolicy | None = None, observe: Observer | None = None
 ) -> GitHub[AppAuthStrategy]:
     """A client that authenticates as the App itself (a JWT, which githubkit signs and caches)."""
     return GitHub(
@@ -41,6 +41,7 @@ def make_app_client(
         http_cache=False,
         cache_strategy=MemCacheStrategy(),  # this App's own JWT cache, never another's
         auto_retry=retry or RetryPolicy(),
+        event_hooks=event_hooks(observe),
     )
 
 
@@ -60,10 +61,14 @@ class InstallationTokens:
         retry: RetryPolicy | None = None,
         margin: timedelta = REFRESH_MARGIN,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        observe: Callable[[str], Observer] | None = None,
     ) -> None:
+        """`observe(who)` gives the observer of the App's client ("app") and of each installation's
+        (its id): metrics see every answer, and whose quota it spent."""
         self.credentials = credentials
         self._retry = retry
-        self._app = make_app_client(credentials, retry=retry)
+        self._observe = observe
+        self._app = make_app_client(credentials, retry=retry, observe=observe("app") if observe else None)
         self._margin = margin
         self._clock = clock
         self._tokens: dict[int, _Token] = {}
@@ -98,7 +103,10 @@ class InstallationTokens:
             self._tokens.pop(installation_id, None)
 
     def client(self, installation_id: int) -> GitHub[TokenAuthStrategy]:
-        return make_client(self.token(installation_id), base_url=self.credentials.api_url, retry=self._retry)
+        observe = self._observe(str(installation_id)) if self._observe else None
+        return make_client(
+            self.token(installation_id), base_url=self.credentials.api_url, retry=self._retry, observe=observe
+        )
 
 
 def installation_of_repo(app: GitHub[Any], owner: str, name: str) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -17,6 +18,13 @@ DEFAULT_API_URL = "https://api.github.com"
 USER_AGENT = f"receipt/{__version__}"
 _RETRIED_STATUSES = frozenset({502, 503, 504})
 _SHORTEST_WAIT = timedelta(milliseconds=1)  # githubkit reads a zero wait as "sleep 60 s"
+
+Observer = Callable[[httpx.Response], None]
+"""Called with every answer GitHub gives (each retry's too), before its body is read."""
+
+
+def event_hooks(observe: Observer | None) -> dict[str, list[Callable[..., object]]] | None:
+    return {"response": [observe]} if observe is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +61,7 @@ def make_client(
     retry: RetryPolicy | None = None,
     timeout_seconds: float = 30.0,
     transport: httpx.BaseTransport | None = None,
+    observe: Observer | None = None,
 ) -> GitHub[TokenAuthStrategy]:
     """A synchronous client; no HTTP cache (each run asks GitHub afresh)."""
     return GitHub(
@@ -63,4 +72,5 @@ def make_client(
         http_cache=False,
         auto_retry=retry or RetryPolicy(),
         transport=transport,
+        event_hooks=event_hooks(observe),
     )

@@ -7,14 +7,16 @@ running (with what it is waiting for), so `semantic` is never guessed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from githubkit import GitHub
 
-from bot.engine import CheckConclusion, CheckResult, TestEvidence
+from bot.engine import CheckConclusion, CheckResult, TestEvidence, md_code
 from bot.github.errors import UnexpectedResponse, translated
+from bot.github.publisher import Notice
 from bot.github.repo import RepoRef
 
 WORKFLOW_PREFIX = "workflow:"
@@ -31,6 +33,7 @@ _CONCLUSIONS = {
     "stale": CheckConclusion.TIMED_OUT,  # GitHub gave up on a run left incomplete
     "startup_failure": CheckConclusion.ERROR,
 }
+_RUN_URL = re.compile(r"\((https?://[A-Za-z0-9._~:/?#@!$&'*+,;=%-]+)\)$")  # where result_of names the run
 APPROVAL = (
     "waiting for approval: GitHub holds this workflow until someone with write access approves "
     "running it (a first-time contributor's or an agent's pull request)"
@@ -137,3 +140,29 @@ def past_deadline(evidence: TestEvidence, minutes: float) -> TestEvidence:
         for c in evidence.checks
     )
     return replace(evidence, checks=checks)
+
+
+def held_for_approval(evidence: TestEvidence) -> tuple[CheckResult, ...]:
+    """The configured checks GitHub holds until someone approves their workflow."""
+    pending = (c for c in evidence.checks if c.conclusion is CheckConclusion.PENDING)
+    return tuple(c for c in pending if c.details.startswith(APPROVAL))
+
+
+def approval_notice(held: Sequence[CheckResult], repo: RepoRef, timeout_minutes: float) -> Notice:
+    """What is waiting, who must act and what happens otherwise, for the top of the summary."""
+    names = ", ".join(md_code(c.name) for c in held)
+    lines = [
+        f"> ⏸️ **Waiting for approval: {names}.** GitHub holds this pull request's workflow runs "
+        "until someone with **write access** to "
+        f"{md_code(repo.full_name)} approves them (a first-time contributor's or a coding agent's pull "
+        "request): open the workflow run and press **Approve and run**.",
+        f"> The receipt concludes once they complete; unapproved, they end as timed out after "
+        f"`tests.timeout_minutes` ({timeout_minutes:g} min).",
+    ]
+    for check in held:
+        url = _RUN_URL.search(check.details)
+        if url is not None:
+            lines.append(f"> - {md_code(check.name)}: [the run waiting for approval]({url.group(1)})")
+    plain = ", ".join(c.name for c in held)
+    verb = "waits" if len(held) == 1 else "wait"
+    return Notice(f"{plain} {verb} for approval by someone with write access", "\n".join(lines))

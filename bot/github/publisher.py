@@ -71,6 +71,15 @@ def problem_of(exc: ReceiptError | GitHubError) -> Problem:
     return Problem(exc.title, md_text(exc.problem))
 
 
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """What someone must do before a pending receipt can conclude (approve a held workflow, grant
+    a permission): it leads the title and the summary, so nobody has to open the details to see it."""
+
+    title: str
+    text: str  # Markdown
+
+
 def _fence(text: str) -> str:
     longest = max((len(run) for run in text.split("\n") if set(run) == {"`"}), default=0)
     ticks = "`" * max(3, longest + 1)
@@ -97,16 +106,21 @@ def receipt_run(
     annotations: Sequence[Annotation] | None = None,
     details_url: str | None = None,
     actions: Sequence[Mapping[str, str]] = (),
+    notices: Sequence[Notice] = (),
 ) -> CheckRunRequest:
     """The check run that shows `receipt`; a pending verdict leaves it in progress."""
     found = receipt_annotations(receipt) if annotations is None else annotations
     note = left_out_note(len(found))
-    room = OUTPUT_TEXT_LIMIT - len(note) - 4
-    summary = render_markdown(receipt, limit=room) + (f"\n\n{note}" if note else "")
+    lead = "".join(f"{n.text}\n\n" for n in notices)[: OUTPUT_TEXT_LIMIT // 4]
+    room = OUTPUT_TEXT_LIMIT - len(note) - len(lead) - 4
+    summary = lead + render_markdown(receipt, limit=room) + (f"\n\n{note}" if note else "")
+    title = title_of(receipt)
+    if notices:
+        title = f"{receipt.verdict.conclusion.value}: " + "; ".join(n.title for n in notices)
     return CheckRunRequest(
         head_sha=receipt.subject.head,
         conclusion=receipt.verdict.conclusion,
-        title=title_of(receipt),
+        title=title,
         summary=summary,
         text=test_details(receipt),
         annotations=[a.as_github() for a in found],
@@ -164,6 +178,7 @@ def publish(
 __all__ = [
     "REEVALUATE",
     "REEVALUATE_ACTION",
+    "Notice",
     "Problem",
     "PublishedCheckRun",
     "closing_run",

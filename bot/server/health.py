@@ -7,7 +7,10 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from bot.server.metrics import QUEUE_DEPTH
+from bot.server import logs
+from bot.server.metrics import PENDING_JOBS, QUEUE_DEPTH
+from bot.server.runtime import Runtime
+from bot.server.store.jobs import pending_count
 from bot.server.webhook import RuntimeDep
 
 router = APIRouter()
@@ -46,6 +49,16 @@ async def readyz(runtime: RuntimeDep) -> JSONResponse:
     )
 
 
+def _gauges(runtime: Runtime) -> None:
+    """What is waiting, read when scraped: the queue's messages and the store's due jobs."""
+    try:
+        QUEUE_DEPTH.set(runtime.queue.ping())
+        PENDING_JOBS.set(pending_count(runtime.db))
+    except Exception as exc:  # a scrape still answers; /healthz says what is down
+        logs.failure("metrics: the queue or the store did not answer", exc=exc)
+
+
 @router.get("/metrics")
-async def metrics() -> Response:
+async def metrics(runtime: RuntimeDep) -> Response:
+    await run_in_threadpool(_gauges, runtime)
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)

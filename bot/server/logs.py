@@ -1,16 +1,33 @@
 """Structured logs: one JSON object per line, carrying the delivery, installation, repository,
-pull request and head a line is about. Tokens, keys and secrets are never passed to a logger."""
+pull request and head a line is about. Tokens, keys and secrets are never passed to a logger.
+
+The context is bound once where the work starts (a delivery's request, a job's run) and every line
+written inside, by receipt or by a library, carries it."""
 
 from __future__ import annotations
 
 import json
 import logging
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 
 CONTEXT_FIELDS = ("delivery", "event", "installation", "repo", "pr", "head", "job", "outcome", "status")
 logger = logging.getLogger("receipt")
+_bound: ContextVar[dict[str, Any]] = ContextVar("receipt_log_context", default={})  # noqa: B039  # never mutated
+
+
+@contextmanager
+def bound(**context: Any) -> Iterator[None]:
+    """Every line logged inside the block carries `context` (a line's own fields win)."""
+    token = _bound.set({**_bound.get(), **{k: v for k, v in context.items() if v is not None}})
+    try:
+        yield
+    finally:
+        _bound.reset(token)
 
 
 class JsonFormatter(logging.Formatter):
@@ -21,8 +38,11 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "msg": record.getMessage(),
         }
+        context = _bound.get()
         for name in CONTEXT_FIELDS:
             value = getattr(record, name, None)
+            if value is None:
+                value = context.get(name)
             if value is not None:
                 line[name] = value
         if record.exc_info and record.exc_info[0] is not None:
@@ -37,7 +57,7 @@ def configure_logging(level: str = "INFO") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
-    for noisy in ("httpx", "httpcore", "huey", "uvicorn.access"):
+    for noisy in ("httpx", "httpcore", "huey", "uvicorn.access", "alembic"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 

@@ -20,6 +20,7 @@ from bot.server.store.db import is_sqlite, normalize_url, sqlite_path
 
 JOB_TASK = "receipt.run_job"
 SWEEP_TASK = "receipt.sweep"
+DEADLINE_TASK = "receipt.deadline"
 IDLE_POLL_SECONDS = 0.25  # how long an idle SQLite-backed worker waits before looking again
 
 
@@ -29,16 +30,17 @@ class QueueError(ReceiptError):
     title = "invalid queue"
 
 
-def make_huey(url: str) -> Huey:
+def make_huey(url: str, name: str = "receipt") -> Huey:
+    """`name` prefixes the queue's keys in Redis (deployments sharing one Redis use different names)."""
     if url.startswith(("redis://", "rediss://", "unix://")):
-        return RedisHuey("receipt", url=url, results=False, utc=True)
+        return RedisHuey(name, url=url, results=False, utc=True)
     normalized = normalize_url(url)
     if is_sqlite(normalized):
         path = sqlite_path(normalized)
         if path is None:
             raise QueueError("the embedded queue needs a SQLite file: RECEIPT_DATABASE_URL=sqlite:///PATH")
         path.parent.mkdir(parents=True, exist_ok=True)
-        return SqliteHuey("receipt", filename=str(path), results=False, utc=True, journal_mode="wal")
+        return SqliteHuey(name, filename=str(path), results=False, utc=True, journal_mode="wal")
     scheme = url.split(":", maxsplit=1)[0]
     raise QueueError(
         f"RECEIPT_QUEUE_URL must be redis://… or sqlite:///… (the embedded store), not {scheme}:…"
@@ -53,12 +55,26 @@ class EmbeddedConsumer(Consumer):  # type: ignore[misc]
 
 
 class Queue:
-    """The two tasks receipt runs: a job (by id) and the periodic sweep."""
+    """The tasks receipt runs: a job (by id), the periodic sweep, and a run's deadline (by run id:
+    scheduled when a run starts waiting for test checks, kept by the queue across restarts; the
+    sweep finds any deadline whose message was lost)."""
 
-    def __init__(self, url: str, *, run_job: Callable[[int], None], sweep: Callable[[], None]) -> None:
-        self.huey = make_huey(url)
+    def __init__(
+        self,
+        url: str,
+        *,
+        run_job: Callable[[int], None],
+        sweep: Callable[[], None],
+        deadline: Callable[[int], None] = lambda _: None,
+        name: str = "receipt",
+    ) -> None:
+        self.huey = make_huey(url, name)
         self._run_job = self.huey.task(name=JOB_TASK)(run_job)
+        self._deadline = self.huey.task(name=DEADLINE_TASK)(deadline)
         self.huey.periodic_task(crontab(minute="*"), name=SWEEP_TASK)(sweep)
+
+    def at_deadline(self, run_id: int, delay: float) -> None:
+        self._deadline.schedule(args=(run_id,), delay=max(delay, 0.0))
 
     def enqueue(self, job_id: int, delay: float = 0.0) -> None:
         if delay > 0:

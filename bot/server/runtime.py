@@ -13,15 +13,19 @@ from huey.consumer import Consumer
 from bot.github.auth import AppCredentials, InstallationTokens
 from bot.github.client import RetryPolicy
 from bot.server import logs
+from bot.server.metrics import github_observer
 from bot.server.plan import Evaluate
 from bot.server.queue import Queue
+from bot.server.redeliver import redeliver_failed
 from bot.server.settings import Settings
 from bot.server.store import jobs as store
 from bot.server.store import runs
 from bot.server.store.db import Database, is_sqlite, utcnow
+from bot.server.store.models import CheckRun
 from bot.server.work import Context, Post, post_to_github, run_job
 
 SWEEP_LEASE = "sweep"
+REDELIVER_LEASE = "redeliver"
 
 
 @dataclass
@@ -41,7 +45,13 @@ class Runtime:
         db = Database.open(settings.database_url)
         db.check_schema(upgrade=is_sqlite(db.url) if upgrade_schema is None else upgrade_schema)
         runtime = cls(settings, db)
-        runtime.queue = Queue(settings.queue, run_job=runtime.run_job, sweep=runtime.sweep)
+        runtime.queue = Queue(
+            settings.queue,
+            run_job=runtime.run_job,
+            sweep=runtime.sweep,
+            deadline=runtime.deadline,
+            name=settings.queue_name,
+        )
         tokens = None
         key = settings.private_key_pem
         if settings.app_id is not None and key:
@@ -49,9 +59,13 @@ class Runtime:
                 server_retries=settings.github_retries, backoff_seconds=settings.github_backoff_seconds
             )
             tokens = InstallationTokens(
-                AppCredentials(settings.app_id, key, settings.github_api_url), retry=retry
+                AppCredentials(settings.app_id, key, settings.github_api_url),
+                retry=retry,
+                observe=github_observer,
             )
-        runtime.context = Context(settings, db, tokens, enqueue=runtime.enqueue, post=post)
+        runtime.context = Context(
+            settings, db, tokens, enqueue=runtime.enqueue, post=post, at_deadline=runtime.queue.at_deadline
+        )
         return runtime
 
     def enqueue(self, job_id: int, delay: float = 0.0, *, recorded: bool = False) -> None:
@@ -79,12 +93,43 @@ class Runtime:
             return
         self.recover()
         for run in runs.overdue_runs(self.db, utcnow()):
-            intent = Evaluate(
-                run.repo, run.head_sha, run.installation_id, "deadline", run.key, run.pr, dict(run.spec)
-            )
-            recorded = store.record_intent(self.db, intent)
-            for job_id in recorded:
-                self.enqueue(job_id)
+            self._end_wait(run)
+        self.redeliver()
+
+    def redeliver(self) -> None:
+        """A pass over GitHub's failed deliveries, at most once per RECEIPT_REDELIVER_SECONDS
+        across the fleet; a failure is logged and left to the next pass."""
+        if self.context.tokens is None:
+            return
+        seconds = self.settings.redeliver_seconds
+        if not store.take_lease(self.db, REDELIVER_LEASE, self.holder, seconds * 0.9):
+            return
+        try:
+            done = redeliver_failed(self.db, self.context.tokens.app)
+        except Exception as exc:
+            logs.failure("the redelivery pass failed; the next one tries again", exc=exc)
+            return
+        logs.event(f"redelivery pass: {done.listed} attempt(s) listed, {len(done.redelivered)} redelivered",
+                   outcome="redelivery")  # fmt: skip
+
+    def deadline(self, run_id: int) -> None:
+        """A run's deadline message: re-evaluate it if it is still waiting once the time is up."""
+        run = runs.get_run(self.db, run_id)
+        if run is None or run.status != "in_progress" or run.deadline is None:
+            return
+        left = (run.deadline - utcnow()).total_seconds()
+        if left > 0:  # early (clocks, or a deadline moved): come back when it is due
+            self.queue.at_deadline(run_id, left)
+            return
+        self._end_wait(run)
+
+    def _end_wait(self, run: CheckRun) -> None:
+        """Evaluate `run`'s head again; its checks still pending are then past the deadline."""
+        intent = Evaluate(
+            run.repo, run.head_sha, run.installation_id, "deadline", run.key, run.pr, dict(run.spec)
+        )
+        for job_id in store.record_intent(self.db, intent):
+            self.enqueue(job_id)
 
     def start_workers(self, *, embedded: bool) -> Consumer:
         self.consumer = self.queue.consumer(self.settings.workers, embedded=embedded)

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import socket
 import sys
 import tempfile
+import threading
 import uuid
 from pathlib import Path
+from types import FrameType
 from typing import Any, TextIO
 
 import uvicorn
+from fastapi import FastAPI
 
 from bot.github.checks import CheckRunRequest, PublishedCheckRun
 from bot.github.repo import RepoRef
@@ -23,12 +27,46 @@ from bot.server.store.db import Database
 from bot.server.store.jobs import DeliveryInfo, record_delivery
 
 
+class _Server(uvicorn.Server):
+    """uvicorn, with two additions: once it listens, the start-up redelivery pass runs (GitHub's
+    redeliveries then find it answering); on SIGTERM, `/readyz` answers 503 for
+    RECEIPT_DRAIN_SECONDS while requests are still served, so a load balancer stops sending
+    traffic before the process stops taking it."""
+
+    def __init__(self, config: uvicorn.Config, app: FastAPI, drain_seconds: float) -> None:
+        super().__init__(config)
+        self._app = app
+        self._drain = drain_seconds
+        self._draining = False
+
+    def _runtime(self) -> Runtime | None:
+        return getattr(self._app.state, "runtime", None)
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        runtime = self._runtime()
+        if runtime is not None and not self.should_exit:
+            threading.Thread(target=runtime.redeliver, name="receipt-redeliver", daemon=True).start()
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        runtime = self._runtime()
+        if runtime is not None:
+            runtime.stopping = True
+        if self._drain > 0 and not self._draining:
+            self._draining = True
+            threading.Timer(self._drain, super().handle_exit, args=(sig, frame)).start()
+            return
+        super().handle_exit(sig, frame)
+
+
 def serve(host: str, port: int) -> int:
     settings = load_settings()
     configure_logging()
     Runtime.build(settings).db.engine.dispose()  # fail fast: settings, schema and queue before binding
     app = create_app(lambda: Runtime.build(settings))
-    uvicorn.run(app, host=host, port=port, log_config=None, access_log=False, timeout_graceful_shutdown=30)
+    config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False,
+                            timeout_graceful_shutdown=30)  # fmt: skip
+    _Server(config, app, settings.drain_seconds).run()
     return 0
 
 
@@ -37,6 +75,7 @@ def worker() -> int:
     configure_logging()
     runtime = Runtime.build(settings, upgrade_schema=False)
     runtime.recover()
+    threading.Thread(target=runtime.redeliver, name="receipt-redeliver", daemon=True).start()
     runtime.start_workers(embedded=False).run()
     return 0
 

@@ -35,6 +35,7 @@ class Settings(BaseSettings):
     github_web_url: str | None = None  # derived from the API URL when unset
     database_url: str = DEFAULT_DATABASE
     queue_url: str | None = None  # default: the embedded store (the database's SQLite file)
+    queue_name: str = Field(default="receipt", min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
     public_url: str | None = None
     workers: int = Field(default=2, ge=0, le=64)
     job_attempts: int = Field(default=5, ge=1, le=100)
@@ -42,6 +43,8 @@ class Settings(BaseSettings):
     retry_base_seconds: float = Field(default=5.0, ge=0)
     give_up_after_hours: float = Field(default=72.0, gt=0)  # keep trying to conclude a run this long
     sweep_seconds: int = Field(default=60, ge=1)
+    redeliver_seconds: float = Field(default=300.0, gt=0)  # a pass over GitHub's failed deliveries
+    drain_seconds: float = Field(default=0.0, ge=0, le=300)  # /readyz 503 this long before stopping
     github_retries: int = Field(default=3, ge=0, le=10)  # 502/503/504 retried with backoff
     github_backoff_seconds: float = Field(default=1.0, ge=0)
     max_body_bytes: int = 25 * 1024 * 1024

@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
@@ -27,7 +27,9 @@ MAX_EVENT = 64
 
 
 def runtime_of(request: Request) -> Runtime:
-    runtime: Runtime = request.app.state.runtime
+    runtime: Runtime | None = getattr(request.app.state, "runtime", None)
+    if runtime is None:  # still starting: the schema is not checked yet
+        raise HTTPException(503, "starting")
     return runtime
 
 
@@ -88,17 +90,20 @@ async def webhook(request: Request, runtime: RuntimeDep) -> JSONResponse:
         installation_id=installation.get("id") if isinstance(installation, dict) else None,
         repo=repository.get("full_name") if isinstance(repository, dict) else None,
     )
-    recorded = await run_in_threadpool(record_delivery, runtime.db, info, decided)
-    context = {"delivery": guid, "event": name, "installation": info.installation_id, "repo": info.repo}
-    if recorded.duplicate:
-        logs.event("duplicate delivery: already recorded", outcome="duplicate", **context)
-        return _answer(200, name, "duplicate", delivery=guid)
-    for job_id in recorded.job_ids:
-        try:
-            await run_in_threadpool(partial(runtime.enqueue, job_id, recorded=True))
-        except Exception as exc:
-            logs.failure("could not enqueue a recorded job; the sweep will", exc=exc, job=job_id, **context)
-    logs.event(decided.detail, outcome=decided.outcome, **context)
+    first = decided.intents[0] if decided.intents else None
+    context = {"delivery": guid, "event": name, "installation": info.installation_id, "repo": info.repo,
+               "pr": getattr(first, "pr", None), "head": getattr(first, "head_sha", None)}  # fmt: skip
+    with logs.bound(**context):
+        recorded = await run_in_threadpool(record_delivery, runtime.db, info, decided)
+        if recorded.duplicate:
+            logs.event("duplicate delivery: already recorded", outcome="duplicate")
+            return _answer(200, name, "duplicate", delivery=guid)
+        for job_id in recorded.job_ids:
+            try:
+                await run_in_threadpool(partial(runtime.enqueue, job_id, recorded=True))
+            except Exception as exc:
+                logs.failure("could not enqueue a recorded job; the sweep will", exc=exc, job=job_id)
+        logs.event(decided.detail, outcome=decided.outcome)
     status = 200 if decided.outcome == "ping" else 202
     return _answer(
         status, name, decided.outcome, delivery=guid, jobs=len(recorded.job_ids), detail=decided.detail

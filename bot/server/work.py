@@ -9,7 +9,9 @@ request: everything it reads comes through the API source.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -30,9 +32,10 @@ from bot.github.cache import ObjectCache
 from bot.github.checks import CheckRunRequest, PublishedCheckRun
 from bot.github.diffs import HeadMoved, fetch_range_diff
 from bot.github.errors import GitHubError, RateLimited
-from bot.github.evidence import checks_evidence, past_deadline
+from bot.github.evidence import approval_notice, checks_evidence, held_for_approval, past_deadline
 from bot.github.publisher import (
     REEVALUATE_ACTION,
+    Notice,
     Problem,
     closing_run,
     problem_of,
@@ -45,11 +48,14 @@ from bot.github.remote import gather_pull
 from bot.github.repo import RepoRef
 from bot.github.source import ApiSource
 from bot.server import logs
+from bot.server.dispatch import dispatch_tests
+from bot.server.metrics import JOB_SECONDS, JOB_WAIT_SECONDS, JOBS
 from bot.server.plan import pull_from_spec
 from bot.server.settings import Settings
 from bot.server.store import jobs as store
 from bot.server.store import runs
 from bot.server.store.db import Database, utcnow
+from bot.server.store.locks import exclusive
 from bot.server.store.models import CheckRun, Job
 
 NOT_RUN_YET = TestEvidence(not_run_reason="the tests have not been read yet")
@@ -74,6 +80,7 @@ class Context:
     tokens: InstallationTokens | None
     enqueue: Callable[[int, float], None]
     post: Post = post_to_github
+    at_deadline: Callable[[int, float], None] = lambda _run, _delay: None  # run id, seconds from now
     cache: ObjectCache = field(default_factory=ObjectCache)
     _write_locks: dict[int, threading.Lock] = field(default_factory=dict)
     _locks_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -82,10 +89,15 @@ class Context:
     def app_id(self) -> int | None:
         return self.settings.app_id
 
-    def write_lock(self, installation_id: int) -> threading.Lock:
-        """Writes of one installation go one at a time (GitHub's secondary rate limits)."""
+    @contextmanager
+    def write_lock(self, installation_id: int) -> Iterator[None]:
+        """Writes of one installation go one at a time across the fleet (GitHub's secondary rate
+        limits count per installation): this process's threads queue on a lock of their own
+        before one of them waits on the fleet's (and holds a database connection for it)."""
         with self._locks_lock:
-            return self._write_locks.setdefault(installation_id, threading.Lock())
+            local = self._write_locks.setdefault(installation_id, threading.Lock())
+        with local, exclusive(self.db, f"check-run-writes:{installation_id}"):
+            yield
 
 
 class NotConfigured(ReceiptError):
@@ -95,6 +107,7 @@ class NotConfigured(ReceiptError):
 def _context(job: Job) -> dict[str, Any]:
     return {
         "job": job.id,
+        "delivery": job.delivery_guid,
         "repo": job.repo,
         "pr": job.pr,
         "head": job.head_sha,
@@ -111,18 +124,25 @@ def run_job(ctx: Context, job_id: int) -> None:
             due = (current.not_before - utcnow()).total_seconds() if current.not_before else 0.0
             ctx.enqueue(job_id, max(due, BUSY_DELAY_SECONDS))
         return
-    try:
-        if job.kind == store.CANCEL:
-            _cancel(ctx, job)
-        elif job.concluding:
-            _conclude(ctx, job)
+    started = time.monotonic()
+    due_at = max(job.created_at, job.not_before or job.created_at)
+    JOB_WAIT_SECONDS.labels(kind=job.kind).observe(max(0.0, (utcnow() - due_at).total_seconds()))
+    with logs.bound(**_context(job)):
+        try:
+            if job.kind == store.CANCEL:
+                _cancel(ctx, job)
+            elif job.concluding:
+                _conclude(ctx, job)
+            else:
+                _evaluate(ctx, job)
+        except Exception as exc:
+            outcome = _failed(ctx, job, exc)
         else:
-            _evaluate(ctx, job)
-    except Exception as exc:
-        _failed(ctx, job, exc)
-        return
-    store.finish(ctx.db, job.id)
-    logs.event("job done", outcome="done", **_context(job))
+            store.finish(ctx.db, job.id)
+            outcome = "done"
+            logs.event("job done", outcome="done")
+    JOBS.labels(kind=job.kind, outcome=outcome).inc()
+    JOB_SECONDS.labels(kind=job.kind).observe(time.monotonic() - started)
 
 
 def _describe(exc: BaseException, job: Job) -> str:
@@ -134,7 +154,8 @@ def _describe(exc: BaseException, job: Job) -> str:
     )
 
 
-def _failed(ctx: Context, job: Job, exc: Exception) -> None:
+def _failed(ctx: Context, job: Job, exc: Exception) -> str:
+    """Retry the job later, or turn it to ending its run, or give it up; returns which."""
     if isinstance(exc, GitHubError) and exc.status == 401 and job.installation_id and ctx.tokens:
         ctx.tokens.invalidate(job.installation_id)
     reason = _describe(exc, job)
@@ -151,11 +172,12 @@ def _failed(ctx: Context, job: Job, exc: Exception) -> None:
     else:
         store.finish(ctx.db, job.id, store.FAILED, reason)
         logs.failure("job given up", outcome="failed", **_context(job))
-        return
+        return "failed"
     if isinstance(exc, RateLimited) and exc.retry_after:  # GitHub said when: wait exactly that
         delay = max(delay, timedelta(seconds=exc.retry_after))
     store.retry_later(ctx.db, job.id, delay, reason, concluding=not retries_left)
     ctx.enqueue(job.id, delay.total_seconds())
+    return "retry" if retries_left else "concluding"
 
 
 def _client(ctx: Context, job: Job) -> GitHub[Any]:
@@ -229,16 +251,17 @@ def _pull(gh: GitHub[Any], repo: RepoRef, job: Job) -> PullRequest:
     return found[0]
 
 
-def _inputs(gh: GitHub[Any], repo: RepoRef, job: Job, ctx: Context) -> Inputs:
+def _inputs(gh: GitHub[Any], repo: RepoRef, job: Job, ctx: Context) -> tuple[Inputs, PullRequest | None]:
     """A pull request's change, or a merge group's (its base to its head, no pull request facts)."""
     source = ApiSource(gh, repo, shared=ctx.cache)
     group = job.spec.get("group")
     if group is None:
-        return gather_pull(gh, repo, _pull(gh, repo, job), tests=NOT_RUN_YET, source=source)
+        pull = _pull(gh, repo, job)
+        return gather_pull(gh, repo, pull, tests=NOT_RUN_YET, source=source), pull
     base = str(group["base_sha"])
     revisions = Revisions(base, job.head_sha, merge_base(gh, repo, base, job.head_sha))
     diff = fetch_range_diff(gh, repo, revisions.merge_base, revisions.head)
-    return gather(source, revisions, diff.data, Request(repo=repo.full_name), tests=NOT_RUN_YET)
+    return gather(source, revisions, diff.data, Request(repo=repo.full_name), tests=NOT_RUN_YET), None
 
 
 def _evaluate(ctx: Context, job: Job) -> None:
@@ -250,7 +273,7 @@ def _evaluate(ctx: Context, job: Job) -> None:
         _close(ctx, job, gh, existing, (Conclusion.SKIPPED, "superseded by a newer push", text))
         return
     try:
-        inputs = _inputs(gh, repo, job, ctx)
+        inputs, pull = _inputs(gh, repo, job, ctx)
     except HeadMoved as exc:
         _close(ctx, job, gh, existing, (Conclusion.SKIPPED, "superseded by a newer push", exc.problem))
         return
@@ -258,6 +281,11 @@ def _evaluate(ctx: Context, job: Job) -> None:
         _problem(ctx, job, gh, existing, problem_of(exc))
         return
     tests = inputs.manifest.manifest.tests
+    notices: list[Notice] = []
+    if tests.dispatch and pull is not None:
+        touched = {p for f in inputs.change.diff.files for p in f.paths}
+        refused = dispatch_tests(ctx.db, gh, repo, pull, workflow=tests.dispatch, touched=touched)
+        notices.extend([refused] if refused else [])
     evidence = checks_evidence(gh, repo, job.head_sha, tests.checks, own_app_id=ctx.app_id)
     now = utcnow()
     deadline = existing.deadline if existing is not None and existing.status == "in_progress" else None
@@ -278,13 +306,19 @@ def _evaluate(ctx: Context, job: Job) -> None:
         conclusion=receipt.verdict.conclusion.value,
     )
     pending = receipt.verdict.conclusion is Conclusion.PENDING
-    run = receipt_run(receipt, details_url=_details_url(ctx, link), actions=(REEVALUATE_ACTION,))
+    held = held_for_approval(evidence)
+    notices.extend([approval_notice(held, repo, tests.timeout_minutes)] if held else [])
+    run = receipt_run(receipt, details_url=_details_url(ctx, link), actions=(REEVALUATE_ACTION,),
+                      notices=notices if pending else ())  # fmt: skip
     published = _publish(ctx, job, gh, run, _run_to_update(job, existing))
     waiting = [c.name for c in receipt.checks if c.conclusion.value == "pending"] if pending else []
-    if pending and deadline is None:
+    starts_waiting = pending and deadline is None
+    if starts_waiting:
         deadline = now + timedelta(minutes=tests.timeout_minutes)
     _save(ctx, job, published, run, waiting=waiting, deadline=deadline if pending else None,
           receipt_id=link.id, digest=digest)  # fmt: skip
+    if starts_waiting:
+        ctx.at_deadline(published.id, tests.timeout_minutes * 60)
     logs.event(
         f"published {receipt.verdict.conclusion.value}",
         outcome=receipt.verdict.conclusion.value,

@@ -272,7 +272,16 @@ def test_test_evidence_keys() -> None:
     assert m.tests.environment == ("DATABASE_URL", "_X1")
     assert parse_manifest("version: 1\n").tests.compare_base is False
     props = json_schema()["properties"]["tests"]["properties"]
-    assert {"report", "min_executed", "compare_base", "environment"} <= props.keys()
+    assert {"report", "min_executed", "compare_base", "environment", "dispatch"} <= props.keys()
+
+
+def test_tests_dispatch_names_a_workflow_file() -> None:
+    assert parse_manifest("version: 1\ntests: {dispatch: ci.yml}\n").tests.dispatch == "ci.yml"
+    assert (
+        parse_manifest("version: 1\ntests: {dispatch: my_tests.v2.yaml}\n").tests.dispatch
+        == "my_tests.v2.yaml"
+    )
+    assert parse_manifest("version: 1\n").tests.dispatch is None
 
 
 @pytest.mark.parametrize(
@@ -289,6 +298,13 @@ def test_test_evidence_keys() -> None:
         ("{environment: [A-B]}", "tests.environment[0]: an environment variable name"),
         ("{environment: [1A]}", "tests.environment[0]: an environment variable name"),
         ("{environment: [É]}", "tests.environment[0]: an environment variable name"),
+        ("{dispatch: ci}", "tests.dispatch: a workflow file name in .github/workflows"),
+        ("{dispatch: ci.json}", "tests.dispatch: a workflow file name"),
+        ("{dispatch: .github/workflows/ci.yml}", "tests.dispatch: a workflow file name"),
+        ("{dispatch: '../ci.yml'}", "tests.dispatch: a workflow file name"),
+        ("{dispatch: 'c i.yml'}", "tests.dispatch: a workflow file name"),
+        ("{dispatch: 'é.yml'}", "tests.dispatch: a workflow file name"),
+        ("{dispatch: 3}", "tests.dispatch: "),
     ],
 )
 def test_test_evidence_keys_are_validated(tests: str, problem: str) -> None:

@@ -64,6 +64,7 @@ class AppHost:
     tmp: Path
     database_url: str | None = None
     queue_url: str | None = None
+    queue_name: str | None = None
     started: list[AppProcess] = field(default_factory=list)
 
     def env(self, **extra: str) -> dict[str, str]:
@@ -72,6 +73,7 @@ class AppHost:
             **FAST,
             "RECEIPT_DATABASE_URL": self.database_url or f"sqlite:///{self.tmp / 'app.sqlite3'}",
             **({"RECEIPT_QUEUE_URL": self.queue_url} if self.queue_url else {}),
+            **({"RECEIPT_QUEUE_NAME": self.queue_name} if self.queue_name else {}),
             **extra,
         }
         base = {k: v for k, v in os.environ.items() if not k.startswith("RECEIPT_")}
@@ -92,7 +94,23 @@ class AppHost:
         self.started.append(process)
         return process
 
-    def serve(self, *, workers: int = 2, port: int | None = None, **extra: str) -> AppProcess:
+    def migrate(self) -> str:
+        """`receipt migrate`, as an operator runs it before starting a fleet on PostgreSQL."""
+        done = subprocess.run(
+            [sys.executable, "-m", "bot.cli", "migrate"], cwd=self.tmp, env=self.env(), stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    def logs(self) -> str:
+        """Everything every process of this host wrote."""
+        return "".join(p.logs() for p in self.started)
+
+    def serve(
+        self, *, workers: int = 2, port: int | None = None, webhooks: bool = True, **extra: str
+    ) -> AppProcess:
+        """`receipt serve`; with `webhooks`, GitHub delivers to it once it is healthy."""
         port = port or free_port()
         url = f"http://127.0.0.1:{port}"
         env = self.env(RECEIPT_WORKERS=str(workers), RECEIPT_PUBLIC_URL=url, **extra)
@@ -110,7 +128,8 @@ class AppHost:
             if time.monotonic() > deadline:
                 raise AssertionError(f"receipt serve did not become healthy:\n{process.logs()}")
             time.sleep(0.05)
-        self.world.webhooks_to(f"{url}/webhook")
+        if webhooks:
+            self.world.webhooks_to(f"{url}/webhook")
         return process
 
     def worker(self, *, workers: int = 2, **extra: str) -> AppProcess:

@@ -7,12 +7,25 @@ import pytest
 
 from tests.fakegithub.harness import AppWorld
 from tests.server.appprocess import AppHost
+from tests.server.services import Scaled, scaled, services  # noqa: F401  # fixtures
 
 
 @pytest.fixture
 def host(github_app: AppWorld, tmp_path: Path) -> Iterator[AppHost]:
     """Starts `receipt serve` / `receipt worker` processes against this test's fake GitHub."""
     started = AppHost(github_app, tmp_path)
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+@pytest.fixture
+def fleet(github_app: AppWorld, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[AppHost]:
+    """Like `host`, on PostgreSQL (a schema of this test's, migrated) and Redis (a queue of its own)."""
+    shared: Scaled = request.getfixturevalue("scaled")
+    started = AppHost(github_app, tmp_path, shared.database_url, shared.queue_url, shared.queue_name)
+    started.migrate()
     try:
         yield started
     finally:

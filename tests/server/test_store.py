@@ -3,25 +3,36 @@
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 from bot.server.plan import Cancel, Evaluate, Plan, Refresh, pr_key
-from bot.server.store import jobs, runs
+from bot.server.store import jobs, locks, runs
 from bot.server.store.db import Database, SchemaError
 from bot.server.store.models import Job
+
+T = TypeVar("T")
 
 REPO = "acme/widgets"
 HEAD_A, HEAD_B = "a" * 40, "b" * 40
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Database:
-    database = Database.open(f"sqlite:///{tmp_path / 'store.sqlite3'}")
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
+    """Every store test runs on the embedded SQLite file and on PostgreSQL (a schema of its own)."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'store.sqlite3'}"
+    else:
+        url = request.getfixturevalue("scaled").database_url
+    database = Database.open(url)
     database.migrate()
-    return database
+    yield database
+    database.engine.dispose()
 
 
 def _delivery(guid: str) -> jobs.DeliveryInfo:
@@ -62,6 +73,54 @@ def test_racing_copies_of_one_delivery_give_one_job(db: Database) -> None:
         t.join()
     assert sum(not r.duplicate for r in results) == 1
     assert sum(len(r.job_ids) for r in results) == 1
+
+
+def _race(count: int, work: Callable[[int], T]) -> list[T]:
+    """`work(i)` in `count` threads released at once; their results."""
+    barrier = threading.Barrier(count)
+    results: list[T] = []
+    lock = threading.Lock()
+
+    def run(i: int) -> None:
+        barrier.wait()
+        value = work(i)
+        with lock:
+            results.append(value)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
+def test_racing_events_for_one_watched_head_give_one_job(db: Database) -> None:
+    runs.save_run(
+        db, run_id=99, repo=REPO, head_sha=HEAD_A, pr=7, key=pr_key(REPO, 7), installation_id=42,
+        status="in_progress", conclusion=None, annotations_sent=0, spec={"pull": {"number": 7}},
+        waiting=["test"], deadline=None, receipt_id=None, digest=None,
+    )  # fmt: skip
+    plan = Plan("queued", "x", (Refresh(REPO, HEAD_A, 42),))
+    for round_ in range(5):
+        results = _race(6, lambda i: jobs.record_delivery(db, _delivery(f"g-{round_}-{i}"), plan))
+        assert sum(len(r.job_ids) for r in results) == 1, results
+        assert not any(r.duplicate for r in results)
+        [job_id] = [j for r in results for j in r.job_ids]
+        jobs.finish(db, job_id)
+
+
+def test_racing_claims_of_one_pull_requests_jobs_run_one_at_a_time(db: Database) -> None:
+    """Two jobs of one key (an old head still to be closed, the new one) claimed at once by many
+    workers: one claim succeeds, whichever job it is; under READ COMMITTED as under SQLite."""
+    for round_ in range(5):
+        [old] = jobs.record_delivery(db, _delivery(f"g-{round_}-a"), _opened(HEAD_A)).job_ids
+        [new] = jobs.record_delivery(db, _delivery(f"g-{round_}-b"), _opened(HEAD_B)).job_ids
+        claimed = _race(8, lambda i: jobs.claim(db, (old, new)[i % 2], timedelta(minutes=5)))
+        won = [j for j in claimed if j is not None]
+        assert len(won) == 1, [j.id for j in won]
+        for job_id in (old, new):
+            jobs.finish(db, job_id)
 
 
 def test_a_new_head_supersedes_the_pending_older_one(db: Database) -> None:
@@ -140,3 +199,36 @@ def test_an_empty_database_needs_migrating_unless_upgrades_are_allowed(tmp_path:
         fresh.check_schema(upgrade=False)
     fresh.check_schema(upgrade=True)
     assert fresh.current_revision() == fresh.head_revision()
+
+
+def test_an_exclusive_lock_is_held_by_one_holder_at_a_time(db: Database) -> None:
+    """Each call is its own holder (its own connection, or its own open file), as another process is."""
+    inside, most = 0, 0
+    guard = threading.Lock()
+
+    def hold(_: int) -> None:
+        nonlocal inside, most
+        with locks.exclusive(db, "check-run-writes:42"):
+            with guard:
+                inside += 1
+                most = max(most, inside)
+            time.sleep(0.05)
+            with guard:
+                inside -= 1
+
+    _race(4, hold)
+    assert most == 1
+
+
+def test_exclusive_locks_of_other_names_do_not_wait(db: Database) -> None:
+    entered = threading.Event()
+
+    def other() -> None:
+        with locks.exclusive(db, "check-run-writes:43"):
+            entered.set()
+
+    with locks.exclusive(db, "check-run-writes:42"):
+        thread = threading.Thread(target=other)
+        thread.start()
+        assert entered.wait(5), "another installation's writes were held up"
+    thread.join()

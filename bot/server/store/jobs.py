@@ -11,12 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
-from sqlalchemy import and_, exists, or_, select, update
+from sqlalchemy import and_, exists, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
 from bot.server.plan import Cancel, Evaluate, Intent, Plan, Refresh, head_key, pr_key
 from bot.server.store.db import Database, utcnow
+from bot.server.store.locks import serialize
 from bot.server.store.models import CheckRun, Delivery, Job, Lease
 
 PENDING, RUNNING, DONE, CANCELLED, FAILED = "pending", "running", "done", "cancelled", "failed"
@@ -93,6 +94,7 @@ def _evaluate(session: Session, intent: Evaluate, delivery: str | None) -> Job |
             key, pr = run.key, run.pr
         else:
             key = head_key(intent.repo, intent.head_sha)
+    serialize(session, key)  # two deliveries for one pull request never both see "no job yet"
     intent = replace(intent, key=key, pr=pr)
     pending = session.scalars(
         select(Job).where(
@@ -135,6 +137,7 @@ def _refresh(session: Session, intent: Refresh, delivery: str | None) -> Job | N
 
 
 def _cancel(session: Session, intent: Cancel, delivery: str | None) -> Job | None:
+    serialize(session, intent.key)
     now = utcnow()
     session.execute(
         update(Job)
@@ -179,7 +182,8 @@ def record_delivery(db: Database, delivery: DeliveryInfo, plan: Plan) -> Recorde
 
     Duplicates are settled by the delivery's primary key: the insert of a GUID already recorded
     (a redelivery, or the loser of two racing copies) fails the unique constraint, and the whole
-    transaction, jobs included, is rolled back and reported as a duplicate.
+    transaction, jobs included, is rolled back and reported as a duplicate. On PostgreSQL the
+    loser's insert waits for the winner's transaction to end, then fails; SQLite has one writer.
     """
     try:
         with db.session() as session:
@@ -202,7 +206,14 @@ def record_delivery(db: Database, delivery: DeliveryInfo, plan: Plan) -> Recorde
             session.flush()
             return Recorded(duplicate=False, job_ids=tuple(j.id for j in jobs))
     except IntegrityError:
+        if not has_delivery(db, delivery.guid):  # some other constraint: not a duplicate
+            raise
         return Recorded(duplicate=True)
+
+
+def has_delivery(db: Database, guid: str) -> bool:
+    with db.session() as session:
+        return session.get(Delivery, guid) is not None
 
 
 def record_intent(db: Database, intent: Intent) -> list[int]:
@@ -222,6 +233,10 @@ def claim(db: Database, job_id: int, lease: timedelta) -> Job | None:
         and_(other.key == Job.key, other.id != Job.id, other.state == RUNNING, other.lease_until >= now)
     )
     with db.session() as session:
+        key = session.scalar(select(Job.key).where(Job.id == job_id))
+        if key is None:
+            return None
+        serialize(session, key)  # two jobs of one key are never claimed at once
         claimed = session.execute(
             update(Job)
             .where(
@@ -329,6 +344,12 @@ def take_lease(db: Database, name: str, holder: str, seconds: float) -> bool:
         return False
 
 
+def pending_count(db: Database) -> int:
+    """Jobs waiting to run (due or not) or running."""
+    with db.session() as session:
+        return int(session.scalar(select(func.count()).where(Job.state.in_((PENDING, RUNNING)))) or 0)
+
+
 def pending_job(db: Database, job_id: int) -> Job | None:
     with db.session() as session:
         return session.get(Job, job_id)
@@ -346,8 +367,10 @@ __all__ = [
     "Recorded",
     "claim",
     "finish",
+    "has_delivery",
     "jobs_to_enqueue",
     "mark_enqueued",
+    "pending_count",
     "pending_job",
     "postpone",
     "pr_key",

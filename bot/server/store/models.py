@@ -110,3 +110,38 @@ class Lease(Base):
     name: Mapped[str] = mapped_column(String(100), primary_key=True)
     held_until: Mapped[datetime]
     holder: Mapped[str] = mapped_column(String(200))
+
+
+class Redelivery(Base):
+    """A failed delivery the App asked GitHub to send again (at most a few times per GUID)."""
+
+    __tablename__ = "redeliveries"
+
+    guid: Mapped[str] = mapped_column(String(64), primary_key=True)
+    delivery_id: Mapped[int] = mapped_column(BigInteger)  # the failed attempt redelivered last
+    event: Mapped[str] = mapped_column(String(64))
+    action: Mapped[str | None] = mapped_column(String(64))
+    requests: Mapped[int] = mapped_column(Integer)
+    requested_at: Mapped[datetime]
+    error: Mapped[str | None] = mapped_column(Text)  # why GitHub refused the last request
+
+
+class DeliveryScan(Base):
+    """The next pass over GitHub's delivery list may stop here: every delivery before was examined."""
+
+    __tablename__ = "delivery_scans"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    covered_to: Mapped[datetime]
+
+
+class Dispatch(Base):
+    """A `tests.dispatch` workflow the App started for a head (once per head)."""
+
+    __tablename__ = "dispatches"
+
+    repo: Mapped[str] = mapped_column(String(200), primary_key=True)
+    head_sha: Mapped[str] = mapped_column(String(64), primary_key=True)
+    workflow: Mapped[str] = mapped_column(String(200), primary_key=True)
+    requested_at: Mapped[datetime]
+    error: Mapped[str | None] = mapped_column(Text)

@@ -69,6 +69,11 @@ def latest_run(db: Database, repo: str, head_sha: str) -> CheckRun | None:
         return session.scalars(query).first()
 
 
+def get_run(db: Database, run_id: int) -> CheckRun | None:
+    with db.session() as session:
+        return session.get(CheckRun, run_id)
+
+
 def save_run(
     db: Database,
     *,
