@@ -99,6 +99,8 @@ def pull_spec(pull: PullRequest) -> dict[str, Any]:
         "author": pull.author,
         "labels": list(pull.labels),
         "changed_files": pull.changed_files,
+        "title": pull.title,
+        "body": pull.body,
     }
 
 
@@ -114,6 +116,8 @@ def pull_from_spec(spec: dict[str, Any]) -> PullRequest:
         author=spec.get("author"),
         labels=tuple(spec.get("labels") or ()),
         changed_files=spec.get("changed_files"),
+        title=spec.get("title"),
+        body=spec.get("body"),
     )
 
 

@@ -18,6 +18,18 @@ def _formatting(receipt: Receipt) -> str:
     return f" ({lines} formatting-only line(s))" if lines else ""
 
 
+def _report(receipt: Receipt) -> list[str]:
+    report = receipt.report
+    if report is None or not (report.unsaid or report.claims):
+        return []
+    lines = ["  report     the description does not say:"]
+    lines += [f"  - [{f.observed.importance.label}] {_clean(f.observed.summary)}" for f in report.unsaid]
+    lines += [
+        f"  - contradicted: {_clean(c.quote[:120])!r}, but {_clean(c.contradiction)}" for c in report.claims
+    ]
+    return lines
+
+
 def render_terminal(receipt: Receipt) -> str:
     v = receipt.verdict
     c = receipt.change
@@ -49,6 +61,7 @@ def render_terminal(receipt: Receipt) -> str:
     }
     lines.append(f"  policy     {_clean(m.path)} ({origin[m.source.value]})")
     lines.extend(f"  - {_clean(r)}" for r in v.reasons)
+    lines.extend(_report(receipt))
     found = [*receipt.scope, *receipt.locality_violations]
     if found:
         lines.append("")
