@@ -246,3 +246,15 @@ def test_requests_per_event_grow_only_with_the_changed_files(github_app: AppWorl
         first = python_beside if files == 1 else 0
         assert len(per_event) <= 6 + files + first, calls
         assert sum("/git/blobs/" in c for c in per_event) <= files + first
+
+
+def test_closing_a_pull_request_ends_its_waiting_run(github_app: AppWorld, host: AppHost) -> None:
+    _manifest(github_app, "version: 1\npaths:\n  allow: ['src/**']\ntests:\n  checks: [test]\n")
+    host.serve()
+    head = github_app.pull.head_sha
+    github_app.send_pull_request("opened")
+    wait_until(lambda: github_app.fake.runs_for(head, "receipt"), what="the receipt run waiting for `test`")
+    github_app.pull.state = "closed"
+    github_app.send_pull_request("closed")
+    [run] = _completed(github_app, head)
+    assert run["conclusion"] == "cancelled" and "closed" in run["output"]["summary"]
