@@ -44,5 +44,11 @@ def gather_local(settings: Settings, event: PullRequestEvent, environ: Mapping[s
         reference_at_base=settings.reference,
         environment=test_environment(environ),
     )
-    request = request_of(options, repo=event.repo.full_name, pr=pull.number, pull_request=pull.facts)
+    request = request_of(
+        options,
+        repo=event.repo.full_name,
+        pr=pull.number,
+        pull_request=pull.facts,
+        description=pull.description,
+    )
     return inputs_at(git, revisions, options, request)

@@ -3,7 +3,8 @@
 The artifact came out of a job that ran the pull request's code, so it can be forged whole and
 still be self-consistent: its digest is tamper evidence, not authentication. `publish` therefore
 takes only the test results (semantic) and the side effects of the test run from it, labelled as
-reported by that run, and recomputes scope, locality and excess from GitHub itself. It refuses an
+reported by that run, and recomputes scope, locality, excess and the `references` check from
+GitHub itself. It refuses an
 artifact whose digest does not verify or that describes another commit or repository.
 """
 
@@ -15,6 +16,7 @@ from typing import Any
 
 from action.event import WorkflowRunEvent
 from bot.engine import (
+    REFERENCES_CHECK,
     SCHEMA,
     CheckConclusion,
     CheckResult,
@@ -130,6 +132,8 @@ def _checks(body: dict[str, Any]) -> tuple[CheckResult, ...]:
     for item in raw:
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
             raise Refusal("a check in the receipt has no name")
+        if item["name"] == REFERENCES_CHECK:
+            continue  # receipt's own check: publish recomputes it from GitHub, never takes it
         try:
             conclusion = CheckConclusion(str(item.get("conclusion")))
         except ValueError:

@@ -83,6 +83,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--head", default="HEAD", help="head revision (default: HEAD)")
     check.add_argument("--manifest", type=Path, help="policy file to use instead of the base's")
     check.add_argument("--reference", type=Path, help="reference (gold) patch for excess")
+    check.add_argument(
+        "--description", type=Path, help="the change's description for the report (default: head's message)"
+    )
     tests = check.add_mutually_exclusive_group()
     tests.add_argument("--test-command", help="shell command run in a sandboxed copy of the head")
     tests.add_argument("--no-tests", action="store_true", help="do not run any tests")
@@ -184,6 +187,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
             test_command=args.test_command,
             no_tests=args.no_tests,
             reference=args.reference,
+            description=args.description,
         )
     )
     body = receipt.as_json()

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bot.engine import REFERENCES_CHECK, CheckResult
 from bot.engine.receipt import Receipt
 from bot.local.check import CheckOptions, run_check
 
@@ -90,3 +91,8 @@ def check(
 
 def rules(receipt: Receipt) -> list[tuple[str, str | None]]:
     return [(v.rule.value, v.path) for v in (*receipt.scope, *receipt.locality_violations)]
+
+
+def evidence_checks(receipt: Receipt) -> tuple[CheckResult, ...]:
+    """The test results of a receipt, without receipt's own `references` check."""
+    return tuple(c for c in receipt.checks if c.name != REFERENCES_CHECK)

@@ -122,8 +122,9 @@ def test_hard_coded_answer_fails_semantic(project: GitRepo, tmp_path: Path) -> N
     project.commit("make test_mean pass")
     code, body = _receipt(project, tmp_path)
     assert (code, _fields(body)) == (1, ("failure", "fail", True, True))
-    (check,) = body["semantic"]["checks"]
+    (check, references) = body["semantic"]["checks"]
     assert check["conclusion"] == "failure" and "test_mean" in check["details"]
+    assert (references["name"], references["conclusion"]) == ("references", "success")
 
 
 def test_edited_test_and_touched_lockfile_fail_scope(project: GitRepo, tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from bot.engine.semantic import CheckConclusion
 from bot.local import sandbox
 from bot.local.git import Git
 from bot.local.inspect import inspect_receipt
-from tests.gitrepo import GitRepo, check, rules
+from tests.gitrepo import GitRepo, check, evidence_checks, rules
 
 PY = shlex.quote(sys.executable)
 PYTEST = f"{PY} -m pytest -q -p no:randomly --junitxml=reports/junit.xml tests"
@@ -188,7 +188,7 @@ def test_in_a_session_only_a_child_holding_stdout_is_an_error_not_a_wait(
         if pid_file.exists():
             os.kill(int(pid_file.read_text()), signal.SIGKILL)  # it escaped the session, as documented
     assert time.monotonic() - started < 10
-    (result,) = receipt.checks
+    (result,) = evidence_checks(receipt)
     assert result.conclusion is CheckConclusion.ERROR
     assert "outlived it and could not be stopped" in result.details
     assert receipt.verdict.conclusion.value == "failure"
@@ -232,7 +232,7 @@ def test_a_conftest_that_skips_every_test_fails_on_its_report(repo: GitRepo) -> 
     )
     pr = _pull_request(repo, _policy(report="reports/junit.xml"), {"conftest.py": conftest})
     receipt = check(pr, test_command=PYTEST)
-    (result,) = receipt.checks
+    (result,) = evidence_checks(receipt)
     assert result.conclusion is CheckConclusion.FAILURE
     assert result.details.splitlines()[0].endswith("but the report counts no executed test")
     assert "tests: 0 executed, 3 skipped" in result.details
@@ -244,13 +244,13 @@ def test_compare_base_catches_newly_skipped_and_dropped_tests(repo: GitRepo) -> 
     pr = _pull_request(
         repo, _policy(report="reports/junit.xml", compare_base=True), {"tests/test_calc.py": skipping}
     )
-    (result,) = check(pr, test_command=PYTEST).checks
+    (result,) = evidence_checks(check(pr, test_command=PYTEST))
     assert result.conclusion is CheckConclusion.FAILURE
     assert "skipped now, ran on the base: tests.test_calc::test_two" in result.details
     assert "base: 3 executed, 0 skipped" in result.details
     pr.write("tests/test_calc.py", fewer)
     pr.commit("drop a test")
-    (result,) = check(pr, test_command=PYTEST).checks
+    (result,) = evidence_checks(check(pr, test_command=PYTEST))
     assert result.conclusion is CheckConclusion.FAILURE
     assert "2 executed tests, the base commit's run executed 3" in result.details
 
@@ -259,7 +259,7 @@ def test_exit_0_from_an_import_is_an_error_with_a_report(repo: GitRepo) -> None:
     conftest = "import os\nos._exit(0)\n"
     pr = _pull_request(repo, _policy(report="reports/junit.xml"), {"conftest.py": conftest})
     receipt = check(pr, test_command=PYTEST)
-    (result,) = receipt.checks
+    (result,) = evidence_checks(receipt)
     assert result.conclusion is CheckConclusion.ERROR
     assert "the report reports/junit.xml was not written" in result.details
     assert receipt.semantic.value == "error" and receipt.verdict.conclusion.value == "failure"
@@ -282,12 +282,12 @@ def test_exit_0_from_an_import_without_a_report_says_what_the_evidence_was(repo:
 def test_a_committed_or_forged_report_is_not_evidence(repo: GitRepo) -> None:
     forged = '<testsuite><testcase classname="t" name="ok"/></testsuite>'
     pr = _pull_request(repo, _policy(report="reports/junit.xml"), {"reports/junit.xml": forged})
-    (result,) = check(pr, test_command="true").checks
+    (result,) = evidence_checks(check(pr, test_command="true"))
     assert result.conclusion is CheckConclusion.ERROR and "is in the commit" in result.details
     old = f"import os\nos.makedirs('out')\nopen('out/r.xml', 'w').write({forged!r})\nos.utime('out/r.xml', (0, 0))\n"
     pr2 = GitRepo.create(repo.root.parent / "second")
     _pull_request(pr2, _policy(report="out/r.xml"), {"old.py": old})
-    (result,) = check(pr2, test_command=f"{PY} old.py").checks
+    (result,) = evidence_checks(check(pr2, test_command=f"{PY} old.py"))
     assert result.conclusion is CheckConclusion.ERROR and "older than the run" in result.details
 
 
@@ -298,7 +298,7 @@ def test_a_hostile_report_is_a_clear_error(repo: GitRepo) -> None:
     )
     writer = f"import os\nos.makedirs('reports')\nopen('reports/junit.xml', 'w').write({laughs!r})\n"
     pr = _pull_request(repo, _policy(report="reports/junit.xml"), {"w.py": writer})
-    (result,) = check(pr, test_command=f"{PY} w.py").checks
+    (result,) = evidence_checks(check(pr, test_command=f"{PY} w.py"))
     assert result.conclusion is CheckConclusion.ERROR
     assert "refused at line 1: a DOCTYPE" in result.details
 

@@ -30,6 +30,9 @@ _EXPORTS = {
         "PatchApplyError", "Reference", "ReferencePatchError", "base_path", "measurable", "parse_reference",
     ),
     "bot.engine.content.patternset": ("PatternSetGaveUp",),
+    "bot.engine.references.analysis": ("PythonTree",),
+    "bot.engine.references": ("REFERENCES_CHECK",),
+    "bot.engine.report.description": ("Description", "DescriptionSource"),
     "bot.engine.receipt": (
         "EXIT_CODES", "SCHEMA", "Conclusion", "Receipt", "Subject", "digest_of", "render_json",
     ),
@@ -53,6 +56,7 @@ __all__ = [
     "EXIT_CODES",
     "MANIFEST_PATH",
     "MAX_DIFF_BYTES",
+    "REFERENCES_CHECK",
     "SCHEMA",
     "SUMMARY_LIMIT",
     "Annotation",
@@ -60,6 +64,8 @@ __all__ = [
     "CheckConclusion",
     "CheckResult",
     "Conclusion",
+    "Description",
+    "DescriptionSource",
     "Diff",
     "DiffParseError",
     "Entry",
@@ -77,6 +83,7 @@ __all__ = [
     "PatchApplyError",
     "PatternSetGaveUp",
     "PullRequestFacts",
+    "PythonTree",
     "QuotedPathError",
     "Receipt",
     "ReceiptError",
@@ -181,6 +188,8 @@ if TYPE_CHECKING:
         parse_reference,
     )
     from bot.engine.receipt import EXIT_CODES, SCHEMA, Conclusion, Receipt, Subject, digest_of, render_json
+    from bot.engine.references import REFERENCES_CHECK
+    from bot.engine.references.analysis import PythonTree
     from bot.engine.render.annotations import (
         Annotation,
         Level,
@@ -190,6 +199,7 @@ if TYPE_CHECKING:
     from bot.engine.render.escape import md_code, md_text
     from bot.engine.render.markdown import SUMMARY_LIMIT, render_markdown
     from bot.engine.render.terminal import one_line, render_terminal
+    from bot.engine.report.description import Description, DescriptionSource
     from bot.engine.scope import explain
     from bot.engine.semantic import (
         CheckConclusion,

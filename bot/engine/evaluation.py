@@ -22,7 +22,13 @@ from bot.engine.manifest import (
 )
 from bot.engine.patching import Reference
 from bot.engine.patterns import MatchWork
-from bot.engine.receipt import ChangeSummary, DryRun, ManifestInfo, Receipt, Subject, Verdict
+from bot.engine.receipt import ChangeSummary, Conclusion, DryRun, ManifestInfo, Receipt, Subject, Verdict
+from bot.engine.references.analysis import PythonTree, analyze
+from bot.engine.references.policy import deciding_checks, for_policy, semantic_with, verdict_note
+from bot.engine.references.result import ReferencesResult
+from bot.engine.report.description import Description
+from bot.engine.report.facts import ReceiptFacts, failed_test_names, protected_paths
+from bot.engine.report.report import Report, build_report
 from bot.engine.rules import content_violations
 from bot.engine.scope import path_violations
 from bot.engine.semantic import TestEvidence, side_effect_violations, status_of
@@ -42,6 +48,8 @@ class Inputs:
     pull_request: PullRequestFacts = field(default_factory=PullRequestFacts)
     proposed_manifest: bytes | None = None
     reference: Reference | None = None  # the gold patch excess is measured against, with its base texts
+    python: PythonTree | None = None  # the head tree's Python modules, for `references` (None: not read)
+    description: Description | None = None  # the pull request's title and body, for `report`
 
 
 def manifest_paths(loaded: LoadedManifest) -> tuple[str, ...]:
@@ -58,8 +66,11 @@ def evaluate(inputs: Inputs) -> Receipt:
     paths = manifest_paths(inputs.manifest)
     changed = _changes_manifest(inputs.change, paths)
     measured = measure_excess(inputs.change, inputs.reference)  # once: policy-free, and the costly part
-    receipt = _judge(inputs, inputs.manifest.manifest, paths, measured)
-    dry_run = _dry_run(inputs, paths, measured) if changed else None
+    analyzed = analyze(inputs.change, inputs.python) if inputs.python is not None else None
+    receipt = _reported(
+        inputs, inputs.manifest.manifest, _judge(inputs, inputs.manifest.manifest, paths, measured, analyzed)
+    )
+    dry_run = _dry_run(inputs, paths, measured, analyzed) if changed else None
     info = ManifestInfo(
         path=display_path(inputs.manifest.path),
         source=inputs.manifest.source,
@@ -81,7 +92,13 @@ def _check_glob_work(diff: Diff, manifest: Manifest) -> None:
     MatchWork("the policy's path patterns against this change's paths").charge(program, path_bytes)
 
 
-def _judge(inputs: Inputs, manifest: Manifest, paths: tuple[str, ...], measured: ExcessResult) -> Receipt:
+def _judge(
+    inputs: Inputs,
+    manifest: Manifest,
+    paths: tuple[str, ...],
+    measured: ExcessResult,
+    analyzed: ReferencesResult | None,
+) -> Receipt:
     change = inputs.change
     _check_glob_work(change.diff, manifest)
     scope_found: list[Violation] = [
@@ -92,8 +109,9 @@ def _judge(inputs: Inputs, manifest: Manifest, paths: tuple[str, ...], measured:
     scope = sort_violations(scope_found)
     locality = evaluate_locality(change.diff, manifest)
     locality_violations = sort_violations(list(locality.violations))
+    references = for_policy(manifest, analyzed, gathered=inputs.python is not None)
     checks = inputs.tests.checks
-    semantic = status_of(checks)
+    semantic = semantic_with(status_of(checks), references)
     excess = judge_excess(measured, manifest.excess)
     verdict = decide(
         manifest=manifest,
@@ -101,11 +119,14 @@ def _judge(inputs: Inputs, manifest: Manifest, paths: tuple[str, ...], measured:
         scope=scope,
         locality=locality_violations,
         semantic=semantic,
-        checks=checks,
+        checks=deciding_checks(checks, references),
         not_run_reason=inputs.tests.not_run_reason,
         excess=excess,
         notes=inputs.tests.notes,
     )
+    note = verdict_note(references)
+    if note is not None and verdict.conclusion is not Conclusion.SKIPPED:
+        verdict = replace(verdict, reasons=(*verdict.reasons, note))
     diff = change.diff
     return Receipt(
         subject=inputs.subject,
@@ -124,17 +145,47 @@ def _judge(inputs: Inputs, manifest: Manifest, paths: tuple[str, ...], measured:
             digest=change.digest,
         ),
         semantic=semantic,
-        checks=checks,
+        checks=(*checks, references.check) if references is not None else checks,
         scope=scope,
         locality=locality,
         locality_violations=locality_violations,
         excess=excess,
         verdict=verdict,
         reported_by=inputs.tests.reported_by,
+        references=references,
     )
 
 
-def _dry_run(inputs: Inputs, paths: tuple[str, ...], measured: ExcessResult) -> DryRun:
+def _required(verdict: Verdict, report: Report) -> Verdict:
+    """`report.require`: a required fact the description leaves unsaid (or denies) fails the receipt."""
+    missing = [f.kind.value for f in report.missing_required]
+    if not missing or verdict.conclusion is Conclusion.SKIPPED:
+        return verdict
+    reason = f"report failed: the description does not say {', '.join(missing)} (report.require)"
+    return Verdict(Conclusion.FAILURE, (*verdict.reasons, reason))
+
+
+def _reported(inputs: Inputs, manifest: Manifest, receipt: Receipt) -> Receipt:
+    """The receipt with its report: the change's facts, and what the description says of them."""
+    refs = receipt.references
+    facts = ReceiptFacts(
+        diff=inputs.change.diff,
+        protected=protected_paths((v.rule, v.path) for v in receipt.scope if v.path is not None),
+        tests_ran=bool(inputs.tests.checks),
+        failed_tests=failed_test_names((c.name, c.conclusion) for c in inputs.tests.checks),
+        not_run_reason=inputs.tests.not_run_reason,
+        references=tuple((f.path, f.target) for f in refs.findings) if refs is not None else (),
+        excess_alarm=receipt.excess.alarm_reasons,
+    )
+    report = build_report(
+        facts, inputs.change.diff, receipt.change.logical_lines, inputs.description, manifest
+    )
+    return replace(receipt, report=report, verdict=_required(receipt.verdict, report))
+
+
+def _dry_run(
+    inputs: Inputs, paths: tuple[str, ...], measured: ExcessResult, analyzed: ReferencesResult | None
+) -> DryRun:
     """Judge the same change by the pull request's proposed manifest (or the default, if deleted).
 
     The pull request wrote that manifest: whatever it holds, the dry run reports it (invalid, or too
@@ -145,9 +196,10 @@ def _dry_run(inputs: Inputs, paths: tuple[str, ...], measured: ExcessResult) -> 
         errors = tuple(i.render(exc.file) for i in exc.issues)
         return DryRun(valid=False, errors=errors, too_expensive=exc.too_expensive)
     try:
-        receipt = _judge(replace(inputs, manifest=proposed), proposed.manifest, paths, measured)
+        judged = _judge(replace(inputs, manifest=proposed), proposed.manifest, paths, measured, analyzed)
     except ReceiptError as exc:  # a limit this policy reaches on this change (bounds.py)
         return DryRun(valid=True, errors=(exc.problem,), too_expensive=True)
+    receipt = _reported(inputs, proposed.manifest, judged)
     others = tuple(v for v in receipt.scope if v.rule is not RuleId.MANIFEST_CHANGE)
     verdict: Verdict = decide(
         manifest=proposed.manifest,
@@ -155,9 +207,10 @@ def _dry_run(inputs: Inputs, paths: tuple[str, ...], measured: ExcessResult) -> 
         scope=others,
         locality=receipt.locality_violations,
         semantic=receipt.semantic,
-        checks=receipt.checks,
+        checks=deciding_checks(inputs.tests.checks, receipt.references),
         not_run_reason=inputs.tests.not_run_reason,
         excess=receipt.excess,
         notes=inputs.tests.notes,
     )
-    return DryRun(valid=True, verdict=verdict)
+    assert receipt.report is not None
+    return DryRun(valid=True, verdict=_required(verdict, receipt.report))

@@ -13,7 +13,9 @@ from bot.engine.errors import ReceiptError
 from bot.engine.globs import GlobError
 from bot.engine.groups import GROUP_NAMES, MANIFEST_PATH
 from bot.engine.patterns import TOO_EXPENSIVE, OverLimit, PatternStore, hunk_form
+from bot.engine.references import REFERENCES_CHECK
 from bot.engine.regex import PatternTooLarge, RegexError, problem_with_hint
+from bot.engine.report.kinds import FACT_KINDS
 from bot.engine.schema import (
     Boolean,
     Choice,
@@ -147,6 +149,12 @@ class TestsPolicy:
     compare_base: bool = False
     environment: tuple[str, ...] = ()  # variables passed through besides the fixed list
     dispatch: str | None = None  # a workflow file the App starts with workflow_dispatch for a head
+    references: bool | None = None  # None: on where the repository has Python
+
+
+@dataclass(frozen=True, slots=True)
+class ReportPolicy:
+    require: tuple[str, ...] = ()  # fact kinds the description must mention
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +175,7 @@ class Manifest:
     content: ContentPolicy = field(default_factory=ContentPolicy)
     tests: TestsPolicy = field(default_factory=TestsPolicy)
     excess: ExcessPolicy = field(default_factory=ExcessPolicy)
+    report: ReportPolicy = field(default_factory=ReportPolicy)
     # Its globs and regexes, compiled once when it was read; rules compile the others they need here.
     patterns: PatternStore = field(default_factory=PatternStore, compare=False, repr=False)
 
@@ -199,6 +208,12 @@ def _login_problem(glob: str, walk: Walk) -> str | None:
 def _budget_has_limit(value: dict[str, Any]) -> str | None:
     if not {"files", "hunks", "logical_lines"} & value.keys():
         return "a per-path budget needs at least one of files, hunks, logical_lines"
+    return None
+
+
+def _not_reserved(name: str, walk: Walk) -> str | None:
+    if name == REFERENCES_CHECK:
+        return f"{name!r} is the name of receipt's own check inside semantic; rename the check run"
     return None
 
 
@@ -404,7 +419,7 @@ SPEC = Mapping_(
                     ),
                     "checks": Field(
                         ListOf(
-                            String(),
+                            String(refine_with=_not_reserved),
                             unique=True,
                             description=(
                                 "Check-run names the App waits for; 'workflow:NAME' matches a workflow run."
@@ -455,6 +470,13 @@ SPEC = Mapping_(
                             "repository (never a fork's); it needs the Actions: write permission.",
                         )
                     ),
+                    "references": Field(
+                        Boolean(
+                            description="Follow the Python call sites a change breaks (removed names, "
+                            "calls that no longer fit) through the head tree; a broken one fails "
+                            "semantic. Default: on where the repository has Python."
+                        )
+                    ),
                 },
                 check_whole=_report_needed,
             )
@@ -467,6 +489,22 @@ SPEC = Mapping_(
                     "max_excess": Field(Number(minimum=-1, maximum=1)),
                     "max_added_complexity": Field(Integer(minimum=0)),
                     "on_alarm": Field(Choice(values=tuple(a.value for a in AlarmConclusion))),
+                },
+            )
+        ),
+        "report": Field(
+            Mapping_(
+                description="What the pull request's description must say. Omitted: the report is "
+                "informational.",
+                fields={
+                    "require": Field(
+                        ListOf(
+                            Choice(values=FACT_KINDS),
+                            unique=True,
+                            description="Fact kinds the description must mention when the change has "
+                            "them; one left unsaid (or denied) fails the receipt.",
+                        )
+                    ),
                 },
             )
         ),
@@ -617,6 +655,7 @@ def _build(raw: dict[str, Any]) -> Manifest:
             compare_base=tests.get("compare_base", False),
             environment=tuple(tests.get("environment", [])),
             dispatch=tests.get("dispatch"),
+            references=tests.get("references"),
         ),
         excess=ExcessPolicy(
             max_distance=excess.get("max_distance"),
@@ -624,6 +663,7 @@ def _build(raw: dict[str, Any]) -> Manifest:
             max_added_complexity=excess.get("max_added_complexity"),
             on_alarm=AlarmConclusion(excess.get("on_alarm", AlarmConclusion.NEUTRAL)),
         ),
+        report=ReportPolicy(require=tuple(raw.get("report", {}).get("require", []))),
     )
 
 

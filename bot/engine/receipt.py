@@ -13,6 +13,8 @@ from bot.engine.findings import Violation
 from bot.engine.gitpath import display_path
 from bot.engine.locality import LocalityResult
 from bot.engine.manifest import ManifestSource
+from bot.engine.references.result import ReferencesResult
+from bot.engine.report.report import Report
 from bot.engine.semantic import CheckResult, ReportedBy, SemanticStatus
 
 SCHEMA = "receipt/1"
@@ -93,6 +95,8 @@ class Receipt:
     excess: ExcessResult
     verdict: Verdict
     reported_by: ReportedBy | None = None
+    references: ReferencesResult | None = None  # also the last of `checks`, with its findings
+    report: Report | None = None
 
     @property
     def scope_pass(self) -> bool:
@@ -108,12 +112,16 @@ class Receipt:
         body["digest"] = digest_of(body)
         return body
 
+    def _check_json(self, check: CheckResult) -> dict[str, Any]:
+        out = {"name": check.name, "conclusion": check.conclusion.value, "details": check.details}
+        if self.references is not None and check == self.references.check:  # receipt's own, with findings
+            out |= self.references.as_json()
+        return out
+
     def _semantic_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "status": self.semantic.value,
-            "checks": [
-                {"name": k.name, "conclusion": k.conclusion.value, "details": k.details} for k in self.checks
-            ],
+            "checks": [self._check_json(k) for k in self.checks],
         }
         if self.reported_by is not None:  # an extension: present only when someone else ran the tests
             out["reported_by"] = _reported_by_json(self.reported_by)
@@ -181,6 +189,7 @@ class Receipt:
                 "alarm": x.alarm,
             },
             "verdict": {"conclusion": self.verdict.conclusion.value, "reasons": list(self.verdict.reasons)},
+            "report": self.report.as_json() if self.report is not None else None,
         }
 
 

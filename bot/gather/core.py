@@ -12,6 +12,7 @@ from types import MappingProxyType
 from bot.engine import (
     MANIFEST_PATH,
     Change,
+    Description,
     Diff,
     Entry,
     FileKey,
@@ -21,6 +22,7 @@ from bot.engine import (
     ManifestSource,
     PatchApplyError,
     PullRequestFacts,
+    PythonTree,
     ReceiptError,
     Reference,
     ReferencePatchError,
@@ -42,6 +44,7 @@ from bot.engine import (
 from bot.gather.source import Source
 
 MAX_TEXT_BYTES = 2 << 20
+_REGULAR = ("100644", "100755")
 _BINARY_PROBE = 8000  # git's rule: a NUL byte in the first 8000 bytes makes a file binary
 NOT_RUN_YET = TestEvidence(not_run_reason="the tests have not run yet")
 
@@ -76,6 +79,7 @@ class Request:
     repo: str | None = None
     pr: int | None = None
     pull_request: PullRequestFacts = field(default_factory=PullRequestFacts)
+    description: Description | None = None
 
 
 def decode_text(data: bytes | None) -> str | None:
@@ -182,6 +186,34 @@ def load_reference(
     return reference
 
 
+def python_tree(source: Source, change: Change, loaded: LoadedManifest, head: str) -> PythonTree | None:
+    """The head tree's Python modules for `references`, read within the source's budget.
+
+    None when the policy turns the check off. The texts of the files the change touches are in the
+    change already; over the budget, nothing more is read and the tree says why.
+    """
+    if loaded.manifest.tests.references is False:
+        return None
+    listing = source.listing(head)
+    if listing is None:
+        return PythonTree(incomplete=f"{source.budget.where} cannot list the whole head tree")
+    known = {f.new_path for f in change.diff.files}
+    wanted = {
+        path: listed
+        for path, listed in listing.items()
+        if path.endswith(".py") and listed.entry.mode in _REGULAR and path not in known
+    }
+    size, budget = sum(w.size for w in wanted.values()), source.budget
+    if len(wanted) > budget.files or size > budget.bytes:
+        return PythonTree(
+            incomplete=f"the repository is too large to follow: {len(wanted):,} Python files "
+            f"({size / (1 << 20):.1f} MiB) beside the change, and {budget.where} reads at most "
+            f"{budget.files:,} files ({budget.bytes >> 20} MiB)"
+        )
+    blobs = source.blobs({w.entry.sha for w in wanted.values()}, max_size=MAX_TEXT_BYTES)
+    return PythonTree(texts={path: decode_text(blobs.get(w.entry.sha)) for path, w in wanted.items()})
+
+
 def gather(
     source: Source,
     revisions: Revisions,
@@ -211,4 +243,6 @@ def gather(
         pull_request=request.pull_request,
         proposed_manifest=proposed_manifest(source, change, loaded, revisions.head),
         reference=load_reference(source, change, revisions, request),
+        python=python_tree(source, change, loaded, revisions.head),
+        description=request.description,
     )

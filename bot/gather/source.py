@@ -1,4 +1,5 @@
-"""What a gatherer needs from where the commits live: tree entries, blobs and files at a commit.
+"""What a gatherer needs from where the commits live: tree entries, blobs, files and the listing
+of a commit, and how much of a whole tree it may read.
 
 Two sources implement it: local git (`bot/local/source.py`) and the GitHub API
 (`bot/github/source.py`). Everything else about gathering is shared (`bot/gather/core.py`).
@@ -7,12 +8,34 @@ Two sources implement it: local git (`bot/local/source.py`) and the GitHub API
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from typing import Protocol
 
 from bot.engine import Entry
 
 
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """A file of a tree: its entry and its size in bytes."""
+
+    entry: Entry
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReadBudget:
+    """The most a source reads to follow references through a whole tree: files and bytes."""
+
+    files: int
+    bytes: int
+    where: str  # how the source is named in the message when a tree is over it
+
+
 class Source(Protocol):
+    @property
+    def budget(self) -> ReadBudget:
+        """How much of a whole tree this source reads to follow references."""
+
     def entries(self, commit: str, paths: Collection[str]) -> Mapping[str, Entry]:
         """The entries of `paths` in `commit`'s tree; a path that is not there is left out."""
 
@@ -21,3 +44,6 @@ class Source(Protocol):
 
     def read_file(self, commit: str, path: str) -> bytes | None:
         """The file at `path` in `commit`, or None when there is no file there."""
+
+    def listing(self, commit: str) -> Mapping[str, Listed] | None:
+        """Every file (blob) of `commit`'s tree by path; None when the source cannot list it whole."""

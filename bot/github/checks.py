@@ -12,7 +12,7 @@ from bot.engine import Conclusion
 from bot.github.errors import UnexpectedResponse, translated
 from bot.github.repo import RepoRef
 
-CHECK_NAME = "receipt"
+REFERENCES_CHECK = "receipt"
 ANNOTATIONS_PER_REQUEST = 50
 MAX_ANNOTATIONS = 1000
 OUTPUT_TEXT_LIMIT = 65_535
@@ -32,7 +32,7 @@ class CheckRunRequest:
     summary: str
     text: str = ""
     annotations: Sequence[Annotation] = field(default_factory=tuple)
-    name: str = CHECK_NAME
+    name: str = REFERENCES_CHECK
     details_url: str | None = None
     external_id: str | None = None
     actions: Sequence[Mapping[str, str]] = field(

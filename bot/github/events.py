@@ -46,6 +46,7 @@ class PullRequestEvent:
     pull: PullRequest
     installation_id: int | None = None
     base_changed: bool = False  # `edited` with a new base branch
+    description_changed: bool = False  # `edited` title or body: the report reads them
 
     @property
     def is_target(self) -> bool:
@@ -207,6 +208,7 @@ def _pull_request_event(name: str, payload: Any) -> PullRequestEvent:
         pull,
         _installation(payload),
         base_changed=isinstance(changes, dict) and "base" in changes,
+        description_changed=isinstance(changes, dict) and bool({"title", "body"} & changes.keys()),
     )
 
 

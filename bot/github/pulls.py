@@ -7,7 +7,7 @@ from typing import Any
 
 from githubkit import GitHub
 
-from bot.engine import PullRequestFacts
+from bot.engine import Description, PullRequestFacts
 from bot.github.errors import UnexpectedResponse, translated
 from bot.github.repo import RepoRef
 
@@ -27,10 +27,20 @@ class PullRequest:
     author: str | None
     labels: tuple[str, ...]
     changed_files: int | None
+    title: str | None = None
+    body: str | None = None
 
     @property
     def facts(self) -> PullRequestFacts:
         return PullRequestFacts(author=self.author, labels=self.labels, head_branch=self.head_ref)
+
+    @property
+    def description(self) -> Description:
+        return Description.of_pull_request(self.title, self.body)
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def pull_from_json(data: Any) -> PullRequest:
@@ -50,6 +60,8 @@ def pull_from_json(data: Any) -> PullRequest:
             author=str(user["login"]) if isinstance(user, dict) else None,
             labels=tuple(str(label["name"]) for label in data.get("labels") or ()),
             changed_files=int(data["changed_files"]) if data.get("changed_files") is not None else None,
+            title=_text(data.get("title")),
+            body=_text(data.get("body")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise UnexpectedResponse(200, f"pull request without {exc}") from exc

@@ -42,5 +42,6 @@ def gather_pull(
         repo=repo.full_name,
         pr=pull.number,
         pull_request=pull.facts,
+        description=pull.description,
     )
     return gather(source, revisions, fetched.data, request, tests=tests)

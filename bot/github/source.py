@@ -13,11 +13,15 @@ from typing import Any
 from githubkit import GitHub
 
 from bot.engine import Entry
+from bot.gather.source import Listed, ReadBudget
 from bot.github.cache import ObjectCache
 from bot.github.contents import Tree, get_blob, get_tree, read_file
 from bot.github.repo import RepoRef
 
 _ENTRY_BYTES = 200  # what one tree entry costs the shared cache, roughly
+# One request per blob not in the shared cache: an installation has 5,000 an hour, a workflow's
+# GITHUB_TOKEN 1,000. A repository with more Python than this is "too large to follow".
+API_BUDGET = ReadBudget(files=600, bytes=12 << 20, where="the GitHub API source")
 
 
 @dataclass
@@ -25,6 +29,7 @@ class ApiSource:
     gh: GitHub[Any]
     repo: RepoRef
     shared: ObjectCache | None = None  # trees and blobs reused across jobs (the App's worker)
+    budget: ReadBudget = API_BUDGET
     _trees: dict[tuple[str, bool], Tree] = field(default_factory=dict)
     _sizes: dict[str, int] = field(default_factory=dict)
 
@@ -88,3 +93,15 @@ class ApiSource:
 
     def read_file(self, commit: str, path: str) -> bytes | None:
         return read_file(self.gh, self.repo, commit, path)
+
+    def listing(self, commit: str) -> Mapping[str, Listed] | None:
+        """The recursive tree the change's entries were read from; None when GitHub truncated it
+        (walking it a directory at a time would cost more requests than the budget allows)."""
+        tree = self.tree(commit)
+        if tree.truncated:
+            return None
+        return {
+            path: Listed(Entry(e.mode, e.sha), e.size or 0)
+            for path, e in tree.entries.items()
+            if e.type == "blob"
+        }

@@ -14,6 +14,8 @@ from pathlib import Path
 from bot.engine import (
     MANIFEST_PATH,
     MAX_DIFF_BYTES,
+    Description,
+    DescriptionSource,
     Inputs,
     LoadedManifest,
     PullRequestFacts,
@@ -41,6 +43,7 @@ class CheckOptions:
     no_tests_reason: str = "--no-tests was given"
     reference: Path | None = None
     reference_at_base: str | None = None  # a path read from the base commit, never the working tree
+    description: Path | None = None  # the change's description (default: the head commit's message)
     environment: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
 
 
@@ -72,8 +75,12 @@ def request_of(
     repo: str | None = None,
     pr: int | None = None,
     pull_request: PullRequestFacts | None = None,
+    description: Description | None = None,
 ) -> Request:
     manifest, reference = options.manifest_file, options.reference
+    if options.description is not None:
+        given = _read_given(options.description, f"--description {options.description}: cannot read")
+        description = Description(given.data.decode("utf-8", "replace"), DescriptionSource.FILE)
     return Request(
         manifest_path=options.manifest_path,
         manifest_file=_read_given(manifest, f"{manifest}: cannot read manifest") if manifest else None,
@@ -82,6 +89,7 @@ def request_of(
         repo=repo,
         pr=pr,
         pull_request=pull_request or PullRequestFacts(),
+        description=description,
     )
 
 
@@ -110,7 +118,10 @@ def inputs_at(git: Git, revisions: Revisions, options: CheckOptions, request: Re
 def local_inputs(options: CheckOptions) -> Inputs:
     git = Git.open(options.repo)
     revisions = resolve_revisions(git, options.base, options.head)
-    return inputs_at(git, revisions, options, request_of(options, repo=git.origin_repo()))
+    message = Description(git.commit_message(revisions.head), DescriptionSource.COMMIT_MESSAGE)
+    return inputs_at(
+        git, revisions, options, request_of(options, repo=git.origin_repo(), description=message)
+    )
 
 
 def run_check(options: CheckOptions) -> Receipt:

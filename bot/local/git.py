@@ -219,6 +219,10 @@ class Git:
                 )
         return b"".join(chunks)
 
+    def commit_message(self, rev: str) -> str:
+        """The full message of commit `rev`."""
+        return self.run("log", "-1", "--format=%B", "--end-of-options", rev, "--").decode("utf-8", "replace")
+
     def read_file(self, rev: str, path: str) -> bytes | None:
         """The file at `path` in commit `rev`, or None when it is not there."""
         spec = f"{rev}:{path}".encode("utf-8", "surrogateescape")
@@ -249,6 +253,18 @@ class Git:
             fields = meta.split()
             if tab and len(fields) == 3:
                 into[decode_bytes(name)] = (fields[0].decode("ascii"), fields[2].decode("ascii"))
+
+    def list_tree(self, rev: str) -> dict[str, tuple[str, str, int]]:
+        """`path -> (mode, sha, size)` of every file (blob) in commit `rev`'s tree."""
+        out = self.run("ls-tree", "-r", "-l", "-z", "--full-tree", "--end-of-options", rev)
+        found: dict[str, tuple[str, str, int]] = {}
+        for record in out.split(b"\0"):
+            meta, tab, name = record.partition(b"\t")
+            fields = meta.split()
+            if tab and len(fields) == 4 and fields[1] == b"blob":
+                mode, sha = fields[0].decode("ascii"), fields[2].decode("ascii")
+                found[decode_bytes(name)] = (mode, sha, int(fields[3]))
+        return found
 
     def read_blobs(self, shas: Iterable[str], *, max_size: int) -> dict[str, bytes]:
         """Contents of the given blobs in one git process; blobs above `max_size` are left out."""

@@ -6,12 +6,17 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from bot.engine import Entry
+from bot.gather.source import Listed, ReadBudget
 from bot.local.git import Git
+
+# Local objects cost no requests; the bound keeps memory and time in proportion on huge trees.
+LOCAL_BUDGET = ReadBudget(files=25_000, bytes=256 << 20, where="a local check")
 
 
 @dataclass(frozen=True)
 class LocalSource:
     git: Git
+    budget: ReadBudget = LOCAL_BUDGET
 
     def entries(self, commit: str, paths: Collection[str]) -> Mapping[str, Entry]:
         return {path: Entry(mode, sha) for path, (mode, sha) in self.git.ls_tree(commit, paths).items()}
@@ -21,3 +26,7 @@ class LocalSource:
 
     def read_file(self, commit: str, path: str) -> bytes | None:
         return self.git.read_file(commit, path)
+
+    def listing(self, commit: str) -> Mapping[str, Listed] | None:
+        listed = self.git.list_tree(commit)
+        return {path: Listed(Entry(mode, sha), size) for path, (mode, sha, size) in listed.items()}

@@ -99,6 +99,8 @@ def pull_spec(pull: PullRequest) -> dict[str, Any]:
         "author": pull.author,
         "labels": list(pull.labels),
         "changed_files": pull.changed_files,
+        "title": pull.title,
+        "body": pull.body,
     }
 
 
@@ -114,6 +116,8 @@ def pull_from_spec(spec: dict[str, Any]) -> PullRequest:
         author=spec.get("author"),
         labels=tuple(spec.get("labels") or ()),
         changed_files=spec.get("changed_files"),
+        title=spec.get("title"),
+        body=spec.get("body"),
     )
 
 
@@ -127,12 +131,10 @@ def _pull_request(event: PullRequestEvent) -> Plan:
         return _ignored("pull_request_target is the Action's event; the App acts on pull_request")
     key = pr_key(repo, pull.number)
     if event.action == "closed":
-        return Plan(
-            "queued",
-            "closed: pending work dropped",
-            (Cancel(repo, key, None, event.installation_id, "closed"),),
-        )
-    if event.action in EVALUATED_ACTIONS or (event.action == "edited" and event.base_changed):
+        cancel = Cancel(repo, key, pull.head_sha, event.installation_id, "the pull request was closed")
+        return Plan("queued", "closed: pending work dropped", (cancel,))
+    edited = event.action == "edited" and (event.base_changed or event.description_changed)
+    if event.action in EVALUATED_ACTIONS or edited:
         intent = Evaluate(
             repo,
             pull.head_sha,
@@ -141,7 +143,7 @@ def _pull_request(event: PullRequestEvent) -> Plan:
             key=key,
             pr=pull.number,
             spec={"pull": pull_spec(pull)},
-            supersede=event.action in NEW_HEAD_ACTIONS or event.action == "edited",
+            supersede=event.action in NEW_HEAD_ACTIONS or (edited and event.base_changed),
         )
         return Plan("queued", f"{event.action}: receipt for {pull.head_sha[:12]}", (intent,))
     return _ignored(f"pull_request.{event.action} does not change the receipt")

@@ -156,6 +156,23 @@ def _policy(body: Mapping[str, Any]) -> str:
     return f"<table id=policy>{''.join(lines)}</table>"
 
 
+def _report(body: Mapping[str, Any]) -> str:
+    """What the description does not say, most important first, and the claims the receipt
+    contradicts (`report` in the receipt JSON)."""
+    facts = [
+        f for f in _get(body, "report", "facts") or [] if isinstance(f, Mapping) and not f.get("mentioned")
+    ]
+    claims = [c for c in _get(body, "report", "claims") or [] if isinstance(c, Mapping)]
+    if not facts and not claims:
+        return "<p>The description mentions every important fact of the change.</p>"
+    items = [f"<li><b>{_text(f.get('importance'))}</b> {_text(f.get('summary'))}</li>" for f in facts]
+    items += [
+        f"<li><b>contradicted</b>: “{_text(c.get('quote'))}”, but {_text(c.get('contradiction'))}</li>"
+        for c in claims
+    ]
+    return f"<ul id=report>{''.join(items)}</ul>"
+
+
 def render_page(body: Mapping[str, Any], *, web_url: str | None) -> str:
     """The whole page, as one string of HTML."""
     verdict = _get(body, "verdict") or {}
@@ -176,6 +193,7 @@ def render_page(body: Mapping[str, Any], *, web_url: str | None) -> str:
         f'<div class="verdict {css_class}" id=verdict><b>{_text(conclusion)}</b><ul>{reason_items}</ul></div>'
         f"<h2>The four fields</h2>{_fields(body)}"
         f"<h2>Findings</h2>{_findings(body, web_url)}"
+        f"<h2>What the description does not say</h2>{_report(body)}"
         f"<h2>Size and budgets</h2>{_budgets(body)}"
         f"<h2>Tests</h2>{_checks(body)}"
         f"<h2>Policy</h2>{_policy(body)}"

@@ -219,7 +219,9 @@ def test_the_api_and_local_git_give_the_same_receipt(
     options = CheckOptions(repo=scenario.origin.root, base=pull.base_sha, head=head, no_tests=True)
     git = Git.open(scenario.origin.root)
     revisions = resolve_revisions(git, pull.base_sha, head)
-    request = request_of(options, repo=REPO, pr=pull.number, pull_request=pull.facts)
+    request = request_of(
+        options, repo=REPO, pr=pull.number, pull_request=pull.facts, description=pull.description
+    )
     local = evaluate(replace(inputs_at(git, revisions, options, request), tests=semantic.TestEvidence()))
     api_json, local_json = from_api.as_json(), local.as_json()
     assert sorted(api_json) == sorted(local_json)

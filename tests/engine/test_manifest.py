@@ -121,7 +121,7 @@ extra: 1
         "m.yml:10:24: excess.max_distance: must be at most 1, got 2",
         "m.yml:10:39: excess.max_excess: must be a finite number, got nan",
         "m.yml:11:1: extra: unknown key; expected one of: version, applies_to, paths, budgets, locality, "
-        "content, tests, excess",
+        "content, tests, excess, report",
     ]
 
 
@@ -246,7 +246,10 @@ def test_json_schema_describes_every_key() -> None:
         "content",
         "tests",
         "excess",
+        "report",
     }
+    assert props["tests"]["properties"]["references"]["type"] == "boolean"
+    assert "tests-edited" in props["report"]["properties"]["require"]["items"]["enum"]
     protect = props["paths"]["properties"]["protect"]["items"]
     assert [o["type"] for o in protect["anyOf"]] == ["string", "object"]
     assert props["excess"]["properties"]["max_distance"] == {"type": "number", "minimum": 0, "maximum": 1}

@@ -37,7 +37,7 @@ def test_summary_states_verdict_fields_and_findings(receipt: Receipt) -> None:
     text = render_markdown(receipt)
     assert text.startswith("## ❌ receipt: failure\n")
     assert "- scope failed: 1 violation \\(protected-path\\)" in text
-    assert "| semantic | ⏭️ skipped (tests not run) | — |" in text
+    assert "| semantic | ⏭️ skipped (tests not run) | references: success |" in text
     assert "| scope | ❌ 1 violation(s) | 1 finding(s) |" in text
     assert "files 2/1" in text and "| excess | distance 0.143 |" in text and "### Excess" in text
     assert "### Scope violations" in text and "**protected-path** `package-lock.json`" in text

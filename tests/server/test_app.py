@@ -6,7 +6,7 @@ import time
 
 import httpx
 
-from tests.fakegithub.harness import AppWorld, wait_until
+from tests.fakegithub.harness import BASE_FILES, AppWorld, wait_until
 from tests.server.appprocess import AppHost
 
 
@@ -236,10 +236,25 @@ def test_requests_per_event_grow_only_with_the_changed_files(github_app: AppWorl
         counts[files] = _app_requests(github_app)[before:]
     # One token for the whole run (cached), then per event: compare twice (merge-base, diff), the
     # base manifest, the two trees (the base's cached across events), a blob per changed side not
-    # seen before (content-addressed, cached), and the check-run create.
+    # seen before (content-addressed, cached), and the check-run create. `references` reads the
+    # base tree's other Python modules once (then cached): they are new to the first event only.
     tokens = [c for n in counts for c in counts[n] if c.startswith("POST /app/installations")]
     assert len(tokens) == 1
+    python_beside = sum(p.endswith(".py") for p in BASE_FILES)
     for files, calls in counts.items():
         per_event = [c for c in calls if not c.startswith("POST /app/installations")]
-        assert len(per_event) <= 6 + files, calls
-        assert sum("/git/blobs/" in c for c in per_event) <= files
+        first = python_beside if files == 1 else 0
+        assert len(per_event) <= 6 + files + first, calls
+        assert sum("/git/blobs/" in c for c in per_event) <= files + first
+
+
+def test_closing_a_pull_request_ends_its_waiting_run(github_app: AppWorld, host: AppHost) -> None:
+    _manifest(github_app, "version: 1\npaths:\n  allow: ['src/**']\ntests:\n  checks: [test]\n")
+    host.serve()
+    head = github_app.pull.head_sha
+    github_app.send_pull_request("opened")
+    wait_until(lambda: github_app.fake.runs_for(head, "receipt"), what="the receipt run waiting for `test`")
+    github_app.pull.state = "closed"
+    github_app.send_pull_request("closed")
+    [run] = _completed(github_app, head)
+    assert run["conclusion"] == "cancelled" and "closed" in run["output"]["summary"]

@@ -39,14 +39,22 @@ def test_an_edit_counts_only_when_the_base_changed() -> None:
     payload["action"] = "edited"
     assert plan(parse_event("pull_request", payload), app_id=APP_ID).intents == ()
     payload["changes"] = {"base": {"ref": {"from": "old"}}}
-    assert plan(parse_event("pull_request", payload), app_id=APP_ID).intents
+    [intent] = plan(parse_event("pull_request", payload), app_id=APP_ID).intents
+    assert isinstance(intent, Evaluate) and intent.supersede
+
+
+def test_an_edited_title_or_body_reevaluates_the_same_head_for_the_report() -> None:
+    payload = _payload("pull_request.opened.json")
+    payload.update(action="edited", changes={"body": {"from": "old text"}})
+    [intent] = plan(parse_event("pull_request", payload), app_id=APP_ID).intents
+    assert isinstance(intent, Evaluate) and not intent.supersede
 
 
 def test_closing_cancels_pending_work() -> None:
     payload = _payload("pull_request.opened.json")
     payload["action"] = "closed"
     [intent] = plan(parse_event("pull_request", payload), app_id=APP_ID).intents
-    assert isinstance(intent, Cancel)
+    assert isinstance(intent, Cancel) and intent.head_sha == payload["pull_request"]["head"]["sha"]
 
 
 def test_the_apps_own_check_runs_never_start_an_evaluation() -> None:

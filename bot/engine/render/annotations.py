@@ -12,6 +12,7 @@ from bot.engine.findings import Severity, Violation
 from bot.engine.gitpath import display_path
 from bot.engine.manifest import ManifestError
 from bot.engine.receipt import Receipt
+from bot.engine.references.result import BrokenReference
 
 
 class Level(StrEnum):
@@ -49,12 +50,19 @@ def _from_violation(v: Violation, path: str) -> Annotation:
     )
 
 
+def _from_reference(f: BrokenReference) -> Annotation:
+    title = f"receipt: references ({f.kind.value})"
+    return Annotation(f.path, f.line, f.line, Level.FAILURE, title, f.message, Severity.FAILURE)
+
+
 def receipt_annotations(receipt: Receipt) -> list[Annotation]:
     found = [
         _from_violation(v, v.path)
         for v in (*receipt.scope, *receipt.locality_violations)
         if v.path is not None
     ]
+    if receipt.references is not None:
+        found += [_from_reference(f) for f in receipt.references.findings]
     if not receipt.locality_violations or all(
         v.rule.value != "reformat" for v in receipt.locality_violations
     ):

@@ -15,6 +15,7 @@ from bot.engine.semantic import SemanticStatus
 
 SUMMARY_LIMIT = 65_535
 _URL = re.compile(r"https?://[A-Za-z0-9._~:/?#@!$&'*+,;=%-]+")
+_MAX_LISTED = 20  # broken call sites, unsaid facts and claims shown in the summary
 _ICONS = {
     Conclusion.SUCCESS: "✅", Conclusion.FAILURE: "❌", Conclusion.NEUTRAL: "⚠️",
     Conclusion.ACTION_REQUIRED: "⚠️", Conclusion.SKIPPED: "⏭️", Conclusion.PENDING: "⏳",
@@ -63,6 +64,34 @@ def _reported_lines(receipt: Receipt) -> list[str]:
         f"> **semantic** is as reported by {where}: the pull request's own code produced it. "
         "Scope, locality and excess were recomputed from GitHub by this run.",
     ]
+
+
+def _references_lines(receipt: Receipt) -> list[str]:
+    refs = receipt.references
+    if refs is None or not refs.findings:
+        return []
+    lines = ["", "### Broken call sites"]
+    lines += [f"- {md_code(f.path)} line {f.line}: {md_text(f.message)}" for f in refs.findings[:_MAX_LISTED]]
+    rest = len(refs.findings) - _MAX_LISTED + refs.left_out
+    if rest > 0:
+        lines.append(f"- … and {rest} more (the annotations and the receipt JSON list them)")
+    return lines
+
+
+def _report_lines(receipt: Receipt) -> list[str]:
+    report = receipt.report
+    if report is None or not (report.unsaid or report.claims):
+        return []
+    heading = "What the description does not say" if report.description is not None else "No description"
+    lines = ["", f"### {heading}"]
+    for fact in report.unsaid[:_MAX_LISTED]:
+        required = " (required by `report.require`)" if fact in report.missing_required else ""
+        lines.append(f"- **{fact.observed.importance.label}** {md_text(fact.observed.summary)}{required}")
+    lines += [
+        f"- **contradicted**: “{md_text(c.quote[:120])}”, but {md_text(c.contradiction)}"
+        for c in report.claims[:_MAX_LISTED]
+    ]
+    return lines
 
 
 def _excess_lines(receipt: Receipt) -> list[str]:
@@ -116,6 +145,8 @@ def render_markdown(receipt: Receipt, *, limit: int = SUMMARY_LIMIT) -> str:
         "",
         *_table(receipt),
         *_reported_lines(receipt),
+        *_references_lines(receipt),
+        *_report_lines(receipt),
         *_excess_lines(receipt),
     ]
     tail = [

@@ -38,6 +38,19 @@ def _dry_run(m: ManifestInfo) -> list[str]:
     return [f"  dry run    {head}", *(f"{_INDENT}- {one_line(item)}" for item in items)]
 
 
+def _report(receipt: Receipt) -> list[str]:
+    report = receipt.report
+    if report is None or not (report.unsaid or report.claims):
+        return []
+    lines = ["  report     the description does not say:"]
+    lines += [f"  - [{f.observed.importance.label}] {one_line(f.observed.summary)}" for f in report.unsaid]
+    lines += [
+        f"  - contradicted: {one_line(c.quote[:120])!r}, but {one_line(c.contradiction)}"
+        for c in report.claims
+    ]
+    return lines
+
+
 def render_terminal(receipt: Receipt) -> str:
     v = receipt.verdict
     c = receipt.change
@@ -71,6 +84,7 @@ def render_terminal(receipt: Receipt) -> str:
     lines.append(f"  policy     {one_line(m.path)} ({origin[m.source.value]})")
     lines.extend(_dry_run(m))
     lines.extend(f"  - {one_line(r)}" for r in v.reasons)
+    lines.extend(_report(receipt))
     found = [*receipt.scope, *receipt.locality_violations]
     if found:
         lines.append("")
