@@ -26,9 +26,9 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.fakegithub.harness import AppWorld, build_world
 from tests.fakegithub.server import serve as serve_fake
 from tests.fakegithub.webhooks import encode
+from tests.fakegithub.world import AppWorld, build_world
 from tests.server.appprocess import AppHost
 from tests.server.services import POSTGRES, REDIS, _probe, _with_schema
 

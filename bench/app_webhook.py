@@ -36,8 +36,8 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.github.events import signature_of
-from tests.fakegithub.harness import build_world, wait_until
 from tests.fakegithub.server import serve as serve_fake
+from tests.fakegithub.world import build_world, wait_until
 from tests.server.appprocess import AppHost, free_port
 
 BASELINE = """

@@ -120,7 +120,42 @@ def receipts_on_a_scratch_repository() -> None:
     )
 
 
-SECTIONS: tuple[Callable[[], None], ...] = (receipts_on_a_scratch_repository,)
+def the_app_on_a_local_fake_github() -> None:
+    """`receipt serve` driven as GitHub drives it: the test suite's fake GitHub (a real HTTP server
+    holding a real git repository) sends a signed `pull_request` delivery; the App answers 202,
+    reads the change through the API, and posts the `receipt` check run."""
+    from tests.fakegithub.server import serve
+    from tests.fakegithub.world import build_world, wait_until
+    from tests.server.appprocess import AppHost
+
+    _say("\n=== the GitHub App: `receipt serve` against a local fake of GitHub (no account needed)\n")
+    with tempfile.TemporaryDirectory(prefix="receipt-demo-app-") as scratch, serve() as github:
+        world = build_world(github, Path(scratch))
+        host = AppHost(world, Path(scratch))
+        try:
+            app = host.serve(workers=2)
+            _say(f"$ receipt serve --port {app.url.rsplit(':', 1)[1] if app.url else '?'}   "
+                 f"(RECEIPT_GITHUB_API_URL={github.url}, embedded SQLite store and queue)")  # fmt: skip
+            delivery = world.send_pull_request("opened")
+            event = f"X-GitHub-Event: pull_request (opened, #{world.pull.number})"
+            _say(f"GitHub -> POST {app.url}/webhook  {event}, X-Hub-Signature-256 over the body "
+                 f"-> HTTP {delivery.status_code}")  # fmt: skip
+            head = world.pull.head_sha
+
+            def completed() -> list[dict[str, object]]:
+                return [r for r in world.fake.runs_for(head, "receipt") if r["status"] == "completed"]
+
+            [run] = wait_until(completed, timeout=60, what="the receipt check run")
+            output = run["output"]
+            assert isinstance(output, dict)
+            _say(f"\nthe App posted check run `receipt` on {head[:12]}: {run['conclusion']}\n")
+            _say(str(output["summary"]))
+            _say(f"\nreceipt page (details_url, while the App runs): {run['details_url']}")
+        finally:
+            host.close()
+
+
+SECTIONS: tuple[Callable[[], None], ...] = (receipts_on_a_scratch_repository, the_app_on_a_local_fake_github)
 
 
 def main() -> int:

@@ -26,3 +26,12 @@ def test_the_demo_shows_each_change_before_its_receipt(capsys: pytest.CaptureFix
 
 def test_the_demo_is_made_of_sections_a_new_one_can_join() -> None:
     assert demo.SECTIONS and all(callable(section) for section in demo.SECTIONS)
+
+
+def test_the_demo_shows_the_app_answering_a_signed_delivery(capsys: pytest.CaptureFixture[str]) -> None:
+    demo.the_app_on_a_local_fake_github()
+    out = capsys.readouterr().out
+    assert "X-Hub-Signature-256 over the body -> HTTP 202" in out
+    assert "posted check run `receipt`" in out and ": success" in out
+    assert "## ✅ receipt: success" in out and "| scope | ✅ pass" in out
+    assert "receipt page (details_url" in out and "/receipts/" in out and "?token=" in out

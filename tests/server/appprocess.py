@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.fakegithub.harness import AppWorld
+from tests.fakegithub.world import AppWorld
 
 ROOT = Path(__file__).resolve().parents[2]
 FAST = {
