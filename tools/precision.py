@@ -88,18 +88,21 @@ def _escape(text: str) -> str:
 
 
 def mask_secret(line: str, message: str) -> str:
-    """`line` with the secret a `secret` finding's message names masked: its shown prefix kept,
-    every other character `*`. When the secret cannot be placed, the line is withheld."""
+    """`line` with the secret a `secret` finding's message names masked: the message shows its
+    first characters and its length, so every span of that length starting with them is masked
+    (one of them is the secret), the shown characters kept. A secret it cannot place withholds the
+    line."""
     shown = _REDACTED.search(message)
-    if shown is None:
-        return "(excerpt withheld)"
-    prefix, length = shown.group(1), int(shown.group(2))
+    prefix, length = (shown.group(1), int(shown.group(2))) if shown else ("", 0)
+    masked = list(line)
     at = line.find(prefix) if prefix else -1
-    while at >= 0 and at + length > len(line):
+    placed = False
+    while 0 <= at <= len(line) - length:
+        placed = True
+        for i in range(at + len(prefix), at + length):
+            masked[i] = "*"
         at = line.find(prefix, at + 1)
-    if at < 0:
-        return "(excerpt withheld)"
-    return line[:at] + prefix + "*" * (length - len(prefix)) + line[at + length :]
+    return "".join(masked) if placed else "(excerpt withheld)"
 
 
 def _line_of(source: LocalSource, commits: Sequence[str], path: str | None, number: int | None) -> str:

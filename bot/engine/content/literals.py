@@ -20,20 +20,21 @@ class Literals:
     """The literals of a fragment's lines. Offsets are asked about in increasing order (a
     detector's matches come so), and each line is read once up to the last one."""
 
-    __slots__ = ("_data", "_escaped", "_line", "_opened", "_pos", "_quote")
+    __slots__ = ("_data", "_escaped", "_opened", "_pos", "_quote")
 
     def __init__(self, data: bytes) -> None:
         self._data = data
-        self._line = self._pos = -1
+        self._pos = -1
         self._quote: int | None = None
         self._opened = -1
         self._escaped = False
 
     def _advance(self, offset: int) -> None:
         data = self._data
-        line = data.rfind(b"\n", 0, offset) + 1
-        if line != self._line or offset < self._pos:
-            self._line = self._pos = line
+        later = 0 <= self._pos <= offset
+        newline = data.rfind(b"\n", self._pos if later else 0, offset)
+        if not later or newline >= 0:
+            self._pos = newline + 1
             self._quote, self._escaped = None, False
         while self._pos < offset:
             if not self._escaped:
