@@ -95,6 +95,17 @@ def _secrets_in(repo: GitRepo, path: str, text: str) -> list[Violation]:
             '        ("http://user%20space:pass%3Acolon@example.com/", ("user space", "pass:colon")),\n',
         ),
         ("test/test_util.py", '        ("http://user%22:quoted@example.com/", (\'user"\', "quoted")),\n'),
+        # pallets/werkzeug@a792bc2d1e:tests/test_wrappers.py — `pässword`, percent-encoded
+        (
+            "tests/test_wrappers.py",
+            '    assert headers["Location"] == "http://%C3%BCser:p%C3%A4ssword@xn--n3h.net/p%C3%A5th"\n',
+        ),
+        # aio-libs/aiohttp@c207cadb25:tests/test_web_functional.py — RFC 6455's sample nonce, whose
+        # base64 reads "the sample nonce"
+        (
+            "tests/test_web_functional.py",
+            '            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\\r\\n"\n',
+        ),
     ],
 )
 def test_placeholders_test_vectors_and_documentation_stay_quiet(repo: GitRepo, path: str, text: str) -> None:
@@ -138,6 +149,10 @@ def test_placeholders_test_vectors_and_documentation_stay_quiet(repo: GitRepo, p
         ),
         # a real netrc file, one token a line
         (".netrc", "machine api.acme-corp.io\nlogin octocat\npassword Xk9mP2vQz7Lw\n", "netrc-password", 12),
+        # base64 of a credential, not of a placeholder ("user:Xk9mP2vQ7Lw")
+        ("app/settings.py", 'api_key = "dXNlcjpYazltUDJ2UTdMdw=="\n', "generic-api-key", 24),
+        # accented, but not a stand-in
+        ("app/settings.py", 'URL = "https://u:Xk%C3%A49mP2vQ@db.acme-corp.io"\n', "url-credentials", 14),
         # the documentation host is an example, but this password is not
         (".netrc", "machine example.com login alice password Rt5#kP9vLq2W\n", "netrc-password", 12),
     ],

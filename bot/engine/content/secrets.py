@@ -30,7 +30,13 @@ from bot.engine.content._noseyparker_rules import RULES as NOSEY_PARKER_RULES
 from bot.engine.content.added import AddedFile, Fragment, added_files
 from bot.engine.content.detectors import CHECKSUMS, OWN_DETECTORS, VALIDATORS, VERIFIED_FORMATS
 from bot.engine.content.examples import EXAMPLES
-from bot.engine.content.heuristics import has_digit, is_placeholder, looks_like_name, shannon_entropy
+from bot.engine.content.heuristics import (
+    base64_text,
+    has_digit,
+    is_placeholder,
+    looks_like_name,
+    shannon_entropy,
+)
 from bot.engine.content.limits import capped
 from bot.engine.content.literals import Literals, literal_text
 from bot.engine.content.prefilter import Prefilter
@@ -373,6 +379,9 @@ class SecretScanner:
         if detector.generic and looks_like_name(secret):
             return False
         if (detector.own or detector.checksum) and is_placeholder(secret):
+            return False
+        decoded = None if detector.verifies else base64_text(secret)
+        if decoded is not None and is_placeholder(decoded):
             return False
         text = match.group(0).decode("utf-8", "replace")
         example = EXAMPLES.get(detector.id)
