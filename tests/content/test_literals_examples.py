@@ -24,6 +24,7 @@ def _bounding(line: bytes, secret: bytes) -> tuple[int, int] | None:
         (b'w("password a\\"b")', b'a\\"b")', (3, 16)),  # an escaped quote inside the span
         (b'w("password ab"', b"ab", None),
         (b'w("password ab\nc")', b'ab\nc"', None),  # the line ends first
+        (b'k = "-----BEGIN K-----" +\n"b3Bl"', b'-----BEGIN K-----" +\n"b3Bl', None),  # spans lines
         (b'w("password ab\\\\")', b'ab\\\\")', (3, 16)),  # an escaped backslash, then the quote
         (b'w("it\'s password bb\\n")', b'bb\\n")', (3, 21)),  # another quote before the span
         (b"w(\"password ab'c", b"ab'c", None),  # another quote in the span, and no closing one

@@ -11,7 +11,7 @@ import pytest
 
 from bot.engine.content.secrets import SecretsRule
 from bot.engine.findings import RuleId, Violation
-from tests.content.helpers import change_of, scan
+from tests.content.helpers import change_of, fake_base64, scan
 from tests.gitrepo import GitRepo
 
 RULE = SecretsRule()
@@ -171,3 +171,15 @@ def test_a_secret_is_bounded_by_the_literal_it_starts_in(repo: GitRepo) -> None:
     found = _secrets_in(repo, "tools/netrc.py", text)
     assert [v.id for v in found] == ["netrc-password"]
     assert "(12 characters)" in found[0].message
+
+
+def test_a_private_key_written_as_concatenated_literals_is_still_found(repo: GitRepo) -> None:
+    """The shape of Nosey Parker's np.pem.1 example: one literal a line, joined by `+`; the key's
+    format spans lines and literals, so no literal bounds it."""
+    body = fake_base64("pem-in-literals", 64 * 8)
+    lines = [
+        '"-----BEGIN RSA PRIVATE KEY-----" +',
+        *(f'"{body[i : i + 64]}" +' for i in range(0, len(body), 64)),
+    ]
+    text = "KEY = (\n" + "\n".join([*lines, '"-----END RSA PRIVATE KEY-----"']) + "\n)\n"
+    assert [v.id for v in _secrets_in(repo, "src/keys.py", text)] == ["private-key"]
