@@ -74,6 +74,8 @@ def test_a_url_password_is_judged_decoded_with_its_host() -> None:
     assert not url_example("Xk9%23mP2vQ", "https://u:Xk9%23mP2vQ@example.com")
     assert not url_example("%8f%a3%c1%07", "https://u:%8f%a3%c1%07@db.acme-corp.io")  # no UTF-8: as written
     assert not url_example("quoted", "no host")
+    assert url_example("3000?next=user", "http://localhost:3000?next=user@acme-corp.io")
+    assert not url_example("Xk9#mP2vQ", "postgres://admin:Xk9#mP2vQ@db.acme-corp.io")
 
 
 def test_a_netrc_password_is_judged_with_its_machine() -> None:

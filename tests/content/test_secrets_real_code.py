@@ -106,6 +106,9 @@ def _secrets_in(repo: GitRepo, path: str, text: str) -> list[Violation]:
             "tests/test_web_functional.py",
             '            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\\r\\n"\n',
         ),
+        # a port, then a query or a fragment holding an `@`: no password at all
+        ("app/links.py", 'NEXT = "http://localhost:3000?next=user@acme-corp.io"\n'),
+        ("app/links.py", 'TOP = "https://api.acme-corp.io:8443#top@acme-corp.io"\n'),
     ],
 )
 def test_placeholders_test_vectors_and_documentation_stay_quiet(repo: GitRepo, path: str, text: str) -> None:
