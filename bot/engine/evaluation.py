@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 
 from bot.engine.applies import PullRequestFacts, covers
 from bot.engine.change import Change
+from bot.engine.days import Day
 from bot.engine.diff import Diff
 from bot.engine.errors import ReceiptError
 from bot.engine.excess import ExcessResult, judge_excess, measure_excess
@@ -33,6 +34,7 @@ from bot.engine.rules import content_violations
 from bot.engine.scope import path_violations
 from bot.engine.semantic import TestEvidence, side_effect_violations, status_of
 from bot.engine.verdict import decide
+from bot.engine.waivers import apply_waivers, waived_note
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +52,7 @@ class Inputs:
     reference: Reference | None = None  # the gold patch excess is measured against, with its base texts
     python: PythonTree | None = None  # the head tree's Python modules, for `references` (None: not read)
     description: Description | None = None  # the pull request's title and body, for `report`
+    today: Day | None = None  # the UTC date waivers are judged by (None: no waiver applies)
 
 
 def manifest_paths(loaded: LoadedManifest) -> tuple[str, ...]:
@@ -106,9 +109,13 @@ def _judge(
         *content_violations(change, manifest),
         *side_effect_violations(inputs.tests, manifest),
     ]
-    scope = sort_violations(scope_found)
     locality = evaluate_locality(change.diff, manifest)
-    locality_violations = sort_violations(list(locality.violations))
+    waivers = apply_waivers(
+        (sort_violations(scope_found), sort_violations(list(locality.violations))),
+        manifest.waivers,
+        inputs.today,
+    )
+    scope, locality_violations = waivers.kept
     references = for_policy(manifest, analyzed, gathered=inputs.python is not None)
     checks = inputs.tests.checks
     semantic = semantic_with(status_of(checks), references)
@@ -124,9 +131,9 @@ def _judge(
         excess=excess,
         notes=inputs.tests.notes,
     )
-    note = verdict_note(references)
-    if note is not None and verdict.conclusion is not Conclusion.SKIPPED:
-        verdict = replace(verdict, reasons=(*verdict.reasons, note))
+    notes = [verdict_note(references), waived_note(waivers)]
+    if verdict.conclusion is not Conclusion.SKIPPED:
+        verdict = replace(verdict, reasons=(*verdict.reasons, *(n for n in notes if n is not None)))
     diff = change.diff
     return Receipt(
         subject=inputs.subject,
@@ -153,6 +160,7 @@ def _judge(
         verdict=verdict,
         reported_by=inputs.tests.reported_by,
         references=references,
+        waivers=waivers,
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -16,6 +16,7 @@ from bot.engine.manifest import ManifestSource
 from bot.engine.references.result import ReferencesResult
 from bot.engine.report.report import Report
 from bot.engine.semantic import CheckResult, ReportedBy, SemanticStatus
+from bot.engine.waivers import WaiverResult
 
 SCHEMA = "receipt/1"
 
@@ -97,6 +98,7 @@ class Receipt:
     reported_by: ReportedBy | None = None
     references: ReferencesResult | None = None  # also the last of `checks`, with its findings
     report: Report | None = None
+    waivers: WaiverResult = field(default_factory=lambda: WaiverResult(today=None))
 
     @property
     def scope_pass(self) -> bool:
@@ -190,6 +192,7 @@ class Receipt:
             },
             "verdict": {"conclusion": self.verdict.conclusion.value, "reasons": list(self.verdict.reasons)},
             "report": self.report.as_json() if self.report is not None else None,
+            "waivers": self.waivers.as_json(),
         }
 
 
