@@ -43,7 +43,8 @@ from bot.engine import (
     touched_paths,
 )
 from bot.engine.days import Day
-from bot.gather.source import Source
+from bot.gather.merge import MergeGiven, merge_side
+from bot.gather.source import Revisions, Source
 
 MAX_TEXT_BYTES = 2 << 20
 _REGULAR = ("100644", "100755")
@@ -53,13 +54,6 @@ NOT_RUN_YET = TestEvidence(not_run_reason="the tests have not run yet")
 
 class UsageError(ReceiptError, ValueError):
     """Bad input from the user or the caller's configuration: exit status 2 with this message."""
-
-
-@dataclass(frozen=True, slots=True)
-class Revisions:
-    base: str
-    head: str
-    merge_base: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,9 +222,11 @@ def gather(
     diff_data: bytes,
     request: Request,
     *,
+    merge: MergeGiven | None = None,
     tests: TestEvidence = NOT_RUN_YET,
 ) -> Inputs:
-    """Inputs for `merge_base..head` judged by the base's manifest, read through `source`.
+    """Inputs for `merge_base..head` judged by the base's manifest, read through `source`, with
+    what merging would do to the base: `merge` as the shell computed it (None for a fast-forward).
 
     Raises a ReceiptError (ManifestError, DiffParseError, UsageError, TooLargeToAssess…) or the
     source's own errors (GitError, GitHubError).
@@ -254,4 +250,5 @@ def gather(
         python=python_tree(source, change, loaded, revisions.head),
         description=request.description,
         today=request.today,
+        merge=merge_side(source, revisions, change, merge),
     )

@@ -170,7 +170,7 @@ def test_the_manifest_change_cannot_be_waived(repo: GitRepo) -> None:
     repo.checkout("main")
     _policy(repo, _entry(change.waiver_id))
     receipt = check(repo, base="main", head="pr")
-    assert [v.rule for v in receipt.scope] == [RuleId.MANIFEST_CHANGE]
+    assert RuleId.MANIFEST_CHANGE in [v.rule for v in receipt.scope]
     assert receipt.waivers.warnings == (
         f"waivers[0] ({change.waiver_id}) names a manifest-change finding, which cannot be waived",
     )

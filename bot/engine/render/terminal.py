@@ -6,6 +6,7 @@ from textwrap import indent
 
 from bot.engine.receipt import ManifestInfo, Receipt
 from bot.engine.render.excess_text import headline, notes
+from bot.engine.render.merge_text import merge_sentence
 from bot.engine.render.policy_text import budgets_line, dry_run_errors
 from bot.engine.render.waiver_text import entry_for, how, listed
 
@@ -67,6 +68,7 @@ def render_terminal(receipt: Receipt) -> str:
         f"receipt: {v.conclusion.value.upper()}",
         f"  change     {c.files} file(s), {c.hunks} hunk(s), +{c.added_lines} -{c.removed_lines}, "
         f"{c.logical_lines} logical line(s)",
+        *([f"  merged     {one_line(merged)}"] if (merged := merge_sentence(receipt)) else []),
         f"  semantic   {receipt.semantic.value}",
         f"  scope      {'pass' if receipt.scope_pass else 'fail'}",
         f"  locality   {'pass' if receipt.locality_pass else 'fail'}{_formatting(receipt)}",
