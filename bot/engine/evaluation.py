@@ -43,7 +43,7 @@ from bot.engine.report.report import Report, build_report
 from bot.engine.rules import content_violations
 from bot.engine.scope import merge_path_violations, path_violations
 from bot.engine.semantic import TestEvidence, side_effect_violations, status_of
-from bot.engine.verdict import decide
+from bot.engine.verdict import decide, observed
 from bot.engine.waivers import apply_waivers, waived_note
 
 
@@ -92,7 +92,7 @@ def evaluate(inputs: Inputs) -> Receipt:
         changed_in_pr=changed,
         dry_run=dry_run,
     )
-    return replace(receipt, manifest=info)
+    return replace(receipt, manifest=info, verdict=observed(receipt.verdict, inputs.manifest.manifest.mode))
 
 
 def _check_glob_work(diffs: list[Diff], manifest: Manifest) -> None:
@@ -265,4 +265,4 @@ def _dry_run(
         notes=inputs.tests.notes,
     )
     assert receipt.report is not None
-    return DryRun(valid=True, verdict=_required(verdict, receipt.report))
+    return DryRun(valid=True, verdict=observed(_required(verdict, receipt.report), proposed.manifest.mode))

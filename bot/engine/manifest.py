@@ -56,6 +56,11 @@ class Reformat(StrEnum):
     ALLOW = "allow"
 
 
+class Mode(StrEnum):
+    ENFORCE = "enforce"
+    OBSERVE = "observe"  # every conclusion at most neutral; what would have failed is shown
+
+
 class AlarmConclusion(StrEnum):
     NEUTRAL = "neutral"
     ACTION_REQUIRED = "action_required"
@@ -199,6 +204,7 @@ class Manifest:
     excess: ExcessPolicy = field(default_factory=ExcessPolicy)
     report: ReportPolicy = field(default_factory=ReportPolicy)
     waivers: tuple[Waiver, ...] = ()
+    mode: Mode = Mode.ENFORCE
     # Its globs and regexes, compiled once when it was read; rules compile the others they need here.
     patterns: PatternStore = field(default_factory=PatternStore, compare=False, repr=False)
 
@@ -566,6 +572,14 @@ SPEC = Mapping_(
                 },
             )
         ),
+        "mode": Field(
+            Choice(
+                values=tuple(m.value for m in Mode),
+                description="enforce (the default): the verdict is the check run's conclusion. observe: "
+                "the conclusion is at most neutral, never failure or action_required, and the "
+                "summary says what would have failed: for adopting receipt and tuning it first.",
+            )
+        ),
         "waivers": Field(
             ListOf(
                 Mapping_(
@@ -750,6 +764,7 @@ def _build(raw: dict[str, Any]) -> Manifest:
             on_alarm=AlarmConclusion(excess.get("on_alarm", AlarmConclusion.NEUTRAL)),
         ),
         report=ReportPolicy(require=tuple(raw.get("report", {}).get("require", []))),
+        mode=Mode(raw.get("mode", Mode.ENFORCE)),
         waivers=tuple(
             Waiver(id=w["id"], reason=w["reason"], expires=w["expires"], index=i)
             for i, w in enumerate(raw.get("waivers", []))

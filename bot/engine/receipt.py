@@ -51,8 +51,18 @@ class Subject:
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
+    """`enforced`: in `mode: observe`, the conclusion enforce mode would give (None: the same)."""
+
     conclusion: Conclusion
     reasons: tuple[str, ...]
+    enforced: Conclusion | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "conclusion": self.conclusion.value,
+            "reasons": list(self.reasons),
+            "enforced": self.enforced.value if self.enforced is not None else None,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +232,7 @@ class Receipt:
                 "added_complexity": x.added_complexity,
                 "alarm": x.alarm,
             },
-            "verdict": {"conclusion": self.verdict.conclusion.value, "reasons": list(self.verdict.reasons)},
+            "verdict": self.verdict.as_json(),
             "report": self.report.as_json() if self.report is not None else None,
             "waivers": self.waivers.as_json(),
         }

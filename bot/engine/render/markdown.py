@@ -159,7 +159,8 @@ def render_markdown(receipt: Receipt, *, limit: int = SUMMARY_LIMIT) -> str:
     """The check-run summary. Violation lists are cut, with a count, to stay under `limit`."""
     v = receipt.verdict
     head = [
-        f"## {_ICONS[v.conclusion]} receipt: {v.conclusion.value}",
+        f"## {_ICONS[v.conclusion]} receipt: {v.conclusion.value}"
+        + (f" (observe mode; enforce mode: {v.enforced.value})" if v.enforced is not None else ""),
         "",
         *(f"- {md_text(r)}" for r in v.reasons),
         "",

@@ -65,7 +65,8 @@ def render_terminal(receipt: Receipt) -> str:
     v = receipt.verdict
     c = receipt.change
     lines = [
-        f"receipt: {v.conclusion.value.upper()}",
+        f"receipt: {v.conclusion.value.upper()}"
+        + (f" (observe mode; enforce mode: {v.enforced.value.upper()})" if v.enforced is not None else ""),
         f"  change     {c.files} file(s), {c.hunks} hunk(s), +{c.added_lines} -{c.removed_lines}, "
         f"{c.logical_lines} logical line(s)",
         *([f"  merged     {one_line(merged)}"] if (merged := merge_sentence(receipt)) else []),
