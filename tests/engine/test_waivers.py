@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from bot.engine.applies import PullRequestFacts
 from bot.engine.change import change_from_diff
 from bot.engine.content.added import added_files
 from bot.engine.days import Day
+from bot.engine.evaluation import evaluate
 from bot.engine.findings import RuleId, Violation
 from bot.engine.manifest import ManifestError, Waiver, parse_manifest
 from bot.engine.receipt import Conclusion, Receipt
@@ -16,6 +20,7 @@ from bot.engine.render.terminal import render_terminal
 from bot.engine.render.waiver_text import listed
 from bot.engine.waivers import apply_waivers, suggested_entry
 from bot.gather.core import utc_today
+from bot.local.check import CheckOptions, local_inputs
 from bot.local.git import Git
 from tests.gitrepo import GitRepo, check
 
@@ -273,3 +278,14 @@ def test_the_line_a_finding_is_about_is_found_in_any_hunk(repo: GitRepo) -> None
     (file,) = added_files(change_from_diff(git.diff("main", "pr")))
     assert len(file.fragments) == 2
     assert (file.added_line(1), file.added_line(20), file.added_line(5)) == ("one", "twenty", None)
+
+
+def test_a_skipped_receipt_names_no_waiver_in_its_reasons(repo: GitRepo) -> None:
+    _pull_request(repo)
+    waiver_id = _finding_id(repo)
+    _policy(repo, _entry(waiver_id) + "applies_to: {labels: [agent]}\n")
+    inputs = local_inputs(CheckOptions(repo=repo.root, base="main", head="pr", no_tests=True))
+    receipt = evaluate(replace(inputs, pull_request=PullRequestFacts(labels=("docs",))))
+    assert receipt.verdict.conclusion is Conclusion.SKIPPED
+    assert receipt.verdict.reasons == ("this pull request is not covered by applies_to",)
+    assert len(receipt.waivers.waived) == 1  # still recorded: the finding was waived
