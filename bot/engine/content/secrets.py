@@ -43,7 +43,7 @@ from bot.engine.content.literals import Literals, literal_text
 from bot.engine.content.prefilter import Prefilter
 from bot.engine.content.redact import redact
 from bot.engine.content.ruleset import Allowlist, SecretPattern, Target
-from bot.engine.findings import RuleId, Violation
+from bot.engine.findings import RuleId, Violation, hashed_basis
 from bot.engine.gitpath import matchable
 from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2, widened
@@ -455,7 +455,10 @@ def file_findings(
 
 def _violations(file: AddedFile, found: list[SecretFinding], excluded: str | None) -> Iterator[Violation]:
     note = excluded_note(excluded) if excluded is not None else ""
-    listed = [Violation(RuleId.SECRET, file.path, f.line, describe(f) + note, f.detector) for f in found]
+    listed = [
+        Violation(RuleId.SECRET, file.path, f.line, describe(f) + note, f.detector, hashed_basis(f.secret))
+        for f in found
+    ]
     return capped(listed, rule=RuleId.SECRET, path=file.path, what="possible secret(s)", more_id="more")
 
 
