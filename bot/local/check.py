@@ -64,7 +64,7 @@ def resolve_revisions(git: Git, base: str | None, head: str) -> Revisions:
     return Revisions(base_sha, head_sha, git.merge_base(base_sha, head_sha))
 
 
-def _read_given(path: Path, label: str) -> GivenFile:
+def read_given(path: Path, label: str) -> GivenFile:
     try:
         return GivenFile(str(path), path.read_bytes())
     except OSError as exc:
@@ -81,12 +81,12 @@ def request_of(
 ) -> Request:
     manifest, reference = options.manifest_file, options.reference
     if options.description is not None:
-        given = _read_given(options.description, f"--description {options.description}: cannot read")
+        given = read_given(options.description, f"--description {options.description}: cannot read")
         description = Description(given.data.decode("utf-8", "replace"), DescriptionSource.FILE)
     return Request(
         manifest_path=options.manifest_path,
-        manifest_file=_read_given(manifest, f"{manifest}: cannot read manifest") if manifest else None,
-        reference_file=_read_given(reference, f"--reference {reference}: cannot read") if reference else None,
+        manifest_file=read_given(manifest, f"{manifest}: cannot read manifest") if manifest else None,
+        reference_file=read_given(reference, f"--reference {reference}: cannot read") if reference else None,
         reference_at_base=options.reference_at_base,
         repo=repo,
         pr=pr,
