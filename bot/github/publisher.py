@@ -107,13 +107,16 @@ def receipt_run(
     details_url: str | None = None,
     actions: Sequence[Mapping[str, str]] = (),
     notices: Sequence[Notice] = (),
+    appendix: str = "",
 ) -> CheckRunRequest:
-    """The check run that shows `receipt`; a pending verdict leaves it in progress."""
+    """The check run that shows `receipt`; a pending verdict leaves it in progress. `appendix`
+    (Markdown: the what-if of a manifest change) follows the receipt, cut to a quarter of the room."""
     found = receipt_annotations(receipt) if annotations is None else annotations
     note = left_out_note(len(found))
     lead = "".join(f"{n.text}\n\n" for n in notices)[: OUTPUT_TEXT_LIMIT // 4]
-    room = OUTPUT_TEXT_LIMIT - len(note) - len(lead) - 4
-    summary = lead + render_markdown(receipt, limit=room) + (f"\n\n{note}" if note else "")
+    tail = f"\n\n{cut_lines(appendix, OUTPUT_TEXT_LIMIT // 4)}" if appendix else ""
+    room = OUTPUT_TEXT_LIMIT - len(note) - len(lead) - len(tail) - 4
+    summary = lead + render_markdown(receipt, limit=room) + tail + (f"\n\n{note}" if note else "")
     title = title_of(receipt)
     if notices:
         title = f"{receipt.verdict.conclusion.value}: " + "; ".join(n.title for n in notices)
@@ -128,6 +131,15 @@ def receipt_run(
         details_url=details_url,
         actions=actions,
     )
+
+
+def cut_lines(text: str, limit: int) -> str:
+    """`text` within `limit` characters, cut at a line's end (a table keeps whole rows)."""
+    if len(text) <= limit:
+        return text
+    marker = "\n\n… (cut: too long for the check run)\n"
+    kept = text[: limit - len(marker)].rsplit("\n", 1)[0]
+    return kept + marker
 
 
 def problem_summary(problem: Problem) -> str:

@@ -48,6 +48,9 @@ class Settings(BaseSettings):
     github_retries: int = Field(default=3, ge=0, le=10)  # 502/503/504 retried with backoff
     github_backoff_seconds: float = Field(default=1.0, ge=0)
     max_body_bytes: int = 25 * 1024 * 1024
+    whatif_last: int = Field(
+        default=10, ge=0, le=30
+    )  # merged pull requests a manifest change's what-if compares
 
     @field_validator("github_api_url", "public_url", "github_web_url")
     @classmethod

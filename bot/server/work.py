@@ -48,6 +48,7 @@ from bot.github.pulls import PullRequest, merge_base, pulls_with_head
 from bot.github.remote import gather_pull
 from bot.github.repo import RepoRef
 from bot.github.source import ApiSource
+from bot.github.whatif import manifest_whatif
 from bot.server import logs
 from bot.server.dispatch import dispatch_tests
 from bot.server.metrics import JOB_SECONDS, JOB_WAIT_SECONDS, JOBS
@@ -313,8 +314,15 @@ def _evaluate(ctx: Context, job: Job) -> None:
     pending = receipt.verdict.conclusion is Conclusion.PENDING
     held = held_for_approval(evidence)
     notices.extend([approval_notice(held, repo, tests.timeout_minutes)] if held else [])
+    whatif = (
+        manifest_whatif(
+            gh, repo, inputs, branch=pull.base_ref, last=ctx.settings.whatif_last, cache=ctx.cache
+        )
+        if pull is not None
+        else ""
+    )
     run = receipt_run(receipt, details_url=_details_url(ctx, link), actions=(REEVALUATE_ACTION,),
-                      notices=notices if pending else ())  # fmt: skip
+                      notices=notices if pending else (), appendix=whatif)  # fmt: skip
     published = _publish(ctx, job, gh, run, _run_to_update(job, existing))
     waiting = [c.name for c in receipt.checks if c.conclusion.value == "pending"] if pending else []
     starts_waiting = pending and deadline is None

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from bot.engine.render.whatif_text import whatif_markdown, whatif_terminal
+from bot.engine.render.whatif_text import (
+    pull_whatif_markdown,
+    whatif_markdown,
+    whatif_not_computed,
+    whatif_terminal,
+)
 from bot.engine.whatif import Judged, WhatIfRow, compare
 
 
@@ -21,3 +26,18 @@ def test_a_row_lists_five_differences_then_counts_the_rest() -> None:
     markdown = whatif_markdown([row], base="base", new="new.yml")
     assert "a \\| title" in markdown  # a pipe in a title cannot open a table cell
     assert "1 of 1 merged change\\(s\\) would conclude differently" in markdown
+
+
+def test_a_pull_requests_section_says_its_scope_and_keeps_the_table() -> None:
+    row = WhatIfRow("c" * 40, "#3 add x", "success", "failure", ("+ budget budgets.files at the change",))
+    text = pull_whatif_markdown([row], branch="main", asked=10, path=".github/receipt.yml")
+    heading, rest = text.split("\n", 1)
+    assert heading == "### What-if: this pull request's `.github/receipt.yml` against the base branch's"
+    assert "1 change(s) compared" in rest and "up to 10" in rest and "still the base manifest's" in rest
+    assert "No tests are run" in rest and "| `cccccccccccc` \\#3 add x | success | failure **changed** |" in rest
+    assert text.count("### ") == 1  # the CLI table's own heading is replaced, not repeated
+
+
+def test_a_section_that_could_not_be_computed_says_why() -> None:
+    text = whatif_not_computed("GitHub answered 502 <b>", path="p.yml")
+    assert text.endswith("\n\nwhat-if not computed: GitHub answered 502 \\<b\\>\n")  # GitHub's text, escaped

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from tests.fakegithub import gitdata, shapes, testmerge
-from tests.fakegithub.answers import DOCS, not_found
+from tests.fakegithub.answers import DOCS, invalid, link_header, not_found
 from tests.fakegithub.answers import page as paginate
 from tests.fakegithub.state import FakeGitHub, FakePull
 
@@ -19,6 +19,11 @@ def repo_root(fake: FakeGitHub, owner: str, repo: str) -> Path:
     if root is None:
         raise not_found()
     return root
+
+
+_STATES = ("open", "closed", "all")
+_SORTS = ("created", "updated", "popularity", "long-running")
+_DIRECTIONS = ("asc", "desc")
 
 
 def router(fake: FakeGitHub) -> APIRouter:
@@ -39,14 +44,34 @@ def router(fake: FakeGitHub) -> APIRouter:
         return JSONResponse(shapes.pull(p, root, fake, testmerge.mergeability(fake, p)))
 
     @api.get("/repos/{owner}/{repo}/pulls")
-    def list_pulls(owner: str, repo: str, state: str = "open", per_page: int = 30, page: int = 1) -> Any:
+    def list_pulls(
+        owner: str, repo: str, request: Request, state: str = "open", base: str | None = None,
+        head: str | None = None, sort: str = "created", direction: str | None = None,
+        per_page: int = 30, page: int = 1,
+    ) -> Any:  # fmt: skip
         root = repo_root(fake, owner, repo)
+        problems = [
+            f"{value!r} is not a member of {list(allowed)}."
+            for value, allowed in ((state, _STATES), (sort, _SORTS), (direction or "desc", _DIRECTIONS))
+            if value not in allowed
+        ]
+        if problems:
+            raise invalid(problems, "pulls/pulls#list-pull-requests")
         full = f"{owner}/{repo}"
-        pulls = sorted(
-            (p for (r, _), p in fake.pulls.items() if r == full and (state == "all" or p.state == state)),
-            key=lambda p: -p.number,
-        )
-        return [shapes.pull(p, root, fake) for p in paginate(pulls, per_page, page)]
+        pulls = [
+            p for (r, _), p in fake.pulls.items()
+            if r == full and (state == "all" or p.state == state) and base in (None, p.base_ref)
+            and head in (None, f"{(p.head_repo or full).split('/')[0]}:{p.head_ref}")
+        ]  # fmt: skip
+        # GitHub's default direction: desc, except asc when sorting by creation without one
+        descending = (direction or ("asc" if sort == "created" else "desc")) == "desc"
+        key = (lambda p: (p.updated, p.number)) if sort == "updated" else (lambda p: p.number)
+        pulls.sort(key=key, reverse=descending)
+        query = {k: v for k, v in request.query_params.items() if k not in ("page", "per_page")}
+        link = link_header(str(request.url).split("?")[0], query, page_number=page, per_page=per_page,
+                           total=len(pulls))  # fmt: skip
+        body = [shapes.pull(p, root, fake) for p in paginate(pulls, per_page, page)]
+        return JSONResponse(body, headers={"link": link} if link else {})
 
     @api.get("/repos/{owner}/{repo}/pulls/{number}/files")
     def list_files(owner: str, repo: str, number: int, per_page: int = 30, page: int = 1) -> Any:

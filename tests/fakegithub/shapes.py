@@ -213,8 +213,13 @@ def pull(
     data["rebaseable"] = data["mergeable"]
     data.setdefault("auto_merge", None)
     data.setdefault("active_lock_reason", None)
+    if p.updated:
+        data["updated_at"] = f"2026-01-01T00:{p.updated // 60 % 60:02d}:{p.updated % 60:02d}Z"
     if p.state == "closed":
         data["closed_at"] = data["updated_at"]
+    if p.merged_sha is not None:  # GitHub's merged pull request: merge_commit_sha is the merge itself
+        data["merged"], data["merged_at"], data["merge_commit_sha"] = True, data["closed_at"], p.merged_sha
+        data["mergeable"], data["mergeable_state"] = None, "unknown"
     return data
 
 

@@ -57,6 +57,8 @@ class FakePull:
     title: str = "Change"
     draft: bool = False
     body: str | None = None
+    merged_sha: str | None = None  # merged: its merge commit on the base branch (state closed)
+    updated: int = 0  # the order of its last update (GitHub's `updated_at`; the list sorts by it)
     merge: MergeJob = field(default_factory=MergeJob)  # refs/pull/{n}/merge (testmerge.py)
 
 

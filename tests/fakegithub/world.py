@@ -126,6 +126,21 @@ class AppWorld:
         self.origin.git("update-ref", f"refs/pull/{pull.number}/head", pull.head_sha)
         return before
 
+    def merge(self, pull: FakePull, *, squash: bool = False) -> str:
+        """Merge `pull` into its base branch as GitHub's merge button does (a merge commit, or one
+        squashed commit); it becomes closed and merged, updated last. Returns the merge commit."""
+        self.origin.checkout(pull.base_ref)
+        if squash:
+            self.origin.git("merge", "-q", "--squash", pull.head_sha)
+            sha = self.origin.commit(f"{pull.title} (#{pull.number})")
+        else:
+            message = f"Merge pull request #{pull.number} from {pull.head_ref}\n\n{pull.title}"
+            self.origin.git("merge", "-q", "--no-ff", pull.head_sha, "-m", message)
+            sha = self.origin.git("rev-parse", "HEAD").strip()
+        pull.state, pull.merged_sha = "closed", sha
+        pull.updated = max((p.updated for p in self.fake.pulls.values()), default=0) + 1
+        return sha
+
     def commit_to_base(self, files: Mapping[str, str], *, branch: str = "main") -> str:
         self.origin.checkout(branch)
         for path, text in files.items():

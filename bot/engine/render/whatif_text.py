@@ -52,3 +52,23 @@ def whatif_terminal(rows: Sequence[WhatIfRow], *, base: str, new: str) -> str:
         lines.append(f"{row.commit[:12]}  {arrow:<34} {one_line(row.title[:70])}")
         lines.extend(f"{'':14}{one_line(w)}" for w in _why(row))
     return "\n".join(lines) + "\n"
+
+
+def _pull_heading(path: str) -> str:
+    return f"### What-if: this pull request's {md_code(path)} against the base branch's"
+
+
+def pull_whatif_markdown(rows: Sequence[WhatIfRow], *, branch: str, asked: int, path: str) -> str:
+    """The table a pull request that edits the manifest gets below its receipt."""
+    scope = (
+        f"{len(rows)} change(s) compared: the last merged pull requests into {md_code(branch)} "
+        f"(up to {asked}), each judged as merged (its merge commit's first parent to the merge "
+        "commit). This pull request's own verdict above is still the base manifest's."
+    )
+    table = whatif_markdown(rows, base=f"base {path}", new=f"proposed {path}")
+    return _pull_heading(path) + "\n\n" + scope + "\n" + table.split("\n", 1)[1]
+
+
+def whatif_not_computed(reason: str, *, path: str) -> str:
+    """What the section says when the merged pull requests could not be listed or read."""
+    return f"{_pull_heading(path)}\n\nwhat-if not computed: {md_text(reason)}\n"

@@ -1,0 +1,195 @@
+"""What-if over the API: a pull request that edits the manifest gets, below its receipt, how the
+base branch's recently merged pull requests would be judged under its proposed manifest.
+
+Each merged pull request is judged as it was merged: its merge commit's first parent to its merge
+commit (a merge commit or a squash: the whole pull request; a rebase merge: its last commit), as
+`receipt whatif` judges a commit of first-parent history, through the same shared judging
+(bot/gather/whatif.py). The receipt never waits on it: the what-if has its own request budget and
+client (no rate-limit waits, one retry), and any failure to list or read becomes "what-if not
+computed: <reason>" in place of the table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from githubkit import GitHub
+
+from bot.engine import (
+    DEFAULT_MANIFEST_TEXT,
+    Description,
+    DescriptionSource,
+    Inputs,
+    ReceiptError,
+    manifest_paths,
+)
+from bot.engine.render.whatif_text import pull_whatif_markdown, whatif_not_computed
+from bot.engine.whatif import WhatIfRow
+from bot.gather import GivenFile, Request, Revisions, gather
+from bot.gather.source import ReadBudget
+from bot.gather.whatif import whatif_row
+from bot.github.cache import ObjectCache
+from bot.github.client import RetryPolicy
+from bot.github.diffs import fetch_range_diff
+from bot.github.errors import GitHubError, UnexpectedResponse, translated
+from bot.github.repo import RepoRef
+from bot.github.source import ApiSource
+
+DEFAULT_LAST = 10
+MAX_LAST = 30
+PER_PAGE = 100
+MAX_LIST_PAGES = 3  # closed but unmerged pull requests are skipped; past this many pages, stop
+REQUESTS_PER_CHANGE = 40  # a commit, a compare, two manifests, two trees, the change's blobs
+# The Python tree `references` follows is read once for all the changes (blobs are cached by
+# content), within a smaller budget than a receipt's own: over it, `references` says so
+WHATIF_READ = ReadBudget(files=200, bytes=4 << 20, where="the what-if's API source")
+# Fail fast: a rate limit or an outage leaves the table out rather than holding the receipt back
+WHATIF_RETRY = RetryPolicy(server_retries=1, backoff_seconds=0.5, rate_limit_retries=0)
+
+
+class BudgetSpent(Exception):
+    """Raised from the client's request hook once the what-if has made its allowed requests."""
+
+
+@dataclass(frozen=True, slots=True)
+class Merged:
+    number: int
+    title: str
+    merge_commit_sha: str
+
+
+@dataclass(frozen=True, slots=True)
+class WhatIfAsk:
+    """What the pull request's what-if compares: `last` merged pull requests into `branch`,
+    under `proposed` (the pull request's manifest, named `path`)."""
+
+    branch: str
+    proposed: bytes
+    path: str
+    last: int = DEFAULT_LAST
+
+
+def _budgeted(gh: GitHub[Any], requests: int) -> GitHub[Any]:
+    """A client like `gh` (its token, its response hooks) that refuses request number `requests + 1`."""
+    made = 0
+
+    def count(_request: httpx.Request) -> None:
+        nonlocal made
+        made += 1
+        if made > requests:
+            raise BudgetSpent(f"its budget of {requests} GitHub requests is spent")
+
+    hooks: dict[str, list[Any]] = {k: list(v) for k, v in (gh.config.event_hooks or {}).items()}
+    hooks.setdefault("request", []).append(count)
+    config = dataclasses.replace(gh.config, event_hooks=hooks, auto_retry=WHATIF_RETRY)
+    return GitHub(gh.auth, config=config)
+
+
+def _merged(item: Any) -> Merged | None:
+    if not isinstance(item, Mapping) or not item.get("merged_at"):
+        return None
+    number, sha, title = item.get("number"), item.get("merge_commit_sha"), item.get("title")
+    if not isinstance(number, int) or not isinstance(sha, str) or len(sha) != 40:
+        raise UnexpectedResponse(200, "a merged pull request without a number or a merge_commit_sha")
+    return Merged(number, title if isinstance(title, str) else "", sha)
+
+
+def merged_pulls(gh: GitHub[Any], repo: RepoRef, branch: str, last: int) -> list[Merged]:
+    """The `last` most recently updated merged pull requests into `branch`, newest first."""
+    found: list[Merged] = []
+    for page in range(1, MAX_LIST_PAGES + 1):
+        with translated():
+            listed = gh.rest.pulls.list(
+                repo.owner, repo.name, state="closed", base=branch, sort="updated", direction="desc",
+                per_page=PER_PAGE, page=page,
+            ).json()  # fmt: skip
+        if not isinstance(listed, list):
+            raise UnexpectedResponse(200, "the pull request list is not a list")
+        found.extend(m for m in map(_merged, listed) if m is not None)
+        if len(found) >= last or len(listed) < PER_PAGE:
+            break
+    return found[:last]
+
+
+def _first_parent(gh: GitHub[Any], repo: RepoRef, sha: str) -> tuple[str, str] | None:
+    """The merge commit's first parent and its message; None for a root commit."""
+    with translated():
+        data = gh.rest.git.get_commit(repo.owner, repo.name, sha).json()
+    try:
+        parents, message = data["parents"], str(data["message"])
+        return (str(parents[0]["sha"]), message) if parents else None
+    except (KeyError, TypeError, IndexError) as exc:
+        raise UnexpectedResponse(200, f"a commit without {exc}") from exc
+
+
+def _row(
+    gh: GitHub[Any], repo: RepoRef, source: ApiSource, merged: Merged, ask: WhatIfAsk
+) -> WhatIfRow | None:
+    found = _first_parent(gh, repo, merged.merge_commit_sha)
+    if found is None:
+        return None
+    parent, message = found
+    revisions = Revisions(parent, merged.merge_commit_sha, parent)  # the first parent is an ancestor
+    diff = functools.cache(lambda: fetch_range_diff(gh, repo, parent, merged.merge_commit_sha, source).data)
+
+    def read(request: Request) -> Inputs:
+        return gather(source, revisions, diff(), request)
+
+    request = Request(
+        manifest_path=ask.path,
+        repo=repo.full_name,
+        pr=merged.number,
+        description=Description(message, DescriptionSource.COMMIT_MESSAGE),
+    )
+    title = f"#{merged.number} {merged.title}"
+    return whatif_row(merged.merge_commit_sha, title, read, request, GivenFile(ask.path, ask.proposed))
+
+
+def whatif_rows(
+    gh: GitHub[Any], repo: RepoRef, ask: WhatIfAsk, cache: ObjectCache | None = None
+) -> list[WhatIfRow]:
+    """Raises GitHubError or BudgetSpent; a change that cannot be judged is a row's problem."""
+    client = _budgeted(gh, MAX_LIST_PAGES + WHATIF_READ.files + REQUESTS_PER_CHANGE * ask.last)
+    source = ApiSource(client, repo, shared=cache, budget=WHATIF_READ)
+    rows = (_row(client, repo, source, m, ask) for m in merged_pulls(client, repo, ask.branch, ask.last))
+    return [r for r in rows if r is not None]
+
+
+def whatif_section(gh: GitHub[Any], repo: RepoRef, ask: WhatIfAsk, cache: ObjectCache | None = None) -> str:
+    """The Markdown section below the receipt: the table, or why there is none. Never raises for
+    what GitHub answers."""
+    try:
+        rows = whatif_rows(gh, repo, ask, cache)
+    except (GitHubError, BudgetSpent, ReceiptError) as exc:
+        return whatif_not_computed(str(exc), path=ask.path)
+    return pull_whatif_markdown(rows, branch=ask.branch, asked=ask.last, path=ask.path)
+
+
+def manifest_whatif(
+    gh: GitHub[Any],
+    repo: RepoRef,
+    inputs: Inputs,
+    *,
+    branch: str,
+    last: int,
+    cache: ObjectCache | None = None,
+) -> str:
+    """The section for a pull request's receipt: empty, with no request made, unless its change
+    edits the manifest (as the dry run decides it) and `last` is above 0. A deleted manifest is
+    compared as the built-in default, as its dry run is."""
+    paths = manifest_paths(inputs.manifest)
+    if last <= 0 or not any(p in paths for f in inputs.change.diff.files for p in f.paths):
+        return ""
+    proposed = inputs.proposed_manifest
+    ask = WhatIfAsk(
+        branch=branch,
+        proposed=DEFAULT_MANIFEST_TEXT.encode() if proposed is None else proposed,
+        path=inputs.manifest.path,
+        last=min(last, MAX_LAST),
+    )
+    return whatif_section(gh, repo, ask, cache)
