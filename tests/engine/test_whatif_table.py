@@ -34,7 +34,9 @@ def test_a_pull_requests_section_says_its_scope_and_keeps_the_table() -> None:
     heading, rest = text.split("\n", 1)
     assert heading == "### What-if: this pull request's `.github/receipt.yml` against the base branch's"
     assert "1 change(s) compared" in rest and "up to 10" in rest and "still the base manifest's" in rest
-    assert "No tests are run" in rest and "| `cccccccccccc` \\#3 add x | success | failure **changed** |" in rest
+    assert (
+        "No tests are run" in rest and "| `cccccccccccc` \\#3 add x | success | failure **changed** |" in rest
+    )
     assert text.count("### ") == 1  # the CLI table's own heading is replaced, not repeated
 
 
