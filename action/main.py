@@ -38,6 +38,7 @@ from bot.github.errors import Forbidden, GitHubError, NotFound
 from bot.github.publisher import Problem, problem_of, problem_run, receipt_run
 from bot.github.pulls import PullRequest, get_pull, pulls_with_head
 from bot.github.remote import gather_pull
+from bot.github.whatif import manifest_whatif
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_GITHUB = 0, 1, 2, 3
 
@@ -137,12 +138,14 @@ def run_publish(settings: Settings, run: WorkflowRunEvent, out: TextIO) -> int:
     write_receipt(receipt, target)
     print_receipt(receipt, out)
     annotations = receipt_annotations(receipt)
-    outcome = publish_or_explain(gh, settings.repository, receipt_run(receipt, annotations=annotations))
+    whatif = manifest_whatif(gh, settings.repository, inputs, branch=pull.base_ref, last=settings.whatif_last)
+    run_request = receipt_run(receipt, annotations=annotations, appendix=whatif)
+    outcome = publish_or_explain(gh, settings.repository, run_request)
     if outcome.published is None:
         raise UsageError(
             "the publish job's token cannot create check runs: give the job `permissions: checks: write`"
         )
-    summarize(settings, receipt, [outcome.note])
+    summarize(settings, receipt, [outcome.note, whatif])
     write_outputs(settings.output_file, receipt_outputs(receipt, target))
     return EXIT_OK
 

@@ -12,6 +12,7 @@ from bot.engine import MANIFEST_PATH
 from bot.gather import UsageError
 from bot.github.client import DEFAULT_API_URL
 from bot.github.repo import RepoRef
+from bot.github.whatif import DEFAULT_LAST, MAX_LAST
 
 DEFAULT_RECEIPT_PATH = "receipt.json"
 
@@ -37,6 +38,7 @@ class Settings:
     output_file: Path | None
     summary_file: Path | None
     token: str | None
+    whatif_last: int = DEFAULT_LAST
 
     def __repr__(self) -> str:
         return f"Settings(mode={self.mode}, repository={self.repository}, event={self.event_name})"
@@ -54,6 +56,7 @@ def _parser(environ: Mapping[str, str]) -> argparse.ArgumentParser:
     parser.add_argument("--test-command", default=_input(environ, "test-command"))
     parser.add_argument("--reference", default=_input(environ, "reference"))
     parser.add_argument("--receipt-path", default=_input(environ, "receipt-path") or DEFAULT_RECEIPT_PATH)
+    parser.add_argument("--whatif-last", default=_input(environ, "whatif-last") or str(DEFAULT_LAST))
     return parser
 
 
@@ -70,6 +73,12 @@ def repository_path(value: str, what: str) -> str:
     if path.is_absolute() or ".." in path.parts or not path.parts or str(path) == ".":
         raise UsageError(f"{what} {value!r} must be a relative path inside the repository")
     return str(path)
+
+
+def _whatif_last(value: str) -> int:
+    if not value.isdigit() or not 0 <= int(value) <= MAX_LAST:
+        raise UsageError(f"whatif-last {value!r} must be a whole number from 0 to {MAX_LAST}")
+    return int(value)
 
 
 def read_settings(argv: Sequence[str], environ: Mapping[str, str]) -> Settings:
@@ -107,4 +116,5 @@ def read_settings(argv: Sequence[str], environ: Mapping[str, str]) -> Settings:
         output_file=Path(output) if output else None,
         summary_file=Path(summary) if summary else None,
         token=token,
+        whatif_last=_whatif_last(args.whatif_last),
     )

@@ -56,6 +56,21 @@ class BudgetSpent(Exception):
     """Raised from the client's request hook once the what-if has made its allowed requests."""
 
 
+@dataclass
+class RequestBudget:
+    limit: int
+    made: int = 0
+
+    @property
+    def reason(self) -> str:
+        return f"its budget of {self.limit} GitHub requests is spent"
+
+    def count(self, _request: httpx.Request) -> None:
+        self.made += 1
+        if self.made > self.limit:
+            raise BudgetSpent(self.reason)
+
+
 @dataclass(frozen=True, slots=True)
 class Merged:
     number: int
@@ -74,18 +89,10 @@ class WhatIfAsk:
     last: int = DEFAULT_LAST
 
 
-def _budgeted(gh: GitHub[Any], requests: int) -> GitHub[Any]:
-    """A client like `gh` (its token, its response hooks) that refuses request number `requests + 1`."""
-    made = 0
-
-    def count(_request: httpx.Request) -> None:
-        nonlocal made
-        made += 1
-        if made > requests:
-            raise BudgetSpent(f"its budget of {requests} GitHub requests is spent")
-
+def _budgeted(gh: GitHub[Any], budget: RequestBudget) -> GitHub[Any]:
+    """A client like `gh` (its token, its response hooks) whose requests `budget` counts."""
     hooks: dict[str, list[Any]] = {k: list(v) for k, v in (gh.config.event_hooks or {}).items()}
-    hooks.setdefault("request", []).append(count)
+    hooks.setdefault("request", []).append(budget.count)
     config = dataclasses.replace(gh.config, event_hooks=hooks, auto_retry=WHATIF_RETRY)
     return GitHub(gh.auth, config=config)
 
@@ -151,10 +158,11 @@ def _row(
 
 
 def whatif_rows(
-    gh: GitHub[Any], repo: RepoRef, ask: WhatIfAsk, cache: ObjectCache | None = None
+    gh: GitHub[Any], repo: RepoRef, ask: WhatIfAsk, budget: RequestBudget, cache: ObjectCache | None = None
 ) -> list[WhatIfRow]:
-    """Raises GitHubError or BudgetSpent; a change that cannot be judged is a row's problem."""
-    client = _budgeted(gh, MAX_LIST_PAGES + WHATIF_READ.files + REQUESTS_PER_CHANGE * ask.last)
+    """Raises GitHubError (a spent budget too: githubkit wraps the hook's refusal); a change that
+    cannot be judged is a row's problem."""
+    client = _budgeted(gh, budget)
     source = ApiSource(client, repo, shared=cache, budget=WHATIF_READ)
     rows = (_row(client, repo, source, m, ask) for m in merged_pulls(client, repo, ask.branch, ask.last))
     return [r for r in rows if r is not None]
@@ -163,10 +171,12 @@ def whatif_rows(
 def whatif_section(gh: GitHub[Any], repo: RepoRef, ask: WhatIfAsk, cache: ObjectCache | None = None) -> str:
     """The Markdown section below the receipt: the table, or why there is none. Never raises for
     what GitHub answers."""
+    budget = RequestBudget(MAX_LIST_PAGES + WHATIF_READ.files + REQUESTS_PER_CHANGE * ask.last)
     try:
-        rows = whatif_rows(gh, repo, ask, cache)
+        rows = whatif_rows(gh, repo, ask, budget, cache)
     except (GitHubError, BudgetSpent, ReceiptError) as exc:
-        return whatif_not_computed(str(exc), path=ask.path)
+        reason = budget.reason if budget.made > budget.limit else str(exc)
+        return whatif_not_computed(reason, path=ask.path)
     return pull_whatif_markdown(rows, branch=ask.branch, asked=ask.last, path=ask.path)
 
 
