@@ -14,6 +14,7 @@ from bot.engine.change import Change
 from bot.engine.content._gitleaks_rules import GLOBAL_ALLOWLIST
 from bot.engine.content.added import release
 from bot.engine.content.banned import BannedPatternsRule
+from bot.engine.content.bannedimports import BannedImportsRule
 from bot.engine.content.dangerous import PREFILTER_GROUPS as DANGEROUS_GROUPS
 from bot.engine.content.dangerous import DangerousRule
 from bot.engine.content.prefilter import Prefilter
@@ -42,6 +43,7 @@ def _registry() -> tuple[ContentRule, ...]:
         SuppressionsRule(prefilter),
         InvisibleUnicodeRule(),
         BannedPatternsRule(),
+        BannedImportsRule(),
     )
 
 
