@@ -221,3 +221,9 @@ def test_a_change_that_cannot_import_is_not_read(repo: GitRepo) -> None:
 def test_files_no_entry_selects_are_not_read(repo: GitRepo) -> None:
     policy = "content:\n  banned_imports:\n    - {module: requests, paths: ['src/**']}\n"
     assert scan(RULE, change_of(repo, {"lib/a.py": "import requests\n"}), manifest(policy)) == []
+
+
+def test_content_exclude_leaves_paths_unread(repo: GitRepo) -> None:
+    policy = POLICY + "  exclude: ['vendor/**']\n"
+    change = change_of(repo, {"vendor/a.py": "import requests\n", "src/a.py": "import requests\n"})
+    assert where(scan(RULE, change, manifest(policy))) == [("src/a.py", 1, "requests")]

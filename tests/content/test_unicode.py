@@ -91,6 +91,22 @@ def test_documents_are_read_too(repo: GitRepo, tmp_path: Path) -> None:
     assert where(_invisible(repo, {"README.md": "See \u202eevil\n"})) == [("README.md", 1, "bidi-control")]
 
 
+def test_test_vectors_in_json_escaped_stay_quiet_and_written_raw_fire(repo: GitRepo) -> None:
+    """The shapes of encode/httpx@db9072f998:tests/models/whatwg.json (WHATWG's URL test vectors):
+    an escape is text a reviewer can read; the character itself is invisible in a JSON string as
+    anywhere, so it is reported (a test-vector file is excluded by path, not by content)."""
+    escaped = '  {"input": "http://example.com/\\u202e/foo/\\u202d/bar"},\n  {"input": "a\\u200bb"},\n'
+    raw = '  {"input": "http://example.com/\u202e/foo/\u202d/bar"},\n  {"input": "http://example.com/\ufeff/foo"},\n'
+    found = _invisible(
+        repo,
+        {"tests/models/escaped.json": "[\n" + escaped + "]\n", "tests/models/raw.json": "[\n" + raw + "]\n"},
+    )
+    assert where(found) == [
+        ("tests/models/raw.json", 2, "bidi-control"),
+        ("tests/models/raw.json", 3, "zero-width"),
+    ]
+
+
 @pytest.mark.parametrize(
     ("text", "kind", "start"),
     [

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from bot.engine.change import Change
-from bot.engine.content.added import AddedFile, added_files
+from bot.engine.content.added import AddedFile
+from bot.engine.content.exclude import read_files
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.imports import Imported, javascript_imports, python_imports, python_imports_alone
 from bot.engine.content.limits import capped
@@ -96,11 +97,12 @@ def _file_violations(file: AddedFile, entries: list[BannedImport]) -> Iterator[V
 
 @dataclass(frozen=True, slots=True)
 class BannedImportsRule:
-    """`content.banned_imports`: modules added Python and JavaScript/TypeScript code may not import."""
+    """`content.banned_imports`: modules added Python and JavaScript/TypeScript code may not import
+    (in every path `content.exclude` leaves)."""
 
     def scan(self, change: Change, manifest: Manifest) -> Iterator[Violation]:
         banned = manifest.content.banned_imports
-        for file in added_files(change) if banned else ():
+        for file in read_files(change, manifest, None) if banned else ():
             if file.kind not in (Kind.PYTHON, Kind.JAVASCRIPT):
                 continue
             entries = [e for e in banned if e.paths is None or matches(e.paths, file.path, manifest.patterns)]

@@ -16,7 +16,8 @@ from functools import cache
 from typing import Any
 
 from bot.engine.change import Change
-from bot.engine.content.added import AddedFile, Fragment, added_files
+from bot.engine.content.added import AddedFile, Fragment
+from bot.engine.content.exclude import read_files
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
 from bot.engine.content.linescan import LineScan
@@ -273,6 +274,6 @@ class SuppressionsRule:
     def scan(self, change: Change, manifest: Manifest) -> Iterator[Violation]:
         if not manifest.content.suppressions:
             return
-        for file in added_files(change):
+        for file in read_files(change, manifest, "suppressions"):
             if file.kind is not Kind.DOCUMENT:
                 yield from _file_violations(change, file, self.prefilter)
