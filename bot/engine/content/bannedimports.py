@@ -9,6 +9,7 @@ the same module with or without `node:`.
 from __future__ import annotations
 
 import ast
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -24,10 +25,12 @@ from bot.engine.globs import matches
 from bot.engine.manifest import BannedImport, Manifest
 from bot.engine.regex import compile_re2
 
-# A Python file is parsed when its added text can import: it names `import` or `run_module`, or it
-# is not ASCII (`__ｉｍｐｏｒｔ__` is `__import__`); or its new text imports an importer by another
-# name, so that an added call by that name imports.
-_CAN_IMPORT = (b"import", b"run_module")
+# A Python file is parsed when its added text, read as Python reads identifiers (NFKC, when it is
+# not ASCII: `ｒｅｑｕｅｓｔｓ` is `requests`), names a banned module's top-level package, or an importer
+# (which can be given a name built of pieces); or when its new text imports an importer by another
+# name, so that an added call by that name imports. Importer calls are looked for only in the first
+# two cases.
+_IMPORTERS = ("__import__", "import_module", "run_module")
 _IMPORTER_RENAMED = compile_re2(r"\b(?:import_module|__import__|run_module)\s+as\s+\w")
 
 
@@ -38,20 +41,29 @@ def _parse(source: str) -> ast.Module | None:
         return None
 
 
-def _can_import(file: AddedFile) -> bool:
-    if any(not f.data.isascii() or any(w in f.data for w in _CAN_IMPORT) for f in file.fragments):
-        return True
-    if file.head is None or file.file.status is FileStatus.ADDED:
-        return False  # a new file's added text is all of it
-    return _IMPORTER_RENAMED.search(file.head) is not None
+def _names(file: AddedFile, words: tuple[str, ...]) -> set[str]:
+    """Which of `words` the file's added text holds, read as Python reads identifiers."""
+    found: set[str] = set()
+    for fragment in file.fragments:
+        data = fragment.data
+        text = data if data.isascii() else unicodedata.normalize("NFKC", fragment.text).encode()
+        found.update(w for w in words if w.encode() in text)
+    return found
 
 
-def _python(file: AddedFile) -> Iterator[Imported]:
-    if not _can_import(file):
+def _python(file: AddedFile, entries: list[BannedImport]) -> Iterator[Imported]:
+    tops = tuple({e.module.split(".", 1)[0] for e in entries})
+    named = _names(file, (*_IMPORTERS, *tops))
+    calls = not named.isdisjoint(_IMPORTERS) or (
+        file.head is not None
+        and file.file.status is not FileStatus.ADDED  # a new file's added text is all of it
+        and _IMPORTER_RENAMED.search(file.head) is not None
+    )
+    if not named and not calls:
         return
     tree = _parse(file.head) if file.head is not None else None
     if tree is not None:
-        yield from python_imports(tree, sorted(file.added_numbers()))
+        yield from python_imports(tree, sorted(file.added_numbers()), calls=calls)
         return
     for fragment in file.fragments:
         yield from python_imports_alone(fragment)
@@ -80,7 +92,7 @@ def _message(entry: BannedImport, imported: Imported, path: str) -> str:
 
 def _file_violations(file: AddedFile, entries: list[BannedImport]) -> Iterator[Violation]:
     found: dict[tuple[str, int], Violation] = {}
-    for imported in _python(file) if file.kind is Kind.PYTHON else _javascript(file):
+    for imported in _python(file, entries) if file.kind is Kind.PYTHON else _javascript(file):
         for entry in entries:
             if _bans(entry, imported.module, file.kind):
                 violation = Violation(

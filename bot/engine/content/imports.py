@@ -16,13 +16,19 @@ from __future__ import annotations
 
 import ast
 import unicodedata
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from bot.engine.content.added import Fragment
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.linescan import LineScan
-from bot.engine.content.pyconstructs import argument, name_resolver, spans_a_line
+from bot.engine.content.pyconstructs import (
+    argument,
+    calls_on_lines,
+    every_statement,
+    name_resolver,
+    spans_a_line,
+)
 from bot.engine.regex import compile_re2
 
 _IMPORTERS = frozenset({"__import__", "importlib.__import__", "importlib.import_module", "runpy.run_module"})
@@ -68,35 +74,36 @@ def _imported_by_call(call: ast.Call, function: str) -> str | None:
     return _absolute(name, _constant_string(argument(call, 1, "package")))
 
 
-def _modules(node: ast.AST, resolve: Callable[[ast.expr], str | None]) -> list[str]:
+def _statement_modules(node: ast.stmt) -> list[str]:
     if isinstance(node, ast.Import):
         return [alias.name for alias in node.names]
-    if isinstance(node, ast.ImportFrom):
-        if node.level or node.module is None:
-            return []
+    if isinstance(node, ast.ImportFrom) and not node.level and node.module is not None:
         return [node.module, *(f"{node.module}.{a.name}" for a in node.names if a.name != "*")]
-    if isinstance(node, ast.Call):
-        function = resolve(node.func)
-        module = None if function is None else _imported_by_call(node, function)
-        return [] if module is None else [module]
     return []
 
 
-def python_imports(tree: ast.Module, added: Sequence[int]) -> Iterator[Imported]:
-    """What the module's statements and calls that occupy one of the `added` lines (sorted) import."""
-    resolve = name_resolver(tree)
+def _first_added(node: ast.stmt | ast.expr, wanted: frozenset[int]) -> int:
+    end = node.end_lineno or node.lineno
+    return next(n for n in range(node.lineno, end + 1) if n in wanted)
+
+
+def python_imports(tree: ast.Module, added: Sequence[int], *, calls: bool = True) -> Iterator[Imported]:
+    """What the module's import statements and (with `calls`) importer calls that occupy one of the
+    `added` lines (sorted) import."""
     wanted = frozenset(added)
-    pending: list[ast.AST] = [tree]
-    while pending:
-        node = pending.pop()
-        if not spans_a_line(node, added):
-            continue
-        modules = _modules(node, resolve)
-        if modules and isinstance(node, ast.stmt | ast.expr):
-            end = node.end_lineno or node.lineno
-            line = next(n for n in range(node.lineno, end + 1) if n in wanted)
+    for statement in every_statement(tree):
+        modules = _statement_modules(statement)
+        if modules and spans_a_line(statement, added):
+            line = _first_added(statement, wanted)
             yield from (Imported(m, line) for m in modules)
-        pending.extend(ast.iter_child_nodes(node))
+    if not calls:
+        return
+    resolve = name_resolver(tree)
+    for call in calls_on_lines(tree, added):
+        function = resolve(call.func)
+        module = None if function is None else _imported_by_call(call, function)
+        if module is not None:
+            yield Imported(module, _first_added(call, wanted))
 
 
 _PY_LINE = compile_re2(

@@ -276,3 +276,13 @@ def name_resolver(tree: ast.Module) -> Callable[[ast.expr], str | None]:
     calls are resolved (`pt.mark.skip` after `import pytest as pt` is `pytest.mark.skip`; a name the
     module binds itself, or never imports, is `<local>.NAME`)."""
     return _Resolver(tree, whole=True).name
+
+
+def every_statement(tree: ast.Module) -> Iterator[ast.stmt]:
+    """Every statement of the module, in function and class bodies too, in source order."""
+    return _statements(tree, into_scopes=True)
+
+
+def calls_on_lines(tree: ast.Module, lines: Sequence[int]) -> Iterator[ast.Call]:
+    """Every call in the subtrees that span one of `lines` (sorted), in no particular order."""
+    return _calls(tree, lines)

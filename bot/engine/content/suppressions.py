@@ -114,9 +114,14 @@ _OVERRIDE = (
 MARKED = "suppression-markers"
 ALIASED = "suppression-skip-aliases"
 # Skips written out (`pytest.mark.skip`, `unittest.skip`) are markers above; a Python file is also
-# read on its syntax tree when it imports from pytest or unittest, or either under another name:
-# then a skip can be reached by a name no marker spells (`@pt.mark.skip`, `later()`).
-_ALIASING = r"\bfrom[ \t]+(?:pytest|_pytest|unittest)\b|\bimport[ \t]+(?:pytest|unittest)[\w.]*[ \t]+as\b"
+# read on its syntax tree when it imports pytest or unittest under another name, or imports from
+# them a name a skip is reached by (`mark`, `skip`, `SkipTest`, …, `case`): then a skip can be
+# written in a way no marker spells (`@pt.mark.skip`, `later()`).
+_ALIASING = (
+    r"\bimport[ \t]+(?:pytest|_pytest[\w.]*|unittest(?:\.case)?)[ \t]+as\b"
+    r"|\bfrom[ \t]+(?:pytest|_pytest|unittest)\b[\w.]*[ \t]+import\b(?:[ \t]*\([^)]*|[^;\n]*)"
+    r"\b(?:skip\w*|xfail|mark|importorskip|SkipTest|expectedFailure|case|outcomes)\b"
+)
 PREFILTER_GROUPS = {MARKED: tuple(m.regex for m in MARKERS), ALIASED: (_ALIASING,)}
 _ALIASING_RE = compile_re2(_ALIASING)
 
@@ -156,16 +161,19 @@ class _Side:
 
 def _regex_uses(kind: Kind, hunk: int, fragment: Fragment, prefilter: Prefilter) -> Iterator[_Use]:
     _, regexes = _compiled()
+    texts: dict[int, str] = {}  # by line index: many matches on one long line read it once
     for index in prefilter.present(fragment, MARKED):
         marker = MARKERS[index]
         scan = LineScan(fragment.data, kind) if marker.code else None
         for match in regexes[index].finditer(fragment.data):
             if scan is not None and scan.hidden(match.start(1)):
                 continue
-            start, end = fragment.line_bounds(match.start(1))
-            text = fragment.data[start:end].decode("utf-8", "replace").strip()
+            line = fragment.index_at(match.start(1))
+            if line not in texts:
+                start, end = fragment.line_bounds(match.start(1))
+                texts[line] = fragment.data[start:end].decode("utf-8", "replace").strip()
             written = match.group(1).decode("utf-8", "replace")
-            yield _Use(marker.id, fragment.line_at(match.start(1)), written, hunk, text)
+            yield _Use(marker.id, fragment.numbers[line], written, hunk, texts[line])
 
 
 def _parse(source: str) -> ast.Module | None:
