@@ -2,8 +2,13 @@
 type checker, a security scanner, coverage or a test instead of fixing what it reports.
 
 Comment markers (`# noqa`, `// eslint-disable-line`) are matched as written; markers that are code
-(`@pytest.mark.skip`, `it.skip(`) count only outside comments and strings (`linescan.py`).
-Documents (Markdown, reStructuredText, plain text) are not read: they mention markers, not use them.
+(`@pytest.mark.skip`, `it.skip(`) count only outside comments and strings (`linescan.py`), and in
+Python also on the syntax tree, through imports (`pyskips.py`). Documents (Markdown,
+reStructuredText, plain text) are not read: they mention markers, not use them.
+
+A marker on an added line counts only when no marker of the same id on a removed line of the file
+accounts for it (`_unpaired`): a change that edits a line and keeps its `# noqa`, or moves the line,
+adds nothing; one that removes one marker and adds two adds one.
 """
 
 from __future__ import annotations
