@@ -391,7 +391,7 @@ def clean_corpus_and_speed(tool: DetectSecrets | None, limit: int | None) -> Non
             f"| … on the {count} files {name} a candidate construct for `dangerous` to parse "
             f"({size / 1e6:.1f} MB) | {seconds:.3f} | {size / 1e6 / seconds:.1f} | |"
         )
-    row("receipt, all six content rules (three banned patterns, two banned imports) on the parsed change", t_all)
+    row("receipt, all six content rules (three banned patterns, two banned imports), parsed change", t_all)
     for name, (seconds, _) in per_rule.items():
         row(f"receipt, {name} alone, the added text built", seconds)
     row("receipt, DangerousRule parsing each candidate file whole (the reference)", t_whole)
