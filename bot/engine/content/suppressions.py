@@ -166,7 +166,7 @@ class _Side:
 
 def _regex_uses(kind: Kind, hunk: int, fragment: Fragment, prefilter: Prefilter) -> Iterator[_Use]:
     _, regexes = _compiled()
-    texts: dict[int, str] = {}  # by line index: many matches on one long line read it once
+    texts: dict[int, str] = {}  # by line: a long line of many markers is found and decoded once
     for index in prefilter.present(fragment, MARKED):
         marker = MARKERS[index]
         scan = LineScan(fragment.data, kind) if marker.code else None
