@@ -265,6 +265,18 @@ def test_reference_files_added_renamed_and_left_out() -> None:
     assert same.excess == 0.0
 
 
+def test_a_file_either_side_leaves_out_is_not_in_the_union() -> None:
+    binary = (
+        "diff --git a/x.py b/x.py\nindex 1111111..2222222 100644\nBinary files a/x.py and b/x.py differ\n"
+    )
+    x = measure_excess(
+        change(("area.py", "modified", C, G), ("x.py", "modified", "a = 1\n", "a = 2\n")), reference(binary)
+    )
+    edits, length = nd("area.py", C, G)
+    assert x.union_distance == edits / length and x.union_reference_distance == 0.0
+    assert x.distance != x.union_distance
+
+
 def test_copies_are_new_files() -> None:
     copy = "diff --git a/area.py b/copy.py\nsimilarity index 100%\ncopy from area.py\ncopy to copy.py\n"
     ref = reference(copy + git_patch("area.py", C, G))
