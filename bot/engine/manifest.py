@@ -136,6 +136,12 @@ class ContentPolicy:
     dangerous: bool = True
     suppressions: bool = True
     banned: tuple[BannedPattern, ...] = ()
+    exclude: tuple[str, ...] = ()  # paths no content rule reads (a verified secret still counts)
+    # each rule's own excluded paths, by the rule's key under `content` (secrets, dangerous, ...)
+    rule_exclude: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def excluded_for(self, key: str) -> tuple[str, ...]:
+        return next((paths for name, paths in self.rule_exclude if name == key), ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +273,19 @@ _GLOBS = ListOf(_GLOB, unique=True)
 _NAMES = ListOf(String(), min_items=1, unique=True)
 _KINDS = ListOf(Choice(values=tuple(k.value for k in ChangeKind)), unique=True)
 _LIMIT = Integer(minimum=0)
+_RULE_EXCLUDE = ListOf(_GLOB, unique=True, description="Paths this rule does not read.")
+SWITCHABLE_RULES = ("secrets", "dangerous", "suppressions")
+EXCLUDABLE_RULES = (*SWITCHABLE_RULES, "invisible_unicode")
+
+
+def _switchable(description: str) -> Either:
+    return Either(
+        expected="true, false or a mapping with exclude",
+        options=(Boolean(), Mapping_(fields={"exclude": Field(_RULE_EXCLUDE)})),
+        description=f"{description} true (the default), false, or {{exclude: [paths]}}: on, "
+        "except in those paths.",
+    )
+
 
 SPEC = Mapping_(
     description="receipt policy (.github/receipt.yml), read from the base commit of a pull request.",
@@ -385,9 +404,24 @@ SPEC = Mapping_(
             Mapping_(
                 description="Rules over the text a change adds.",
                 fields={
-                    "secrets": Field(Boolean(description="Flag credentials and private keys.")),
-                    "dangerous": Field(Boolean(description="Flag eval, shell=True and the like.")),
-                    "suppressions": Field(Boolean(description="Flag new noqa, nosec, skip markers.")),
+                    "exclude": Field(
+                        ListOf(
+                            _GLOB,
+                            unique=True,
+                            description="Paths no content rule reads (test vectors, fixtures, vendored "
+                            "data); a checksum-verified token or private key is reported there too.",
+                        )
+                    ),
+                    "secrets": Field(_switchable("Flag credentials and private keys.")),
+                    "dangerous": Field(_switchable("Flag eval, shell=True and the like.")),
+                    "suppressions": Field(_switchable("Flag new noqa, nosec, skip markers.")),
+                    "invisible_unicode": Field(
+                        Mapping_(
+                            description="Flag bidi controls, zero-width and tag characters: always on; "
+                            "only paths can be excluded.",
+                            fields={"exclude": Field(_RULE_EXCLUDE)},
+                        )
+                    ),
                     "banned": Field(
                         ListOf(
                             Mapping_(
@@ -632,9 +666,15 @@ def _build(raw: dict[str, Any]) -> Manifest:
         ),
         reformat=Reformat(raw.get("locality", {}).get("reformat", Reformat.ALLOW)),
         content=ContentPolicy(
-            secrets=content.get("secrets", True),
-            dangerous=content.get("dangerous", True),
-            suppressions=content.get("suppressions", True),
+            secrets=content.get("secrets", True) is not False,
+            dangerous=content.get("dangerous", True) is not False,
+            suppressions=content.get("suppressions", True) is not False,
+            exclude=tuple(content.get("exclude", [])),
+            rule_exclude=tuple(
+                (key, tuple(value["exclude"]))
+                for key in EXCLUDABLE_RULES
+                if isinstance(value := content.get(key), dict) and value.get("exclude")
+            ),
             banned=tuple(
                 BannedPattern(
                     id=b["id"],
