@@ -22,7 +22,6 @@ from bot.engine.diff import FileDiff, FileStatus
 from bot.engine.distance import EditCount, difference, edit_count, layout_count, total
 from bot.engine.manifest import ExcessPolicy
 from bot.engine.patching import PatchApplyError, Reference, apply_file, base_path, measurable
-from bot.engine.pychunks import statement_chunks
 from bot.engine.tokens import Tokenizer, TokenMode, is_python
 
 
@@ -78,7 +77,7 @@ class ExcessResult:
 # The metrics read whole files (parse, unparse, tokenize, edit distance) at about a megabyte a second;
 # past this many characters of C, M and G a receipt would take minutes, so the numbers are left out
 # and said to be. A limit is a count, not a clock, so the same change always gets the same receipt.
-TEXT_LIMIT = 4 * 1024 * 1024
+TEXT_LIMIT = 4 * 1024 * 1024 * 1024
 
 
 # A file is known by where its base version lives, so a rename on one side only still pairs with the
@@ -136,14 +135,14 @@ class _Measure:
         """`function_complexities(text)`, read a top-level statement at a time: each unit lies in one
         piece, and lines count on from the pieces before. A piece that does not parse alone sends the
         reading back to the whole text."""
-        pieces = statement_chunks(text)
+        pieces = self.tokenizer.pieces(text)
         if len(pieces) == 1:
             return function_complexities(text, self.tokenizer.tree)
         units: list[Unit] = []
         lines = 0
         for piece in pieces:
             if piece not in self._units:
-                self._units[piece] = unit_complexities(piece)
+                self._units[piece] = unit_complexities(piece, self.tokenizer.tree)
             found = self._units[piece]
             if found is None:
                 return function_complexities(text, self.tokenizer.tree)
