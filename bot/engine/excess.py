@@ -73,11 +73,22 @@ class ExcessResult:
     complexity_unmeasured: tuple[str, ...] = ()  # Python files whose functions could not be read
     too_large: int | None = None  # characters of text, when above TEXT_LIMIT: nothing was measured
 
+    @property
+    def not_measured(self) -> str | None:
+        """Why the numbers are absent, when a limit left them out (the receipt's `excess.not_measured`)."""
+        if self.too_large is None:
+            return None
+        return (
+            f"the changed files hold {self.too_large:,} characters of text, above the {TEXT_LIMIT:,} "
+            "the excess metrics read in one receipt"
+        )
 
-# The metrics read whole files (parse, unparse, tokenize, edit distance) at about a megabyte a second;
-# past this many characters of C, M and G a receipt would take minutes, so the numbers are left out
-# and said to be. A limit is a count, not a clock, so the same change always gets the same receipt.
-TEXT_LIMIT = 4 * 1024 * 1024 * 1024
+
+# The metrics read every changed file whole (parse, unparse, tokenize, edit distance; each top-level
+# statement two versions share once) at a few megabytes a second; past this many characters of C, M
+# and G a receipt would take minutes, so the numbers are left out and the receipt says so
+# (`excess.not_measured`). A limit is a count, not a clock: the same change always gets the same receipt.
+TEXT_LIMIT = 16 * 1024 * 1024
 
 
 # A file is known by where its base version lives, so a rename on one side only still pairs with the
@@ -398,8 +409,8 @@ def judge_excess(result: ExcessResult, policy: ExcessPolicy) -> ExcessResult:
     limits = (policy.max_distance, policy.max_excess, policy.max_added_complexity)
     if result.too_large is not None and any(limit is not None for limit in limits):
         reasons.append(
-            f"excess could not be measured: the changed files hold {result.too_large:,} characters, above "
-            f"the {TEXT_LIMIT:,} the metrics read, so the limits the policy sets cannot be checked"
+            f"excess could not be measured: {result.not_measured}, so the limits the policy sets "
+            "cannot be checked"
         )
     if _above(result.distance, policy.max_distance):
         reasons.append(f"distance {result.distance:.3f} is above excess.max_distance {policy.max_distance:g}")
