@@ -13,6 +13,7 @@ against G when there is a reference and against C otherwise.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
@@ -75,13 +76,22 @@ class ExcessResult:
 
     @property
     def not_measured(self) -> str | None:
-        """Why the numbers are absent, when a limit left them out (the receipt's `excess.not_measured`)."""
-        if self.too_large is None:
-            return None
-        return (
-            f"the changed files hold {self.too_large:,} characters of text, above the {TEXT_LIMIT:,} "
-            "the excess metrics read in one receipt"
-        )
+        """Why the numbers are absent (the receipt's `excess.not_measured`): a limit, or every changed
+        file left out; None when they were measured or there was nothing to measure."""
+        if self.too_large is not None:
+            return (
+                f"the changed files hold {self.too_large:,} characters of text, above the {TEXT_LIMIT:,} "
+                "the excess metrics read in one receipt"
+            )
+        if self.distance is None and self.union_distance is None and self.excluded:
+            return "every changed file was left out: " + left_out(self.excluded)
+        return None
+
+
+def left_out(excluded: tuple[Excluded, ...]) -> str:
+    """How many files were left out for each reason."""
+    counts = Counter(e.reason.value for e in excluded)
+    return ", ".join(f"{n} file{'' if n == 1 else 's'} ({reason})" for reason, n in sorted(counts.items()))
 
 
 # The metrics read every changed file whole (parse, unparse, tokenize, edit distance; each top-level

@@ -112,6 +112,16 @@ def test_binary_symlink_and_unreadable_files_are_left_out_and_counted() -> None:
         Excluded("logo.png", Exclusion.BINARY),
     )
     assert x.added_complexity is None
+    assert x.not_measured == (
+        "every changed file was left out: 1 file (binary), 1 file (symlink or submodule), "
+        "1 file (too large or not text)"
+    )
+
+
+def test_a_change_with_some_files_measured_is_not_said_unmeasured() -> None:
+    x = measure_excess(change(("logo.png", "binary", None, None), ("a.py", "modified", C, G)))
+    assert x.distance is not None and x.not_measured is None
+    assert measure_excess(change()).not_measured is None  # nothing to measure is not a gap
 
 
 def test_added_deleted_and_empty_files() -> None:
