@@ -54,6 +54,16 @@ def _port(text: str) -> int:
     return port
 
 
+def _positive(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {number}")
+    return number
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="receipt",
@@ -103,6 +113,15 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument("--run", type=Path, help="a replay report's run directory (default: as it records)")
 
     sub.add_parser("schema", help="print the manifest's JSON Schema")
+
+    whatif = sub.add_parser(
+        "whatif", help="how the last merged changes would be judged under a new manifest (no tests run)"
+    )
+    whatif.add_argument("--manifest", type=Path, required=True, help="the new manifest")
+    whatif.add_argument("--last", type=_positive, default=20, help="how many merged changes (default: 20)")
+    whatif.add_argument("--repo", type=Path, default=Path(), help="the repository (default: the current one)")
+    whatif.add_argument("--branch", default="HEAD", help="whose first-parent history (default: HEAD)")
+    whatif.add_argument("--markdown", type=Path, help="also write the table as Markdown to FILE")
 
     serve = sub.add_parser("serve", help="run the GitHub App: webhook, receipt pages and workers")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
@@ -290,6 +309,20 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_FAIL
 
 
+def _cmd_whatif(args: argparse.Namespace) -> int:
+    from bot.engine import MANIFEST_PATH, ManifestSource, load_manifest
+    from bot.engine.render.whatif_text import whatif_markdown, whatif_terminal
+    from bot.local.whatif import WhatIfOptions, whatif_rows
+
+    load_manifest(_read(args.manifest), str(args.manifest), ManifestSource.FILE)  # invalid: exit 2, once
+    rows = whatif_rows(WhatIfOptions(args.repo, args.manifest, branch=args.branch, last=args.last))
+    names = {"base": f"each change's base {MANIFEST_PATH}", "new": str(args.manifest)}
+    print(whatif_terminal(rows, **names), end="")
+    if args.markdown is not None:
+        _write(args.markdown, whatif_markdown(rows, **names))
+    return EXIT_OK
+
+
 def _cmd_schema(args: argparse.Namespace) -> int:
     del args
     from bot.engine import json_schema
@@ -339,7 +372,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 _COMMANDS = {
     "check": _cmd_check, "validate": _cmd_validate, "explain": _cmd_explain,
     "inspect": _cmd_inspect, "schema": _cmd_schema, "serve": _cmd_serve, "worker": _cmd_worker,
-    "migrate": _cmd_migrate, "receive": _cmd_receive, "replay": _cmd_replay,
+    "migrate": _cmd_migrate, "whatif": _cmd_whatif, "receive": _cmd_receive, "replay": _cmd_replay,
 }  # fmt: skip
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from bot.engine.days import Day
 from bot.engine.errors import ReceiptError
 from bot.engine.globs import GlobError
 from bot.engine.groups import GROUP_NAMES, MANIFEST_PATH
@@ -20,6 +21,7 @@ from bot.engine.schema import (
     Boolean,
     Choice,
     ConfigIssue,
+    Date,
     Either,
     Field,
     Integer,
@@ -52,6 +54,11 @@ class ChangeKind(StrEnum):
 class Reformat(StrEnum):
     FORBID = "forbid"
     ALLOW = "allow"
+
+
+class Mode(StrEnum):
+    ENFORCE = "enforce"
+    OBSERVE = "observe"  # every conclusion at most neutral; what would have failed is shown
 
 
 class AlarmConclusion(StrEnum):
@@ -172,6 +179,20 @@ class ExcessPolicy:
 
 
 @dataclass(frozen=True, slots=True)
+class Waiver:
+    """`waivers[index]`: accepts the findings whose waiver_id is `id` until `expires` (inclusive)."""
+
+    id: str
+    reason: str
+    expires: Day
+    index: int = 0
+
+    @property
+    def label(self) -> str:
+        return f"waivers[{self.index}]"
+
+
+@dataclass(frozen=True, slots=True)
 class Manifest:
     version: int = 1
     applies_to: AppliesTo | None = None
@@ -182,6 +203,8 @@ class Manifest:
     tests: TestsPolicy = field(default_factory=TestsPolicy)
     excess: ExcessPolicy = field(default_factory=ExcessPolicy)
     report: ReportPolicy = field(default_factory=ReportPolicy)
+    waivers: tuple[Waiver, ...] = ()
+    mode: Mode = Mode.ENFORCE
     # Its globs and regexes, compiled once when it was read; rules compile the others they need here.
     patterns: PatternStore = field(default_factory=PatternStore, compare=False, repr=False)
 
@@ -247,6 +270,13 @@ def _workflow_file(name: str, walk: Walk) -> str | None:
         or not name.isascii()
     ):
         return "a workflow file name in .github/workflows, such as ci.yml (letters, digits, '.', '-', '_')"
+    return None
+
+
+def _waiver_id(text: str, walk: Walk) -> str | None:
+    rule, colon, digest = text.partition(":")
+    if not colon or len(digest) != 16 or not all(c in "0123456789abcdef" for c in digest) or not rule:
+        return "a finding's waiver_id, as a receipt prints it (such as secret:3f2a9c0d1b7e4a56)"
     return None
 
 
@@ -542,6 +572,36 @@ SPEC = Mapping_(
                 },
             )
         ),
+        "mode": Field(
+            Choice(
+                values=tuple(m.value for m in Mode),
+                description="enforce (the default): the verdict is the check run's conclusion. observe: "
+                "the conclusion is at most neutral, never failure or action_required, and the "
+                "summary says what would have failed: for adopting receipt and tuning it first.",
+            )
+        ),
+        "waivers": Field(
+            ListOf(
+                Mapping_(
+                    fields={
+                        "id": Field(
+                            String(refine_with=_waiver_id, description="The finding's waiver_id."),
+                            required=True,
+                        ),
+                        "reason": Field(
+                            String(max_length=500, description="Why the finding is accepted."),
+                            required=True,
+                        ),
+                        "expires": Field(
+                            Date(description="The last day the waiver applies (UTC)."), required=True
+                        ),
+                    }
+                ),
+                unique_key="id",
+                description="Findings accepted until a date, each by its waiver_id; an expired waiver "
+                "no longer waives, and the summary warns of it.",
+            )
+        ),
     },
 )
 
@@ -704,6 +764,11 @@ def _build(raw: dict[str, Any]) -> Manifest:
             on_alarm=AlarmConclusion(excess.get("on_alarm", AlarmConclusion.NEUTRAL)),
         ),
         report=ReportPolicy(require=tuple(raw.get("report", {}).get("require", []))),
+        mode=Mode(raw.get("mode", Mode.ENFORCE)),
+        waivers=tuple(
+            Waiver(id=w["id"], reason=w["reason"], expires=w["expires"], index=i)
+            for i, w in enumerate(raw.get("waivers", []))
+        ),
     )
 
 

@@ -31,13 +31,19 @@ from bot.engine.content.added import AddedFile, Fragment, added_files
 from bot.engine.content.detectors import CHECKSUMS, OWN_DETECTORS, VALIDATORS, VERIFIED_FORMATS
 from bot.engine.content.examples import EXAMPLES
 from bot.engine.content.exclude import excluded_by, excluded_note
-from bot.engine.content.heuristics import has_digit, is_placeholder, looks_like_name, shannon_entropy
+from bot.engine.content.heuristics import (
+    base64_text,
+    has_digit,
+    is_placeholder,
+    looks_like_name,
+    shannon_entropy,
+)
 from bot.engine.content.limits import capped
 from bot.engine.content.literals import Literals, literal_text
 from bot.engine.content.prefilter import Prefilter
 from bot.engine.content.redact import redact
 from bot.engine.content.ruleset import Allowlist, SecretPattern, Target
-from bot.engine.findings import RuleId, Violation
+from bot.engine.findings import RuleId, Violation, hashed_basis
 from bot.engine.gitpath import matchable
 from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2, widened
@@ -376,6 +382,9 @@ class SecretScanner:
             return False
         if (detector.own or detector.checksum) and is_placeholder(secret):
             return False
+        decoded = None if detector.verifies else base64_text(secret)
+        if decoded is not None and is_placeholder(decoded):
+            return False
         text = match.group(0).decode("utf-8", "replace")
         example = EXAMPLES.get(detector.id)
         if example is not None and example(secret, text):
@@ -446,7 +455,10 @@ def file_findings(
 
 def _violations(file: AddedFile, found: list[SecretFinding], excluded: str | None) -> Iterator[Violation]:
     note = excluded_note(excluded) if excluded is not None else ""
-    listed = [Violation(RuleId.SECRET, file.path, f.line, describe(f) + note, f.detector) for f in found]
+    listed = [
+        Violation(RuleId.SECRET, file.path, f.line, describe(f) + note, f.detector, hashed_basis(f.secret))
+        for f in found
+    ]
     return capped(listed, rule=RuleId.SECRET, path=file.path, what="possible secret(s)", more_id="more")
 
 

@@ -154,16 +154,19 @@ class _Side:
 
 def _regex_uses(kind: Kind, hunk: int, fragment: Fragment, prefilter: Prefilter) -> Iterator[_Use]:
     _, regexes = _compiled()
+    texts: dict[int, str] = {}  # by line: a long line of many markers is found and decoded once
     for index in prefilter.present(fragment, MARKED):
         marker = MARKERS[index]
         scan = LineScan(fragment.data, kind) if marker.code else None
         for match in regexes[index].finditer(fragment.data):
             if scan is not None and scan.hidden(match.start(1)):
                 continue
-            start, end = fragment.line_bounds(match.start(1))
-            text = fragment.data[start:end].decode("utf-8", "replace").strip()
+            line = fragment.index_at(match.start(1))
+            if line not in texts:
+                start, end = fragment.line_bounds(match.start(1))
+                texts[line] = fragment.data[start:end].decode("utf-8", "replace").strip()
             written = match.group(1).decode("utf-8", "replace")
-            yield _Use(marker.id, fragment.line_at(match.start(1)), written, hunk, text)
+            yield _Use(marker.id, fragment.numbers[line], written, hunk, texts[line])
 
 
 def _parse(source: str) -> ast.Module | None:
