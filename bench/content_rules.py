@@ -64,6 +64,9 @@ content:
     - {id: no-requests, pattern: '^\\s*import requests\\b', paths: ["Lib/**"]}
     - {id: no-print, pattern: '\\bprint\\('}
     - {id: nested, pattern: '^(\\w+\\s?)+$'}
+  banned_imports:
+    - {module: requests}
+    - {module: child_process}
 """
 NAMES = ("example.txt", "example.cfg", "example.py")
 # bandit rates these lines (see the module docstring); subprocess_shell.py's are its 11 HIGH ones.
@@ -388,7 +391,7 @@ def clean_corpus_and_speed(tool: DetectSecrets | None, limit: int | None) -> Non
             f"| … on the {count} files {name} a candidate construct for `dangerous` to parse "
             f"({size / 1e6:.1f} MB) | {seconds:.3f} | {size / 1e6 / seconds:.1f} | |"
         )
-    row("receipt, all five content rules (three banned patterns) on the parsed change", t_all)
+    row("receipt, all six content rules (three banned patterns, two banned imports), parsed change", t_all)
     for name, (seconds, _) in per_rule.items():
         row(f"receipt, {name} alone, the added text built", seconds)
     row("receipt, DangerousRule parsing each candidate file whole (the reference)", t_whole)
@@ -410,7 +413,18 @@ content:
     - {id: nested, pattern: '^(a+)+$', paths: [input.txt]}
     - {id: alternation, pattern: '(a|aa)*c', paths: [input.txt]}
     - {id: quadratic, pattern: '(x+x+)+y', paths: [input.txt]}
+  banned_imports:
+    - {module: requests}
 """
+
+
+def _replaced(path: str, old: bytes, new: bytes) -> bytes:
+    """A diff replacing every line of `old` (lines ending in newlines) by `new`, in one hunk."""
+    count_old, count_new = old.count(b"\n"), new.count(b"\n")
+    header = f"diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n"
+    header += f"--- a/{path}\n+++ b/{path}\n@@ -1,{count_old} +1,{count_new} @@\n"
+    removed = b"".join(b"-" + line + b"\n" for line in old.split(b"\n")[:count_old])
+    return header.encode() + removed + b"".join(b"+" + line + b"\n" for line in new.split(b"\n")[:count_new])
 
 
 def _one_file(path: str, data: bytes) -> bytes:
@@ -445,6 +459,17 @@ HOSTILE: dict[str, Callable[[int], bytes]] = {
     "a Python file of 100,000 eval calls (the worst case: every statement parsed)": lambda k: _one_file(
         "evals.py", b"x = 'abc'; eval(x)\n" * 100_000 * k
     ),
+    "100,000 kept markers (every line with a `# noqa` edited, the marker kept)": lambda k: _replaced(
+        "kept.py",
+        "".join(f"value_{i} = {i}  # noqa: E501\n" for i in range(100_000 * k)).encode(),
+        "".join(f"value_{i} = {i + 1}  # noqa: E501\n" for i in range(100_000 * k)).encode(),
+    ),
+    "a Python file of 100,000 mixed-script identifiers (every line tokenized)": lambda k: _one_file(
+        "mixed.py", "".join(f"p\u0430ypal_{i} = {i}\n" for i in range(100_000 * k)).encode()
+    ),
+    "a Python file of 100,000 imports of a banned module": lambda k: _one_file(
+        "imports.py", "".join(f"import requests.m{i}\n" for i in range(100_000 * k)).encode()
+    ),
     "patterns that explode backtracking engines (200,000 characters a line)": lambda k: _one_file(
         "input.txt", b"a" * 200_000 * k + b"!\n" + b"x" * 200_000 * k + b"\n" + b"a" * 30 + b"\n"
     ),
@@ -463,7 +488,7 @@ def hostile_inputs() -> None:
     def scan(diff: bytes) -> list[Violation]:
         return content_violations(change_from_diff(diff), policy)
 
-    print("## Hostile input (diff parse and all five rules, best of three, collector as in receipt check)\n")
+    print("## Hostile input (diff parse and all six rules, best of three, collector as in receipt check)\n")
     print("| input | size | seconds | at twice the size | ratio | findings |")
     print("|---|---|---|---|---|---|")
     for name, build in HOSTILE.items():

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from bot.engine.tokens import parse_python
@@ -240,23 +240,42 @@ def _blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
         yield part.body
 
 
-def function_complexities(
+Unit = tuple[str, int, int]  # a unit's qualified name, its line, its cognitive complexity
+
+
+def unit_complexities(
     source: str, parse: Callable[[str], ast.Module | None] = parse_python
-) -> tuple[FunctionComplexity, ...] | None:
-    """Cognitive complexity of each unit of `source`, in source order; None if it does not parse."""
+) -> tuple[Unit, ...] | None:
+    """Each unit of `source` in source order, before `labelled` tells same-named units apart; None if
+    it does not parse or nests too deep to read."""
     tree = parse(source)
     if tree is None:
         return None
     text = _Source(source)
-    seen: dict[str, int] = {}
-    out: list[FunctionComplexity] = []
+    out: list[Unit] = []
     for name, node in _units(tree.body, ""):
-        seen[name] = seen.get(name, 0) + 1
         counter = _Counter(text)
         try:
             counter.function(node, 0, 0)
         except RecursionError:  # an expression nested hundreds deep (a long generated sum)
             return None
-        label = name if seen[name] == 1 else f"{name} ({seen[name]})"
-        out.append(FunctionComplexity(label, node.lineno, counter.total))
+        out.append((name, node.lineno, counter.total))
     return tuple(out)
+
+
+def labelled(units: Iterable[Unit]) -> tuple[FunctionComplexity, ...]:
+    """Units as the receipt names them: a name defined again is counted, `name (2)`."""
+    seen: dict[str, int] = {}
+    out: list[FunctionComplexity] = []
+    for name, line, total in units:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(FunctionComplexity(name if seen[name] == 1 else f"{name} ({seen[name]})", line, total))
+    return tuple(out)
+
+
+def function_complexities(
+    source: str, parse: Callable[[str], ast.Module | None] = parse_python
+) -> tuple[FunctionComplexity, ...] | None:
+    """Cognitive complexity of each unit of `source`, in source order; None if it does not parse."""
+    units = unit_complexities(source, parse)
+    return None if units is None else labelled(units)

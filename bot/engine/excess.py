@@ -13,15 +13,14 @@ against G when there is a reference and against C otherwise.
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from bot.engine.change import Change
-from bot.engine.complexity import function_complexities
+from bot.engine.complexity import FunctionComplexity, Unit, function_complexities, labelled, unit_complexities
 from bot.engine.diff import FileDiff, FileStatus
-from bot.engine.distance import EditCount, Total, difference, edit_count, layout_count, total
+from bot.engine.distance import EditCount, difference, edit_count, layout_count, total
 from bot.engine.manifest import ExcessPolicy
 from bot.engine.patching import PatchApplyError, Reference, apply_file, base_path, measurable
 from bot.engine.tokens import Tokenizer, TokenMode, is_python
@@ -75,11 +74,31 @@ class ExcessResult:
     complexity_unmeasured: tuple[str, ...] = ()  # Python files whose functions could not be read
     too_large: int | None = None  # characters of text, when above TEXT_LIMIT: nothing was measured
 
+    @property
+    def not_measured(self) -> str | None:
+        """Why the numbers are absent (the receipt's `excess.not_measured`): a limit, or every changed
+        file left out; None when they were measured or there was nothing to measure."""
+        if self.too_large is not None:
+            return (
+                f"the changed files hold {self.too_large:,} characters of text, above the {TEXT_LIMIT:,} "
+                "the excess metrics read in one receipt"
+            )
+        if self.distance is None and self.union_distance is None and self.excluded:
+            return "every changed file was left out: " + left_out(self.excluded)
+        return None
 
-# The metrics read whole files (parse, unparse, tokenize, edit distance) at about a megabyte a second;
-# past this many characters of C, M and G a receipt would take minutes, so the numbers are left out
-# and said to be. A limit is a count, not a clock, so the same change always gets the same receipt.
-TEXT_LIMIT = 4 * 1024 * 1024
+
+def left_out(excluded: tuple[Excluded, ...]) -> str:
+    """How many files were left out for each reason."""
+    counts = Counter(e.reason.value for e in excluded)
+    return ", ".join(f"{n} file{'' if n == 1 else 's'} ({reason})" for reason, n in sorted(counts.items()))
+
+
+# The metrics read every changed file whole (parse, unparse, tokenize, edit distance; each top-level
+# statement two versions share once) at a few megabytes a second; past this many characters of C, M
+# and G a receipt would take minutes, so the numbers are left out and the receipt says so
+# (`excess.not_measured`). A limit is a count, not a clock: the same change always gets the same receipt.
+TEXT_LIMIT = 16 * 1024 * 1024
 
 
 # A file is known by where its base version lives, so a rename on one side only still pairs with the
@@ -103,11 +122,18 @@ class _Version:
 
 
 class _Measure:
-    """Token counts for one evaluation; every text is read once."""
+    """Token counts for one file at a time; every text is read once, every piece a text shares with
+    another version once (tokens.py, pychunks.py). `forget` drops what one file's texts left behind,
+    so a large change holds one file's tokens and trees at a time, not every file's."""
 
     def __init__(self) -> None:
         self.tokenizer = Tokenizer()
         self.unparsed: set[str] = set()
+        self._units: dict[str, tuple[Unit, ...] | None] = {}
+
+    def forget(self) -> None:
+        self.tokenizer = Tokenizer()
+        self._units = {}
 
     def count(self, version: _Version) -> EditCount:
         pair = self.tokenizer.pair(version.label, version.before, version.after)
@@ -115,19 +141,35 @@ class _Measure:
             self.unparsed.add(version.label)
         return edit_count(pair.left, pair.right)
 
-    def formatting_share(self, versions: dict[_Key, _Version], counts: dict[_Key, EditCount]) -> float | None:
-        raw_edits = 0
-        formatting = 0
-        for key, version in versions.items():
-            before, after = self.tokenizer.written_pair(version.label, version.before, version.after)
-            layout = layout_count(before.tokens, before.gaps, after.tokens, after.gaps)
-            raw_edits += layout.token_edits + layout.gap_edits
-            # token edits the significant view does not see are formatting (comments, line breaks,
-            # quotes); the two views count slightly different units, so never below zero
-            formatting += max(0, layout.token_edits - counts[key].edits) + layout.gap_edits
-        if not versions:
-            return None
-        return formatting / raw_edits if raw_edits else 0.0
+    def layout(self, version: _Version, count: EditCount) -> tuple[int, int]:
+        """The file's edits as written, and how many of them are formatting: token edits the
+        significant view does not see (comments, line breaks, quotes), and changed gaps. The two
+        views count slightly different units, so never below zero."""
+        before, after = self.tokenizer.written_pair(version.label, version.before, version.after)
+        layout = layout_count(before.tokens, before.gaps, after.tokens, after.gaps)
+        return (
+            layout.token_edits + layout.gap_edits,
+            max(0, layout.token_edits - count.edits) + layout.gap_edits,
+        )
+
+    def complexities(self, text: str) -> tuple[FunctionComplexity, ...] | None:
+        """`function_complexities(text)`, read a top-level statement at a time: each unit lies in one
+        piece, and lines count on from the pieces before. A piece that does not parse alone sends the
+        reading back to the whole text."""
+        pieces = self.tokenizer.pieces(text)
+        if len(pieces) == 1:
+            return function_complexities(text, self.tokenizer.tree)
+        units: list[Unit] = []
+        lines = 0
+        for piece in pieces:
+            if piece not in self._units:
+                self._units[piece] = unit_complexities(piece, self.tokenizer.tree)
+            found = self._units[piece]
+            if found is None:
+                return function_complexities(text, self.tokenizer.tree)
+            units.extend((name, line + lines, total) for name, line, total in found)
+            lines += piece.count("\n")
+        return labelled(units)
 
 
 def _before(file: FileDiff, base: str) -> str:
@@ -226,61 +268,87 @@ def check_reference(change: Change, reference: Reference) -> None:
     _reference(change, reference)
 
 
-def _complexity(
-    versions: Iterable[_Version], parse: Callable[[str], ast.Module | None]
+@dataclass(frozen=True, slots=True)
+class _Complexity:
+    """One Python file's part in `added_complexity`: CC(after) − CC(before) and the functions whose
+    complexity changed; `added` is None when either side could not be read."""
+
+    added: int | None
+    changes: tuple[ComplexityChange, ...] = ()
+
+
+def _complexity(measure: _Measure, version: _Version) -> _Complexity:
+    """Functions a change leaves alone have equal complexity on both sides, so this is what the change
+    added to the functions it touched; a new function counts in full, a deleted one negatively."""
+    before = measure.complexities(version.before)
+    after = measure.complexities(version.after)
+    if before is None or after is None:
+        return _Complexity(None)
+    old = {f.name: f.complexity for f in before}
+    new = {f.name: f.complexity for f in after}
+    changes = []
+    for name in [*new, *(n for n in old if n not in new)]:
+        delta = new.get(name, 0) - old.get(name, 0)
+        if delta:
+            changes.append(ComplexityChange(version.label, name, delta))
+    return _Complexity(sum(new.values()) - sum(old.values()), tuple(changes))
+
+
+def _added_complexity(
+    parts: list[tuple[str, _Complexity]],
 ) -> tuple[int | None, list[ComplexityChange], list[str]]:
-    """Added cognitive complexity: Σ over the touched Python files of CC(after) − CC(before).
-
-    Functions a change leaves alone have equal complexity on both sides, so this is what the change
-    added to the functions it touched; a new function counts in full, a deleted one negatively.
-    None when no Python file could be measured.
-    """
-    added = 0
-    measured = 0
-    changes: list[ComplexityChange] = []
-    unmeasured: list[str] = []
-    for version in versions:
-        if not is_python(version.label):
-            continue
-        before = function_complexities(version.before, parse)
-        after = function_complexities(version.after, parse)
-        if before is None or after is None:
-            unmeasured.append(version.label)
-            continue
-        measured += 1
-        old = {f.name: f.complexity for f in before}
-        new = {f.name: f.complexity for f in after}
-        for name in [*new, *(n for n in old if n not in new)]:
-            delta = new.get(name, 0) - old.get(name, 0)
-            if delta:
-                changes.append(ComplexityChange(version.label, name, delta))
-        added += sum(new.values()) - sum(old.values())
-    return (added if measured else None), changes, unmeasured
+    """Added cognitive complexity: Σ over the touched Python files, in the order given; None when no
+    Python file could be measured."""
+    added = [part.added for _, part in parts if part.added is not None]
+    changes = [c for _, part in parts for c in part.changes]
+    unmeasured = [label for label, part in parts if part.added is None]
+    return (sum(added) if added else None), changes, unmeasured
 
 
-def _union(
-    measure: _Measure,
-    mine: _Side,
-    counts: dict[_Key, EditCount],
-    theirs: _Side,
-    gold_counts: dict[_Key, EditCount],
-) -> tuple[Total, Total, list[_Version]]:
-    """nd(M, C) and nd(G, C) over the files either side touches, and the (G, M) pairs for complexity."""
-    union = sorted((mine.versions.keys() | theirs.versions.keys()) - mine.left_out - theirs.left_out)
-    head_side: list[EditCount] = []
-    gold_side: list[EditCount] = []
-    compared: list[_Version] = []
-    for key in union:
-        ours, gold = mine.versions.get(key), theirs.versions.get(key)
-        known = ours or gold
-        assert known is not None
-        # a file one side leaves alone is its base text on that side
-        head = ours if ours is not None else _Version(known.label, known.before, known.before)
-        ref = gold if gold is not None else _Version(known.label, known.before, known.before)
-        head_side.append(counts[key] if ours is not None else measure.count(head))
-        gold_side.append(gold_counts[key] if gold is not None else measure.count(ref))
-        compared.append(_Version(known.label, ref.after, head.after))
-    return total(head_side), total(gold_side), compared
+@dataclass
+class _Tally:
+    """What the files measured so far add up to."""
+
+    counts: dict[_Key, EditCount] = field(default_factory=dict)  # nd(M, C)
+    gold_counts: dict[_Key, EditCount] = field(default_factory=dict)  # nd(G, C)
+    head_side: dict[_Key, EditCount] = field(default_factory=dict)  # nd(M, C) over the union
+    gold_side: dict[_Key, EditCount] = field(default_factory=dict)  # nd(G, C) over the union
+    complexity: dict[_Key, tuple[str, _Complexity]] = field(default_factory=dict)
+    raw_edits: int = 0
+    formatting: int = 0
+
+
+def _unchanged(known: _Version) -> _Version:
+    """A file one side leaves alone: its base text on that side."""
+    return _Version(known.label, known.before, known.before)
+
+
+def _measure_file(
+    measure: _Measure, key: _Key, *, mine: _Side, theirs: _Side | None, union: frozenset[_Key], tally: _Tally
+) -> None:
+    """Every number one file adds, read in one go so that its texts can be forgotten after."""
+    ours = mine.versions.get(key)
+    gold = theirs.versions.get(key) if theirs is not None else None
+    if ours is not None:
+        count = tally.counts[key] = measure.count(ours)
+        raw, formatting = measure.layout(ours, count)
+        tally.raw_edits += raw
+        tally.formatting += formatting
+    if gold is not None:
+        tally.gold_counts[key] = measure.count(gold)
+    compared = ours  # (C, M) for the complexity, or (G, M) when there is a reference
+    if theirs is not None:
+        compared = None
+        if key in union:
+            known = ours or gold
+            assert known is not None
+            head = ours if ours is not None else _unchanged(known)
+            ref = gold if gold is not None else _unchanged(known)
+            tally.head_side[key] = tally.counts[key] if ours is not None else measure.count(head)
+            tally.gold_side[key] = tally.gold_counts[key] if gold is not None else measure.count(ref)
+            compared = _Version(known.label, ref.after, head.after)
+    if compared is not None and is_python(compared.label):
+        tally.complexity[key] = (compared.label, _complexity(measure, compared))
 
 
 def measure_excess(change: Change, reference: Reference | None = None) -> ExcessResult:
@@ -288,7 +356,6 @@ def measure_excess(change: Change, reference: Reference | None = None) -> Excess
 
     Raises PatchApplyError when the reference does not apply to the base.
     """
-    measure = _Measure()
     mine = _candidate(change)
     theirs = _reference(change, reference) if reference is not None else None
     size = sum(
@@ -300,27 +367,38 @@ def measure_excess(change: Change, reference: Reference | None = None) -> Excess
             files=len(mine.versions),
             too_large=size,
         )
-    counts = {key: measure.count(v) for key, v in mine.versions.items()}
+    union: frozenset[_Key] = frozenset()
+    gold_only: list[_Key] = []
+    if theirs is not None:
+        union = frozenset((mine.versions.keys() | theirs.versions.keys()) - mine.left_out - theirs.left_out)
+        gold_only = [key for key in theirs.versions if key not in mine.versions]
+    measure = _Measure()
+    tally = _Tally()
+    for key in [*mine.versions, *gold_only]:
+        _measure_file(measure, key, mine=mine, theirs=theirs, union=union, tally=tally)
+        measure.forget()
+    share = (tally.formatting / tally.raw_edits if tally.raw_edits else 0.0) if mine.versions else None
     result = ExcessResult(
-        distance=total(list(counts.values())).value,
-        formatting_share=measure.formatting_share(mine.versions, counts),
-        files=len(mine.versions),
+        distance=total(list(tally.counts.values())).value, formatting_share=share, files=len(mine.versions)
     )
     excluded = list(mine.excluded)
-    compared = list(mine.versions.values())  # (C or G, M) for the complexity
+    order = list(mine.versions)  # the complexity's order: the diff's, or the union's (sorted)
     if reference is not None and theirs is not None:
         excluded.extend(theirs.excluded)
-        gold_counts = {key: measure.count(v) for key, v in theirs.versions.items()}
-        head_total, gold_total, compared = _union(measure, mine, counts, theirs, gold_counts)
+        order = sorted(union)
+        head_total = total([tally.head_side[key] for key in order])
+        gold_total = total([tally.gold_side[key] for key in order])
         result = replace(
             result,
             reference=ReferenceInfo(reference.source, reference.digest),
-            reference_distance=total(list(gold_counts.values())).value,
+            reference_distance=total(list(tally.gold_counts.values())).value,
             excess=difference(head_total, gold_total),
             union_distance=head_total.value,
             union_reference_distance=gold_total.value,
         )
-    added, changes, unmeasured = _complexity(compared, measure.tokenizer.tree)
+    added, changes, unmeasured = _added_complexity(
+        [tally.complexity[k] for k in order if k in tally.complexity]
+    )
     return replace(
         result,
         added_complexity=added,
@@ -341,8 +419,8 @@ def judge_excess(result: ExcessResult, policy: ExcessPolicy) -> ExcessResult:
     limits = (policy.max_distance, policy.max_excess, policy.max_added_complexity)
     if result.too_large is not None and any(limit is not None for limit in limits):
         reasons.append(
-            f"excess could not be measured: the changed files hold {result.too_large:,} characters, above "
-            f"the {TEXT_LIMIT:,} the metrics read, so the limits the policy sets cannot be checked"
+            f"excess could not be measured: {result.not_measured}, so the limits the policy sets "
+            "cannot be checked"
         )
     if _above(result.distance, policy.max_distance):
         reasons.append(f"distance {result.distance:.3f} is above excess.max_distance {policy.max_distance:g}")

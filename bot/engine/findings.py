@@ -16,6 +16,7 @@ class RuleId(StrEnum):
     SECRET = "secret"
     DANGEROUS = "dangerous"
     BANNED_PATTERN = "banned-pattern"
+    BANNED_IMPORT = "banned-import"
     SUPPRESSION = "suppression"
     INVISIBLE_UNICODE = "invisible-unicode"
     MODE_CHANGE = "mode-change"

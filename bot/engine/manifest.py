@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import re
+import unicodedata
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
@@ -138,11 +140,21 @@ class BannedPattern:
 
 
 @dataclass(frozen=True, slots=True)
+class BannedImport:
+    """`module` as Python reads it (NFKC-normalized), `node:` dropped: `child_process` is both."""
+
+    module: str
+    paths: tuple[str, ...] | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ContentPolicy:
     secrets: bool = True
     dangerous: bool = True
     suppressions: bool = True
     banned: tuple[BannedPattern, ...] = ()
+    banned_imports: tuple[BannedImport, ...] = ()
     exclude: tuple[str, ...] = ()  # paths no content rule reads (a verified secret still counts)
     # each rule's own excluded paths, by the rule's key under `content` (secrets, dangerous, ...)
     rule_exclude: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -296,6 +308,22 @@ def _re2_compiles(pattern: str, walk: Walk) -> str | None:
     except RegexError as exc:
         return f"{_RE2_REJECTS}: {problem_with_hint(exc)}"
     return None
+
+
+# A JavaScript package and its subpath: lodash, lodash/fp, @scope/name/sub (never ./x or /x).
+_PACKAGE = re.compile(r"(?:@[\w.~-]+/)?[\w~-][\w.~-]*(?:/[\w.~-]+)*", re.ASCII)
+
+
+def _module_name(name: str, walk: Walk) -> str | None:
+    normalized = unicodedata.normalize("NFKC", name).removeprefix("node:")
+    if all(part.isidentifier() for part in normalized.split(".")):
+        return None
+    if _PACKAGE.fullmatch(normalized) and not {".", ".."} & set(normalized.split("/")):
+        return None
+    return (
+        "a Python module (requests, requests.adapters) or a JavaScript package (lodash, lodash/fp, "
+        "@scope/name): no spaces, no relative or absolute path"
+    )
 
 
 _GLOB = String(refine_with=_glob_problem, description="A path pattern with gitignore semantics.")
@@ -469,6 +497,29 @@ SPEC = Mapping_(
                                 },
                             ),
                             unique_key="id",
+                        )
+                    ),
+                    "banned_imports": Field(
+                        ListOf(
+                            Mapping_(
+                                fields={
+                                    "module": Field(
+                                        String(
+                                            max_length=200,
+                                            refine_with=_module_name,
+                                            description="A Python module or JavaScript package whose "
+                                            "import is banned, with its submodules.",
+                                        ),
+                                        required=True,
+                                    ),
+                                    "paths": Field(_GLOBS),
+                                    "message": Field(String(max_length=500)),
+                                },
+                            ),
+                            unique_key="module",
+                            description="Modules added code may not import: Python import statements, "
+                            "__import__ and importlib.import_module; JavaScript import, import() and "
+                            "require().",
                         )
                     ),
                 },
@@ -743,6 +794,14 @@ def _build(raw: dict[str, Any]) -> Manifest:
                     message=b.get("message"),
                 )
                 for b in content.get("banned", [])
+            ),
+            banned_imports=tuple(
+                BannedImport(
+                    module=unicodedata.normalize("NFKC", b["module"]).removeprefix("node:"),
+                    paths=_tuple(b.get("paths")),
+                    message=b.get("message"),
+                )
+                for b in content.get("banned_imports", [])
             ),
         ),
         tests=TestsPolicy(

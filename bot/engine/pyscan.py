@@ -75,7 +75,7 @@ def unparsed_tokens(text: str) -> tuple[str, ...] | None:
 
 # Source as written: each piece is a token with the blanks (and backslash continuations) before it.
 _RAW = re.compile(
-    r"(?:[ \f\t]|\\\r?\n)*+(?:("
+    r"((?:[ \f\t]|\\\r?\n)*+)(?:("
     + _any(r"\r?\n", r"#[^\r\n]*", _NAME, _plain(tokenize.Number), _plain(tokenize.Special), _TRIPLE, _SINGLE)
     + r")|(.))",
     re.DOTALL,
@@ -105,22 +105,24 @@ def raw_pieces(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     returns None too, so both views agree on which files cannot be tokenized."""
     gaps: list[str] = []
     out: list[str] = []
-    done = 0
+    pending = ""  # whitespace (and NL line breaks) since the last token
+    done = 0  # matches follow each other: only the blanks that end the text are left unmatched
     depth = 0
     indents = [0]
     at_line_start = True
-    for match in _RAW.finditer(text):
-        token = match.group(1)
-        if token is None:
+    for blanks, token, stray in _RAW.findall(text):
+        if stray:
             return None
+        done += len(blanks) + len(token)
         if token[-1] == "\n":
             ends_a_line = not at_line_start and depth == 0
             at_line_start = at_line_start or depth == 0
             if not ends_a_line:
-                continue  # NL: whitespace, part of the gap before the next token
+                pending += blanks + token  # NL: whitespace, part of the gap before the next token
+                continue
         elif token[0] != "#":  # a comment-only line does not indent
             if at_line_start and depth == 0:
-                column = _indent_width(text[match.start() : match.start(1)].rsplit("\n", 1)[-1])
+                column = _indent_width(blanks.rsplit("\n", 1)[-1])
                 if column > indents[-1]:
                     indents.append(column)
                 while column < indents[-1]:
@@ -132,9 +134,9 @@ def raw_pieces(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
                 depth += 1
             elif token in _CLOSE:
                 depth -= 1  # below zero too: tokenize then reads every later line as a continuation
-        gaps.append(text[done : match.start(1)])
+        gaps.append(pending + blanks)
         out.append(token)
-        done = match.end()
-    gaps.append(text[done:])  # blanks after the last token, kept as tokenize keeps them
+        pending = ""
+    gaps.append(pending + text[done:])  # blanks after the last token, kept as tokenize keeps them
     out.append("")
     return (tuple(gaps), tuple(out)) if depth == 0 else None

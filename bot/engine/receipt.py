@@ -231,6 +231,7 @@ class Receipt:
                 "formatting_share": x.formatting_share,
                 "added_complexity": x.added_complexity,
                 "alarm": x.alarm,
+                "not_measured": x.not_measured,
             },
             "verdict": self.verdict.as_json(),
             "report": self.report.as_json() if self.report is not None else None,

@@ -15,6 +15,7 @@ from bot.engine.change import Change
 from bot.engine.content._gitleaks_rules import GLOBAL_ALLOWLIST
 from bot.engine.content.added import AddedFile, added_files, release
 from bot.engine.content.banned import BannedPatternsRule
+from bot.engine.content.bannedimports import BannedImportsRule
 from bot.engine.content.dangerous import PREFILTER_GROUPS as DANGEROUS_GROUPS
 from bot.engine.content.dangerous import DangerousRule
 from bot.engine.content.prefilter import Prefilter
@@ -43,6 +44,7 @@ def _registry() -> tuple[ContentRule, ...]:
         SuppressionsRule(prefilter),
         InvisibleUnicodeRule(),
         BannedPatternsRule(),
+        BannedImportsRule(),
     )
 
 

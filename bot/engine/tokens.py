@@ -256,12 +256,19 @@ class Tokenizer:
         self._trees: dict[str, ast.Module | None] = {}
         self._pieces: dict[tuple[str, bool], tuple[Tokens | None, bool]] = {}
         self._raw_pieces: dict[str, tuple[tuple[str, ...], tuple[str, ...]] | None] = {}
+        self._cuts: dict[str, list[str]] = {}
 
     def tree(self, text: str) -> ast.Module | None:
-        """`parse_python(text)`, parsed once per text: normalization and complexity both read it."""
+        """`parse_python(text)`, parsed once per text or piece: normalization and complexity both read it."""
         if text not in self._trees:
             self._trees[text] = parse_python(text)
         return self._trees[text]
+
+    def pieces(self, text: str) -> list[str]:
+        """`statement_chunks(text)`, cut once per text: both views and complexity read them."""
+        if text not in self._cuts:
+            self._cuts[text] = statement_chunks(text)
+        return self._cuts[text]
 
     def _get(self, reader: _Reader, text: str) -> Tokens | None:
         key = (reader, text)
@@ -274,13 +281,13 @@ class Tokenizer:
         statement."""
         key = (piece, first)
         if key not in self._pieces:
-            tree = parse_python(piece)
+            tree = self.tree(piece)
             read = None if tree is None else (_piece_normalized(tree, first), bool(tree.body))
             self._pieces[key] = read or (None, False)
         return self._pieces[key]
 
     def _normalized(self, text: str) -> Tokens | None:
-        pieces = statement_chunks(text)
+        pieces = self.pieces(text)
         if len(pieces) == 1:
             return python_normalized(text, self.tree)
         out: list[str] = []
@@ -321,7 +328,7 @@ class Tokenizer:
         return self._written[text]
 
     def _read_written(self, text: str) -> Written | None:
-        pieces = statement_chunks(text)
+        pieces = self.pieces(text)
         if len(pieces) == 1:
             return python_raw(text)
         gaps: list[str] = []

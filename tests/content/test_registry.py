@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from bot.engine.content.banned import BannedPatternsRule
+from bot.engine.content.bannedimports import BannedImportsRule
 from bot.engine.content.dangerous import DangerousRule
 from bot.engine.content.secrets import SecretsRule
 from bot.engine.content.suppressions import SuppressionsRule
@@ -19,6 +20,7 @@ def test_the_registry_lists_every_content_rule() -> None:
         SuppressionsRule,
         InvisibleUnicodeRule,
         BannedPatternsRule,
+        BannedImportsRule,
     ]
 
 

@@ -183,6 +183,12 @@ def test_every_marker_is_documented_by_an_id_the_readme_lists() -> None:
         ("from pytest import importorskip\n\nnp = importorskip('numpy')\n", 3, "pytest-skip"),
         ("import pytest as pt\n\npytestmark = [pt.mark.skip]\n", 3, "pytest-skip"),
         ("from pytest import mark\n\n@mark.xfail\ndef test_a(): pass\n", 3, "pytest-xfail"),
+        (
+            "from pytest import (\n    fixture,\n    mark,\n)\n\n@mark.skip\ndef test_a(): pass\n",
+            6,
+            "pytest-skip",
+        ),
+        ("import unittest.case as c\n\n@c.skip('x')\ndef test_a(): pass\n", 3, "unittest-skip"),
         ("import pytest as pt\n\ndef test_a():\n    raise pt.skip.Exception('x')\n", 4, "pytest-skip"),
         ("from unittest import skip\n\n@skip('broken')\ndef test_a(): pass\n", 3, "unittest-skip"),
         ("from unittest import skipIf as when\n\n@when(True, 'x')\ndef test_a(): pass\n", 3, "unittest-skip"),
@@ -215,6 +221,7 @@ def test_skips_reached_through_imports_fire(repo: GitRepo, source: str, line: in
         "from pytest import skip\n\n# skip('later') is how one would skip\n",
         "class T:\n    def skip_data(self): pass\n\nT().skip_data()\n",
         "from unittest import TestCase\n\nclass T(TestCase):\n    pass\n",
+        "from unittest.mock import patch as skip\n\n@skip('x.y')\ndef test_a(): pass\n",
     ],
 )
 def test_names_that_only_look_like_skips_are_left_alone(repo: GitRepo, source: str) -> None:

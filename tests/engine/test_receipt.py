@@ -53,7 +53,9 @@ def test_receipt_json_has_every_field_and_a_verifiable_digest(repo: GitRepo) -> 
     assert body["scope"]["violations"][0]["rule"] == "protected-path"
     assert set(body["excess"]) == {
         "distance", "reference", "reference_distance", "excess", "formatting_share", "added_complexity", "alarm",
+        "not_measured",
     }  # fmt: skip
+    assert body["excess"]["not_measured"] is None
     assert body["verdict"]["conclusion"] == "failure"
     assert body["digest"] == digest_of(body)
     tampered = json.loads(json.dumps(body))

@@ -260,3 +260,22 @@ def test_terminal_text_explains_the_number(area_repo: GitRepo, capsys: pytest.Ca
     out = capsys.readouterr().out
     assert "  excess     distance " in out
     assert "             This change rewrote " in out
+
+
+def test_past_the_text_limit_the_receipt_says_excess_was_not_measured(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot.engine import excess
+
+    repo.write("area.py", C)
+    repo.commit("base")
+    branch_with(repo, {"area.py": G})
+    monkeypatch.setattr(excess, "TEXT_LIMIT", 10)
+    _, body, summary = check(repo, capsys)
+    x = body["excess"]
+    assert x["distance"] is None
+    assert x["not_measured"] == (
+        f"the changed files hold {len(C) + len(G)} characters of text, above the 10 the excess metrics read "
+        "in one receipt"
+    )
+    assert "Not measured: the 1 file this change touches hold" in summary

@@ -112,6 +112,16 @@ def test_binary_symlink_and_unreadable_files_are_left_out_and_counted() -> None:
         Excluded("logo.png", Exclusion.BINARY),
     )
     assert x.added_complexity is None
+    assert x.not_measured == (
+        "every changed file was left out: 1 file (binary), 1 file (symlink or submodule), "
+        "1 file (too large or not text)"
+    )
+
+
+def test_a_change_with_some_files_measured_is_not_said_unmeasured() -> None:
+    x = measure_excess(change(("logo.png", "binary", None, None), ("a.py", "modified", C, G)))
+    assert x.distance is not None and x.not_measured is None
+    assert measure_excess(change()).not_measured is None  # nothing to measure is not a gap
 
 
 def test_added_deleted_and_empty_files() -> None:
@@ -263,6 +273,18 @@ def test_reference_files_added_renamed_and_left_out() -> None:
     )
     same = measure_excess(renamed, reference(patch("old.py", C, G)))
     assert same.excess == 0.0
+
+
+def test_a_file_either_side_leaves_out_is_not_in_the_union() -> None:
+    binary = (
+        "diff --git a/x.py b/x.py\nindex 1111111..2222222 100644\nBinary files a/x.py and b/x.py differ\n"
+    )
+    x = measure_excess(
+        change(("area.py", "modified", C, G), ("x.py", "modified", "a = 1\n", "a = 2\n")), reference(binary)
+    )
+    edits, length = nd("area.py", C, G)
+    assert x.union_distance == edits / length and x.union_reference_distance == 0.0
+    assert x.distance != x.union_distance
 
 
 def test_copies_are_new_files() -> None:

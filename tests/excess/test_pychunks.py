@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from bot.engine import tokens
+from bot.engine.complexity import function_complexities
+from bot.engine.excess import _Measure
 from bot.engine.pychunks import statement_chunks
 from bot.engine.tokens import Tokenizer, python_normalized, python_raw
 
@@ -130,3 +132,25 @@ def test_statements_two_versions_share_are_parsed_once(monkeypatch: pytest.Monke
     pair = tokenizer.pair("a.py", before, after)
     assert pair.mode is tokens.TokenMode.NORMALIZED
     assert sorted(parsed) == sorted([*functions, "def f1(x):\n    return x - 1\n"])
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        _MODULE,
+        "def f(x):\n    return 1\n\nclass f:\n    def f(self):\n        if x:\n            pass\n",
+        "def f():\n    return 1\n\ndef g(:\n    pass\n",  # one piece does not parse: the whole decides
+        "x = 1\n",
+    ],
+)
+def test_complexities_read_a_piece_at_a_time_equal_the_whole_texts(source: str) -> None:
+    assert _Measure().complexities(source) == function_complexities(source)
+
+
+def test_complexities_read_a_piece_at_a_time_on_the_standard_library() -> None:
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    for file in sorted(stdlib.glob("*.py"))[1::8]:
+        source = file.read_text(encoding="utf-8", errors="replace")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert _Measure().complexities(source) == function_complexities(source), file.name

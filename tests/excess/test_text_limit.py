@@ -38,9 +38,12 @@ def test_a_change_past_the_limit_is_not_measured(change, monkeypatch: pytest.Mon
         "Not measured: the 1 file this change touches hold 1,200 characters of text, more than the excess "
         "metrics read in one receipt."
     )
+    assert result.not_measured == (
+        "the changed files hold 1,200 characters of text, above the 100 the excess metrics read in one receipt"
+    )
     assert not excess.judge_excess(result, ExcessPolicy()).alarm
     gated = excess.judge_excess(result, ExcessPolicy(max_distance=0.5))
     assert gated.alarm and gated.alarm_reasons == (
-        "excess could not be measured: the changed files hold 1,200 characters, above the 100 the metrics "
-        "read, so the limits the policy sets cannot be checked",
+        "excess could not be measured: the changed files hold 1,200 characters of text, above the 100 the "
+        "excess metrics read in one receipt, so the limits the policy sets cannot be checked",
     )

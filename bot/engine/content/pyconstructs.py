@@ -140,18 +140,25 @@ def _child_fields(kind: str) -> tuple[str, ...]:
     return tuple(f for f in fields if f not in _NO_CALLS and f != "type_comment")
 
 
+def spans_a_line(node: ast.AST, lines: Sequence[int]) -> bool:
+    """Whether the node (a statement with its decorators, or an expression) spans one of `lines`
+    (sorted); any other node is taken to."""
+    if not isinstance(node, ast.stmt | ast.expr):
+        return True
+    decorators = getattr(node, "decorator_list", None)
+    start = decorators[0].lineno if decorators else node.lineno
+    first = bisect_left(lines, start)
+    return first < len(lines) and lines[first] <= (node.end_lineno or node.lineno)
+
+
 def _calls(tree: ast.Module, lines: Sequence[int] | None) -> Iterator[ast.Call]:
     """Every call, in no particular order; with `lines` (sorted), only calls in the subtrees that
     span one of those lines are looked for, so a small change to a large file walks little."""
     pending: list[ast.AST] = [tree]
     while pending:
         node = pending.pop()
-        if lines is not None and isinstance(node, ast.stmt | ast.expr):
-            decorators = getattr(node, "decorator_list", None)
-            start = decorators[0].lineno if decorators else node.lineno
-            first = bisect_left(lines, start)
-            if first == len(lines) or lines[first] > (node.end_lineno or node.lineno):
-                continue
+        if lines is not None and not spans_a_line(node, lines):
+            continue
         if isinstance(node, ast.Call):
             yield node
         for field in _child_fields(type(node).__name__):
@@ -185,7 +192,8 @@ class _Resolver:
         return None
 
 
-def _argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
+def argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
+    """The call's argument at `position` or named `keyword`; None when absent or behind a `*args`."""
     for kw in call.keywords:
         if kw.arg == keyword:
             return kw.value
@@ -216,7 +224,7 @@ def _may_be_true(node: ast.expr) -> bool:
 
 
 def _loader_is_safe(call: ast.Call, resolver: _Resolver) -> bool:
-    loader = _argument(call, 1, "Loader")
+    loader = argument(call, 1, "Loader")
     if loader is None:
         return False
     name = resolver.name(loader)
@@ -227,20 +235,20 @@ def _judge(call: ast.Call, name: str, resolver: _Resolver) -> PyConstruct | None
     if name in _SIMPLE:
         return _SIMPLE[name]
     if name in _SUBPROCESS_SHELL_ARG:
-        shell = _argument(call, 8, "shell")
-        command = _argument(call, 0, "args")
+        shell = argument(call, 8, "shell")
+        command = argument(call, 0, "args")
         if shell is not None and _may_be_true(shell) and command is not None and not _literal(command):
             return PyConstruct.SHELL
         return None
     if name in _ALWAYS_SHELL:
-        command = _argument(call, 0, "cmd")
+        command = argument(call, 0, "cmd")
         return PyConstruct.SHELL if command is not None and not _literal(command) else None
     if name in _PICKLE:
         return PyConstruct.PICKLE
     if name in _YAML_UNSAFE or (name in _YAML_LOADS and not _loader_is_safe(call, resolver)):
         return PyConstruct.YAML
     if name in _IMPORTERS:
-        module = _argument(call, 0, "name")
+        module = argument(call, 0, "name")
         if module is not None and not (isinstance(module, ast.Constant) and isinstance(module.value, str)):
             return PyConstruct.IMPORT
     return None
@@ -268,3 +276,13 @@ def name_resolver(tree: ast.Module) -> Callable[[ast.expr], str | None]:
     calls are resolved (`pt.mark.skip` after `import pytest as pt` is `pytest.mark.skip`; a name the
     module binds itself, or never imports, is `<local>.NAME`)."""
     return _Resolver(tree, whole=True).name
+
+
+def every_statement(tree: ast.Module) -> Iterator[ast.stmt]:
+    """Every statement of the module, in function and class bodies too, in source order."""
+    return _statements(tree, into_scopes=True)
+
+
+def calls_on_lines(tree: ast.Module, lines: Sequence[int]) -> Iterator[ast.Call]:
+    """Every call in the subtrees that span one of `lines` (sorted), in no particular order."""
+    return _calls(tree, lines)

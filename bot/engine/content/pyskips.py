@@ -7,11 +7,10 @@ then `raise SkipTest`). Strings and comments that mention them are not names, so
 from __future__ import annotations
 
 import ast
-from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from bot.engine.content.pyconstructs import name_resolver
+from bot.engine.content.pyconstructs import name_resolver, spans_a_line
 
 SKIPS = {
     **dict.fromkeys(
@@ -50,15 +49,6 @@ def _marker(resolved: str) -> str | None:
     return None
 
 
-def _spans_a_line(node: ast.AST, lines: Sequence[int]) -> bool:
-    if not isinstance(node, ast.stmt | ast.expr):
-        return True
-    decorators = getattr(node, "decorator_list", None)
-    start = decorators[0].lineno if decorators else node.lineno
-    first = bisect_left(lines, start)
-    return first < len(lines) and lines[first] <= (node.end_lineno or node.lineno)
-
-
 def skip_uses(tree: ast.Module, lines: Sequence[int]) -> Iterator[SkipUse]:
     """The skips whose name starts on one of `lines` (sorted), walking only the subtrees that span
     one of them."""
@@ -67,7 +57,7 @@ def skip_uses(tree: ast.Module, lines: Sequence[int]) -> Iterator[SkipUse]:
     pending: list[ast.AST] = [tree]
     while pending:
         node = pending.pop()
-        if not _spans_a_line(node, lines):
+        if not spans_a_line(node, lines):
             continue
         if isinstance(node, ast.Name | ast.Attribute) and node.lineno in wanted:
             resolved = resolve(node)

@@ -2,8 +2,13 @@
 type checker, a security scanner, coverage or a test instead of fixing what it reports.
 
 Comment markers (`# noqa`, `// eslint-disable-line`) are matched as written; markers that are code
-(`@pytest.mark.skip`, `it.skip(`) count only outside comments and strings (`linescan.py`).
-Documents (Markdown, reStructuredText, plain text) are not read: they mention markers, not use them.
+(`@pytest.mark.skip`, `it.skip(`) count only outside comments and strings (`linescan.py`), and in
+Python also on the syntax tree, through imports (`pyskips.py`). Documents (Markdown,
+reStructuredText, plain text) are not read: they mention markers, not use them.
+
+A marker on an added line counts only when no marker of the same id on a removed line of the file
+accounts for it (`_unpaired`): a change that edits a line and keeps its `# noqa`, or moves the line,
+adds nothing; one that removes one marker and adds two adds one.
 """
 
 from __future__ import annotations
@@ -112,11 +117,18 @@ _OVERRIDE = (
 
 
 MARKED = "suppression-markers"
-SKIP_WORDS = "suppression-skip-words"
-# A Python file is read on its syntax tree when its added text names a skip, or its new text imports
-# one under another name (`from pytest import skip as later`: then `later()` names none).
-PREFILTER_GROUPS = {MARKED: tuple(m.regex for m in MARKERS), SKIP_WORDS: (r"(?i)skip|xfail|expectedFailure",)}
-_SKIP_RENAMED = compile_re2(r"\b(?:skip\w*|xfail|SkipTest|expectedFailure|importorskip)\s+as\s+\w")
+ALIASED = "suppression-skip-aliases"
+# Skips written out (`pytest.mark.skip`, `unittest.skip`) are markers above; a Python file is also
+# read on its syntax tree when it imports pytest or unittest under another name, or imports from
+# them a name a skip is reached by (`mark`, `skip`, `SkipTest`, …, `case`): then a skip can be
+# written in a way no marker spells (`@pt.mark.skip`, `later()`).
+_ALIASING = (
+    r"\bimport[ \t]+(?:pytest|_pytest[\w.]*|unittest(?:\.case)?)[ \t]+as\b"
+    r"|\bfrom[ \t]+(?:pytest|_pytest|unittest)\b[\w.]*[ \t]+import\b(?:[ \t]*\([^)]*|[^;\n]*)"
+    r"\b(?:skip\w*|xfail|mark|importorskip|SkipTest|expectedFailure|case|outcomes)\b"
+)
+PREFILTER_GROUPS = {MARKED: tuple(m.regex for m in MARKERS), ALIASED: (_ALIASING,)}
+_ALIASING_RE = compile_re2(_ALIASING)
 
 
 @cache
@@ -201,11 +213,11 @@ def _uses(side: _Side, kind: Kind, prefilter: Prefilter, *, tree: bool) -> list[
 def _read_on_the_tree(file: AddedFile, prefilter: Prefilter) -> bool:
     if file.kind is not Kind.PYTHON or file.head is None:
         return False
-    if any(prefilter.present(f, SKIP_WORDS) for f in file.fragments):
+    if any(prefilter.present(f, ALIASED) for f in file.fragments):
         return True
     if file.file.status is FileStatus.ADDED:
         return False  # a new file's added text is all of it
-    return _SKIP_RENAMED.search(file.head) is not None
+    return _ALIASING_RE.search(file.head) is not None
 
 
 def _removed_side(file: AddedFile, base: str | None) -> _Side:
@@ -224,23 +236,41 @@ def _added_side(file: AddedFile) -> _Side:
     return _Side(tuple(zip(hunks, file.fragments, strict=True)), file.head)
 
 
+class _Pool:
+    """Removed uses filed under keys, each to be taken once whichever key it is taken by; a key's
+    cursor only moves forward, so taking every one costs one pass."""
+
+    def __init__(self) -> None:
+        self._filed: dict[object, list[int]] = defaultdict(list)
+        self._cursor: dict[object, int] = defaultdict(int)
+        self._taken: set[int] = set()
+
+    def file(self, key: object, index: int) -> None:
+        self._filed[key].append(index)
+
+    def take(self, key: object) -> bool:
+        filed = self._filed.get(key, [])
+        cursor = self._cursor[key]
+        while cursor < len(filed) and filed[cursor] in self._taken:
+            cursor += 1
+        self._cursor[key] = cursor
+        if cursor == len(filed):
+            return False
+        self._taken.add(filed[cursor])
+        return True
+
+
 def _unpaired(added: list[_Use], removed: list[_Use]) -> Iterator[_Use]:
     """The added uses no removed one accounts for. A removed use of the same marker accounts for
     one added use: first one on the same line moved anywhere in the file (the same text), then any
     one of the same hunk (the line the change replaced). Each removed use accounts for one."""
-    by_text: dict[tuple[str, str], list[int]] = defaultdict(list)
-    by_hunk: dict[tuple[str, int], list[int]] = defaultdict(list)
+    pool = _Pool()
     for index, use in enumerate(removed):
-        by_text[use.marker, use.text].append(index)
-        by_hunk[use.marker, use.hunk].append(index)
-    spent: set[int] = set()
+        pool.file((use.marker, use.text), index)
+        pool.file((use.marker, use.hunk), index)
     for use in added:
-        candidates = (*by_text.get((use.marker, use.text), ()), *by_hunk.get((use.marker, use.hunk), ()))
-        paired = next((i for i in candidates if i not in spent), None)
-        if paired is None:
+        if not pool.take((use.marker, use.text)) and not pool.take((use.marker, use.hunk)):
             yield use
-        else:
-            spent.add(paired)
 
 
 def _file_violations(change: Change, file: AddedFile, prefilter: Prefilter | None) -> Iterator[Violation]:
@@ -248,7 +278,7 @@ def _file_violations(change: Change, file: AddedFile, prefilter: Prefilter | Non
     shared = prefilter or own
     tree = _read_on_the_tree(file, shared)
     added = _uses(_added_side(file), file.kind, shared, tree=tree)
-    if added and any(h.removed for h in file.file.hunks):
+    if added and any(h.removed for h in file.file.hunks if h.old_len):
         base = change.texts_of(file.file).base
         removed = _uses(_removed_side(file, base), file.kind, own, tree=tree)
         added = list(_unpaired(added, removed))

@@ -6,10 +6,9 @@ request (paths, function names) for the medium.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 
-from bot.engine.excess import ExcessResult
+from bot.engine.excess import ExcessResult, left_out
 from bot.engine.gitpath import display_path
 
 _MAX_FUNCTIONS = 5
@@ -84,10 +83,5 @@ def notes(x: ExcessResult, quote: Callable[[str], str]) -> list[str]:
         shown = [quote(display_path(p)) for p in unmeasured]
         out.append("Complexity not measured (does not parse): " + ", ".join(shown) + ".")
     if x.excluded:
-        counts = Counter(e.reason.value for e in x.excluded)
-        out.append(
-            "Left out: "
-            + ", ".join(f"{_plural(n, 'file')} ({reason})" for reason, n in sorted(counts.items()))
-            + "."
-        )
+        out.append(f"Left out: {left_out(x.excluded)}.")
     return out

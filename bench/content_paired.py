@@ -1,0 +1,89 @@
+"""The content scan as installed (default policy) on the clean corpus of bench/content_rules.py, for
+this tree and a baseline revision, run alternately in fresh processes so that a loaded machine
+slows both alike.
+
+    .venv/bin/python bench/content_paired.py --baseline b8e5823 [--pairs 7]
+
+The baseline is exported with `git archive` into a temporary directory and imported from there;
+each process builds the corpus, scans once untimed, then reports the best of five scans. Printed:
+each pair, the medians, their ratio, and the load average before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _one(tree: Path) -> float:
+    """Best of five default scans, in a fresh process importing the engine from `tree`."""
+    sys.path[:0] = [str(tree), str(tree / "bench")]
+    from content_rules import stdlib_corpus
+
+    from bot.cli import tune_gc
+    from bot.engine.change import Change, change_from_diff
+    from bot.engine.manifest import Manifest
+    from bot.engine.rules import CONTENT_RULES
+
+    change = change_from_diff(stdlib_corpus(None).encode("utf-8", "surrogateescape"))
+    tune_gc()
+
+    def scan() -> float:
+        fresh = Change(change.diff, change.digest, change.texts)
+        start = time.perf_counter()
+        for rule in CONTENT_RULES:
+            list(rule.scan(fresh, Manifest()))
+        return time.perf_counter() - start
+
+    scan()
+    return min(scan() for _ in range(5))
+
+
+def _run(tree: Path) -> float:
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", str(tree)], check=True, capture_output=True, text=True
+    )
+    return float(done.stdout)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", help="revision to compare with (git archive of it)")
+    parser.add_argument("--pairs", type=int, default=7)
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(f"{_one(Path(args.child)):.4f}")
+        return 0
+    if not args.baseline:
+        parser.error("--baseline is required")
+    print("load average before: " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
+    with tempfile.TemporaryDirectory() as scratch:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", args.baseline], check=True, capture_output=True
+        )
+        subprocess.run(["tar", "-x", "-C", scratch], input=archive.stdout, check=True)
+        ours: list[float] = []
+        theirs: list[float] = []
+        for pair in range(args.pairs):
+            first, second = (ROOT, Path(scratch)) if pair % 2 == 0 else (Path(scratch), ROOT)
+            times = {first: _run(first), second: _run(second)}
+            ours.append(times[ROOT])
+            theirs.append(times[Path(scratch)])
+            print(f"pair {pair + 1}: this tree {ours[-1]:.3f} s, {args.baseline} {theirs[-1]:.3f} s")
+    mine, base = statistics.median(ours), statistics.median(theirs)
+    print(f"medians: this tree {mine:.3f} s, {args.baseline} {base:.3f} s; ratio {mine / base:.2f}")
+    print("load average after: " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
