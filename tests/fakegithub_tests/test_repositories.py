@@ -144,3 +144,27 @@ def test_large_patches_are_omitted_from_the_files_api(github_app: AppWorld, toke
     entries = {f["filename"]: f for f in _get(github_app, token, "/repos/acme/widgets/pulls/10/files").json()}
     assert "patch" not in entries["src/big.py"] and entries["src/small.py"]["patch"].startswith("@@")
     assert entries["src/big.py"]["additions"] == 100
+
+
+def test_the_pull_request_list_filters_sorts_pages_and_validates_as_github(
+    github_app: AppWorld, token: str
+) -> None:
+    merges = [
+        github_app.merge(github_app.open_pull({f"src/m{n}.py": "M = 1\n"}, number=20 + n)) for n in range(3)
+    ]
+    closed = _get(github_app, token, "/repos/acme/widgets/pulls",
+                  params={"state": "closed", "base": "main", "sort": "updated", "direction": "desc", "per_page": 2})  # fmt: skip
+    body = closed.json()
+    assert [p["number"] for p in body] == [22, 21] and [p["merge_commit_sha"] for p in body] == merges[:0:-1]
+    assert all(p["merged"] and p["merged_at"] and p["state"] == "closed" for p in body)
+    assert 'rel="next"' in closed.headers["link"] and "state=closed" in closed.headers["link"]
+    rest = _get(github_app, token, "/repos/acme/widgets/pulls",
+                params={"state": "closed", "sort": "updated", "per_page": 2, "page": 2}).json()  # fmt: skip
+    assert [p["number"] for p in rest] == [20]
+    assert [p["number"] for p in _get(github_app, token, "/repos/acme/widgets/pulls").json()] == [
+        7
+    ]  # open only
+    other = _get(github_app, token, "/repos/acme/widgets/pulls", params={"state": "closed", "base": "dev"})
+    assert other.json() == []
+    bad = _get(github_app, token, "/repos/acme/widgets/pulls", params={"state": "merged"})
+    assert bad.status_code == 422 and "'merged' is not a member of" in bad.json()["message"]
