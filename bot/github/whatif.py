@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -50,6 +51,8 @@ REQUESTS_PER_CHANGE = 40  # a commit, a compare, two manifests, two trees, the c
 WHATIF_READ = ReadBudget(files=200, bytes=4 << 20, where="the what-if's API source")
 # Fail fast: a rate limit or an outage leaves the table out rather than holding the receipt back
 WHATIF_RETRY = RetryPolicy(server_retries=1, backoff_seconds=0.5, rate_limit_retries=0)
+WHATIF_SECONDS = 60.0  # no request starts after this long; each may take WHATIF_REQUEST_SECONDS
+WHATIF_REQUEST_SECONDS = 10.0
 
 
 class BudgetSpent(Exception):
@@ -58,16 +61,26 @@ class BudgetSpent(Exception):
 
 @dataclass
 class RequestBudget:
+    """How many requests the what-if may make, and until when (monotonic seconds)."""
+
     limit: int
+    seconds: float = WHATIF_SECONDS
     made: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def spent(self) -> bool:
+        return self.made > self.limit or time.monotonic() - self.started > self.seconds
 
     @property
     def reason(self) -> str:
-        return f"its budget of {self.limit} GitHub requests is spent"
+        if self.made > self.limit:
+            return f"its budget of {self.limit} GitHub requests is spent"
+        return f"it took longer than its {self.seconds:g} seconds"
 
     def count(self, _request: httpx.Request) -> None:
         self.made += 1
-        if self.made > self.limit:
+        if self.spent:
             raise BudgetSpent(self.reason)
 
 
@@ -93,7 +106,8 @@ def _budgeted(gh: GitHub[Any], budget: RequestBudget) -> GitHub[Any]:
     """A client like `gh` (its token, its response hooks) whose requests `budget` counts."""
     hooks: dict[str, list[Any]] = {k: list(v) for k, v in (gh.config.event_hooks or {}).items()}
     hooks.setdefault("request", []).append(budget.count)
-    config = dataclasses.replace(gh.config, event_hooks=hooks, auto_retry=WHATIF_RETRY)
+    timeout = httpx.Timeout(WHATIF_REQUEST_SECONDS)
+    config = dataclasses.replace(gh.config, event_hooks=hooks, auto_retry=WHATIF_RETRY, timeout=timeout)
     return GitHub(gh.auth, config=config)
 
 
@@ -171,11 +185,13 @@ def whatif_rows(
 def whatif_section(gh: GitHub[Any], repo: RepoRef, ask: WhatIfAsk, cache: ObjectCache | None = None) -> str:
     """The Markdown section below the receipt: the table, or why there is none. Never raises for
     what GitHub answers."""
-    budget = RequestBudget(MAX_LIST_PAGES + WHATIF_READ.files + REQUESTS_PER_CHANGE * ask.last)
+    budget = RequestBudget(
+        MAX_LIST_PAGES + WHATIF_READ.files + REQUESTS_PER_CHANGE * ask.last, WHATIF_SECONDS
+    )
     try:
         rows = whatif_rows(gh, repo, ask, budget, cache)
     except (GitHubError, BudgetSpent, ReceiptError) as exc:
-        reason = budget.reason if budget.made > budget.limit else str(exc)
+        reason = budget.reason if budget.spent else str(exc)
         return whatif_not_computed(reason, path=ask.path)
     return pull_whatif_markdown(rows, branch=ask.branch, asked=ask.last, path=ask.path)
 

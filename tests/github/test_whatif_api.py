@@ -58,3 +58,11 @@ def test_the_table_is_computed_within_the_budget(github_app: AppWorld) -> None:
     _history(github_app, 2)
     text = whatif_section(github_app.installation_client(), RepoRef.parse(REPO), ASK)
     assert "2 change(s) compared" in text, text
+
+
+def test_a_slow_github_runs_it_out_of_time(github_app: AppWorld, monkeypatch: pytest.MonkeyPatch) -> None:
+    _history(github_app, 2)
+    monkeypatch.setattr(whatif, "WHATIF_SECONDS", 0.5)
+    github_app.fake.inject_delay("GET", r"/repos/acme/widgets/git/commits/.*", 1.0)
+    text = whatif_section(github_app.installation_client(), RepoRef.parse(REPO), ASK)
+    assert "what-if not computed: it took longer than its 0.5 seconds" in text, text
