@@ -76,7 +76,7 @@ def repository_path(value: str, what: str) -> str:
 
 
 def _whatif_last(value: str) -> int:
-    if not value.isdigit() or not 0 <= int(value) <= MAX_LAST:
+    if not (value.isascii() and value.isdigit()) or not 0 <= int(value) <= MAX_LAST:
         raise UsageError(f"whatif-last {value!r} must be a whole number from 0 to {MAX_LAST}")
     return int(value)
 
