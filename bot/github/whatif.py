@@ -67,6 +67,7 @@ class RequestBudget:
     seconds: float = WHATIF_SECONDS
     made: int = 0
     started: float = field(default_factory=time.monotonic)
+    refused: str | None = None  # why the hook refused a request (githubkit wraps what it raises)
 
     @property
     def spent(self) -> bool:
@@ -81,7 +82,8 @@ class RequestBudget:
     def count(self, _request: httpx.Request) -> None:
         self.made += 1
         if self.spent:
-            raise BudgetSpent(self.reason)
+            self.refused = self.reason
+            raise BudgetSpent(self.refused)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +193,7 @@ def whatif_section(gh: GitHub[Any], repo: RepoRef, ask: WhatIfAsk, cache: Object
     try:
         rows = whatif_rows(gh, repo, ask, budget, cache)
     except (GitHubError, BudgetSpent, ReceiptError) as exc:
-        reason = budget.reason if budget.spent else str(exc)
+        reason = budget.refused or str(exc)
         return whatif_not_computed(reason, path=ask.path)
     return pull_whatif_markdown(rows, branch=ask.branch, asked=ask.last, path=ask.path)
 
