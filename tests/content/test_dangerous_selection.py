@@ -486,11 +486,12 @@ def test_what_the_selection_cannot_read_is_parsed_whole(text: str, expected: lis
 
 
 def test_a_lone_carriage_return_makes_it_decline() -> None:
-    """Python breaks a line at a lone carriage return, the diff does not."""
+    """Python breaks a line at a lone carriage return, the diff does not: the selection declines,
+    and the rule reads both of Python's lines, each call placed on the diff line holding it."""
     head = "eval(a)\reval(b)\n"
     assert _selected(head) is None
     change = change_with_texts(_diff({"m.py": "eval(a) eval(b)\n"}), {"m.py": FileTexts(None, head)})
-    assert [(v.line, v.id) for v in _both(change)] == [(1, "python-eval")]
+    assert [(v.line, v.id) for v in _both(change)] == [(1, "python-eval"), (1, "python-eval")]
 
 
 def test_an_unterminated_template_string_makes_it_decline() -> None:

@@ -52,6 +52,7 @@ _TRIGGER = compile_re2(_TRIGGER_SOURCE)
 TRIGGER = "dangerous-trigger"
 PREFILTER_GROUPS = {TRIGGER: (_TRIGGER_SOURCE,)}
 _TRIPLE_QUOTES = (b'"""', b"'''")
+SOURCE_ENCODING = "python-source-encoding"
 
 _OVERRIDE = (
     "If it is deliberate, that is a maintainer's call: merge with admin approval, or set "
@@ -106,14 +107,17 @@ def worth_parsing(file: AddedFile, prefilter: Prefilter | None = None) -> bool:
 
 def _whole_file(file: AddedFile, tree: ast.Module) -> Iterator[Violation]:
     numbers = file.fragments[0].numbers
-    if len(file.fragments) == 1 and isinstance(numbers, range):  # a new file: every line is added
-        added: Container[int] = numbers
+    if len(file.fragments) == 1 and isinstance(numbers, range) and file.head_lines is None:
+        added: Container[int] = numbers  # a new file: every line is added
         found_on = python_constructs(tree)
     else:
         added = file.added_numbers()
-        found_on = python_constructs(tree, lines=sorted(added))
+        lines = file.head_lines
+        on = sorted(added) if lines is None else [i for i, n in enumerate(lines, start=1) if n in added]
+        found_on = python_constructs(tree, lines=on)
     for found in found_on:
-        on_added = next((n for n in range(found.line, found.end_line + 1) if n in added), None)
+        spanned = (file.diff_line(n) for n in range(found.line, found.end_line + 1))
+        on_added = next((n for n in spanned if n in added), None)
         if on_added is not None:
             message = _python_message(found, alone=False)
             yield Violation(RuleId.DANGEROUS, file.path, on_added, message, found.construct.value)
@@ -156,7 +160,23 @@ def _selected(file: AddedFile, head: str) -> list[Violation] | None:
     return None if tree is None else list(_whole_file(file, tree))
 
 
+def _encoding(file: AddedFile) -> Iterator[Violation]:
+    """A declared source encoding other than UTF-8, on the added line that declares it."""
+    declared = file.encoding
+    if declared is None or declared.utf8 or declared.line not in file.added_numbers():
+        return
+    read = "with that codec" if declared.codec is not None else "with a codec Python does not know"
+    message = (
+        f"Declares its source encoding as {declared.name!r} (PEP 263): Python decodes the file {read}, "
+        "so the code it runs is not the text reviewers, editors and most tools show (under UTF-7, "
+        "`+AGUAdgBhAGw-(x)` is eval(x)). Save the file as UTF-8 and remove the declaration, or "
+        f"declare utf-8. {_OVERRIDE}"
+    )
+    yield Violation(RuleId.DANGEROUS, file.path, declared.line, message, SOURCE_ENCODING)
+
+
 def _python(file: AddedFile, *, select: bool, prefilter: Prefilter | None) -> Iterator[Violation]:
+    yield from _encoding(file)
     if not worth_parsing(file, prefilter):
         return
     if select and file.head is not None:
