@@ -22,6 +22,7 @@ _EXPORTS = {
     "bot.engine.gitpath": ("QuotedPathError", "c_quote", "decode_bytes", "display_path", "unquote"),
     "bot.engine.groups": ("MANIFEST_PATH",),
     "bot.engine.junit": ("JUnitCounts", "JUnitError", "parse_junit"),
+    "bot.engine.merging": ("MergeSide", "MergeSource"),
     "bot.engine.manifest": (
         "DEFAULT_MANIFEST_TEXT", "LoadedManifest", "Manifest", "ManifestError", "ManifestSource",
         "digest_bytes", "json_schema", "load_manifest", "parse_manifest",
@@ -80,6 +81,8 @@ __all__ = [
     "Manifest",
     "ManifestError",
     "ManifestSource",
+    "MergeSide",
+    "MergeSource",
     "PatchApplyError",
     "PatternSetGaveUp",
     "PullRequestFacts",
@@ -179,6 +182,7 @@ if TYPE_CHECKING:
         load_manifest,
         parse_manifest,
     )
+    from bot.engine.merging import MergeSide, MergeSource
     from bot.engine.patching import (
         PatchApplyError,
         Reference,

@@ -12,7 +12,7 @@ from bot.engine.excess import ExcessResult, judge_excess, measure_excess
 from bot.engine.findings import RuleId, Violation, sort_violations
 from bot.engine.gitpath import display_path
 from bot.engine.groups import GROUPS, MANIFEST_PATH
-from bot.engine.locality import evaluate_locality
+from bot.engine.locality import FileMeasure, evaluate_locality, measure_file
 from bot.engine.manifest import (
     LoadedManifest,
     Manifest,
@@ -20,9 +20,19 @@ from bot.engine.manifest import (
     ManifestSource,
     load_manifest,
 )
+from bot.engine.merging import MergeSide, unassessable_violations
 from bot.engine.patching import Reference
 from bot.engine.patterns import MatchWork
-from bot.engine.receipt import ChangeSummary, Conclusion, DryRun, ManifestInfo, Receipt, Subject, Verdict
+from bot.engine.receipt import (
+    ChangeSummary,
+    Conclusion,
+    DryRun,
+    ManifestInfo,
+    MergeSummary,
+    Receipt,
+    Subject,
+    Verdict,
+)
 from bot.engine.references.analysis import PythonTree, analyze
 from bot.engine.references.policy import deciding_checks, for_policy, semantic_with, verdict_note
 from bot.engine.references.result import ReferencesResult
@@ -30,7 +40,7 @@ from bot.engine.report.description import Description
 from bot.engine.report.facts import ReceiptFacts, failed_test_names, protected_paths
 from bot.engine.report.report import Report, build_report
 from bot.engine.rules import content_violations
-from bot.engine.scope import path_violations
+from bot.engine.scope import merge_path_violations, path_violations
 from bot.engine.semantic import TestEvidence, side_effect_violations, status_of
 from bot.engine.verdict import decide
 
@@ -50,6 +60,7 @@ class Inputs:
     reference: Reference | None = None  # the gold patch excess is measured against, with its base texts
     python: PythonTree | None = None  # the head tree's Python modules, for `references` (None: not read)
     description: Description | None = None  # the pull request's title and body, for `report`
+    merge: MergeSide | None = None  # what merging would do to the base (None: not gathered)
 
 
 def manifest_paths(loaded: LoadedManifest) -> tuple[str, ...]:
@@ -81,14 +92,16 @@ def evaluate(inputs: Inputs) -> Receipt:
     return replace(receipt, manifest=info)
 
 
-def _check_glob_work(diff: Diff, manifest: Manifest) -> None:
-    """Any glob may be matched against any path of the change (protection, allow, budgets, banned
-    paths): what that costs together, at its most, is counted before it is spent."""
+def _check_glob_work(diffs: list[Diff], manifest: Manifest) -> None:
+    """Any glob may be matched against any path of the change, on either side (protection, allow,
+    budgets, banned paths): what that costs together, at its most, is counted before it is spent."""
     for group in manifest.paths.defaults:
         for pattern in GROUPS[group]:
             manifest.patterns.glob(pattern)
     program = sum(g.program_size for g in manifest.patterns.globs.values())
-    path_bytes = sum(len(p.encode("utf-8", "surrogateescape")) + 1 for f in diff.files for p in f.paths)
+    path_bytes = sum(
+        len(p.encode("utf-8", "surrogateescape")) + 1 for d in diffs for f in d.files for p in f.paths
+    )
     MatchWork("the policy's path patterns against this change's paths").charge(program, path_bytes)
 
 
@@ -99,15 +112,20 @@ def _judge(
     measured: ExcessResult,
     analyzed: ReferencesResult | None,
 ) -> Receipt:
-    change = inputs.change
-    _check_glob_work(change.diff, manifest)
+    change, merge = inputs.change, inputs.merge
+    merged = _merged_change(inputs)
+    _check_glob_work([change.diff] if merged is None else [change.diff, merged.diff], manifest)
+    head_paths = path_violations(change.diff, manifest, paths)
     scope_found: list[Violation] = [
-        *path_violations(change.diff, manifest, paths),
+        *head_paths,
+        *(merge_path_violations(merge, head_paths, manifest, paths) if merge is not None else ()),
+        *unassessable_violations(merge),
         *content_violations(change, manifest),
         *side_effect_violations(inputs.tests, manifest),
     ]
     scope = sort_violations(scope_found)
-    locality = evaluate_locality(change.diff, manifest)
+    merged_measures = tuple(measure_file(f) for f in merged.diff.files) if merged is not None else None
+    locality = evaluate_locality(change.diff, manifest, merged_measures)
     locality_violations = sort_violations(list(locality.violations))
     references = for_policy(manifest, analyzed, gathered=inputs.python is not None)
     checks = inputs.tests.checks
@@ -127,7 +145,6 @@ def _judge(
     note = verdict_note(references)
     if note is not None and verdict.conclusion is not Conclusion.SKIPPED:
         verdict = replace(verdict, reasons=(*verdict.reasons, note))
-    diff = change.diff
     return Receipt(
         subject=inputs.subject,
         manifest=ManifestInfo(
@@ -136,14 +153,8 @@ def _judge(
             inputs.manifest.digest,
             changed_in_pr=False,
         ),
-        change=ChangeSummary(
-            files=len(diff.files),
-            hunks=diff.hunk_count,
-            added_lines=diff.added,
-            removed_lines=diff.removed,
-            logical_lines=locality.logical_lines,
-            digest=change.digest,
-        ),
+        change=_summary(change, locality.measures),
+        merge=_merge_summary(inputs, locality.measures, merged_measures),
         semantic=semantic,
         checks=(*checks, references.check) if references is not None else checks,
         scope=scope,
@@ -154,6 +165,39 @@ def _judge(
         reported_by=inputs.tests.reported_by,
         references=references,
     )
+
+
+def _merged_change(inputs: Inputs) -> Change | None:
+    """`base..merge` when it is a change of its own: not when unknown, nor when it is the head
+    side itself (a fast-forward), which is then judged once."""
+    merge = inputs.merge
+    if merge is None or merge.change is None or merge.change is inputs.change:
+        return None
+    return merge.change
+
+
+def _summary(change: Change, measures: tuple[FileMeasure, ...]) -> ChangeSummary:
+    diff = change.diff
+    return ChangeSummary(
+        files=len(diff.files),
+        hunks=diff.hunk_count,
+        added_lines=diff.added,
+        removed_lines=diff.removed,
+        logical_lines=sum(m.logical_lines for m in measures),
+        digest=change.digest,
+    )
+
+
+def _merge_summary(
+    inputs: Inputs, head: tuple[FileMeasure, ...], merged: tuple[FileMeasure, ...] | None
+) -> MergeSummary | None:
+    merge = inputs.merge
+    if merge is None:
+        return None
+    change = None
+    if merge.change is not None:
+        change = _summary(merge.change, head if merged is None else merged)
+    return MergeSummary(merge.source, merge.tree, merge.commit, change, merge.unassessable, merge.conflicts)
 
 
 def _required(verdict: Verdict, report: Report) -> Verdict:

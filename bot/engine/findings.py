@@ -22,6 +22,7 @@ class RuleId(StrEnum):
     BINARY = "binary"
     SUBMODULE = "submodule"
     SIDE_EFFECT = "side-effect"
+    MERGE = "merge"  # what merging would change cannot be known (a conflict)
     BUDGET = "budget"
     REFORMAT = "reformat"
 

@@ -154,45 +154,69 @@ def _uses(
     ]
 
 
-def _budget_violation(use: BudgetUse, measures: Sequence[FileMeasure]) -> Violation:
-    """A budget is a sum over files: the finding is about the change (path None), not one file."""
+def _budget_violation(
+    use: BudgetUse, measures: Sequence[FileMeasure], *, merged: int | None = None
+) -> Violation:
+    """A budget is a sum over files: the finding is about the change (path None), not one file.
+    `merged`: the head side's count, when the merge side (`base..merge`) is the larger and decides."""
     unit = use.name.rsplit(".", 1)[-1]
     biggest = max(measures, key=lambda m: (m.logical_lines, m.hunks, m.file.path))
     where = f" for {', '.join(use.paths)}" if use.paths else ""
+    who = "The change" if merged is None else "When merged onto the base, the change"
+    also = "" if merged is None else f" (merge-base..head alone: {merged})"
     return Violation(
         RuleId.BUDGET,
         None,
         None,
-        f"The change uses {use.used} {unit.replace('_', ' ')}{where}; the budget is {use.limit}. "
-        f"Split it or drop what the fix does not need (largest here: {biggest.file.path!r}, "
+        f"{who} uses {use.used} {unit.replace('_', ' ')}{where}{also}; the budget is "
+        f"{use.limit}. Split it or drop what the fix does not need (largest here: {biggest.file.path!r}, "
         f"{biggest.logical_lines} logical lines), or a maintainer can raise budgets.{use.name} "
         f"in {MANIFEST_PATH}.",
         f"budgets.{use.name}",
     )
 
 
-def evaluate_locality(diff: Diff, manifest: Manifest) -> LocalityResult:
-    measures = tuple(measure_file(f) for f in diff.files)
+def _budget_uses(
+    measures: Sequence[FileMeasure], manifest: Manifest
+) -> list[tuple[BudgetUse, Sequence[FileMeasure]]]:
+    """Every budget the manifest sets, with what one side of the change uses of it."""
     budgets = manifest.budgets
-    uses = [
-        use
+    found: list[tuple[BudgetUse, Sequence[FileMeasure]]] = [
+        (use, measures)
         for use in _uses(measures, "", None, (budgets.files, budgets.hunks, budgets.logical_lines))
         if use.limit is not None
     ]
-    violations: list[Violation] = []
-    for use in uses:
-        if use.exceeded:
-            violations.append(_budget_violation(use, measures))
     for per in budgets.per_path:
         inside = [m for m in measures if any(matches(per.paths, p, manifest.patterns) for p in m.file.paths)]
-        for use in _uses(
-            inside, f"per_path[{per.index}].", per.paths, (per.files, per.hunks, per.logical_lines)
-        ):
-            if use.limit is None:
-                continue
-            uses.append(use)
-            if use.exceeded:
-                violations.append(_budget_violation(use, inside))
+        limits = (per.files, per.hunks, per.logical_lines)
+        found.extend(
+            (use, inside)
+            for use in _uses(inside, f"per_path[{per.index}].", per.paths, limits)
+            if use.limit is not None
+        )
+    return found
+
+
+def evaluate_locality(
+    diff: Diff, manifest: Manifest, merged: Sequence[FileMeasure] | None = None
+) -> LocalityResult:
+    """Budgets count the larger of the two sides: `diff` (merge-base..head) and, when given, the
+    measures of `base..merge` (what merging would change)."""
+    measures = tuple(measure_file(f) for f in diff.files)
+    head_uses = _budget_uses(measures, manifest)
+    merge_uses = _budget_uses(merged, manifest) if merged is not None else head_uses
+    uses: list[BudgetUse] = []
+    violations: list[Violation] = []
+    for (head, inside), (merge, merged_inside) in zip(head_uses, merge_uses, strict=True):
+        larger = merge.used > head.used
+        use = merge if larger else head
+        uses.append(use)
+        if use.exceeded:
+            violations.append(
+                _budget_violation(use, merged_inside, merged=head.used)
+                if larger
+                else _budget_violation(use, inside)
+            )
     if manifest.reformat is Reformat.FORBID:
         violations.extend(
             Violation(

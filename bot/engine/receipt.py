@@ -13,6 +13,7 @@ from bot.engine.findings import Violation
 from bot.engine.gitpath import display_path
 from bot.engine.locality import LocalityResult
 from bot.engine.manifest import ManifestSource
+from bot.engine.merging import MergeSource
 from bot.engine.references.result import ReferencesResult
 from bot.engine.report.report import Report
 from bot.engine.semantic import CheckResult, ReportedBy, SemanticStatus
@@ -83,6 +84,42 @@ class ChangeSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class MergeSummary:
+    """`subject.merge`: the merge result and `base..merge` (None, with `problem`, when unknown)."""
+
+    source: MergeSource
+    tree: str | None
+    commit: str | None
+    change: ChangeSummary | None
+    problem: str | None = None
+    conflicts: tuple[str, ...] = ()
+
+
+def _change_json(c: ChangeSummary) -> dict[str, Any]:
+    return {
+        "files": c.files,
+        "hunks": c.hunks,
+        "added_lines": c.added_lines,
+        "removed_lines": c.removed_lines,
+        "logical_lines": c.logical_lines,
+        "digest": c.digest,
+    }
+
+
+def _merge_json(m: MergeSummary | None) -> dict[str, Any] | None:
+    if m is None:
+        return None
+    return {
+        "source": m.source.value,
+        "tree": m.tree,
+        "commit": m.commit,
+        "change": _change_json(m.change) if m.change is not None else None,
+        "problem": m.problem,
+        "conflicts": [display_path(p) for p in m.conflicts],
+    }
+
+
+@dataclass(frozen=True, slots=True)
 class Receipt:
     subject: Subject
     manifest: ManifestInfo
@@ -97,6 +134,7 @@ class Receipt:
     reported_by: ReportedBy | None = None
     references: ReferencesResult | None = None  # also the last of `checks`, with its findings
     report: Report | None = None
+    merge: MergeSummary | None = None  # None: the merge side was not gathered
 
     @property
     def scope_pass(self) -> bool:
@@ -137,6 +175,7 @@ class Receipt:
                 "base": s.base,
                 "head": s.head,
                 "merge_base": s.merge_base,
+                "merge": _merge_json(self.merge),
             },
             "manifest": {
                 "path": m.path,
@@ -145,14 +184,7 @@ class Receipt:
                 "changed_in_pr": m.changed_in_pr,
                 "dry_run": _dry_run_json(m.dry_run),
             },
-            "change": {
-                "files": c.files,
-                "hunks": c.hunks,
-                "added_lines": c.added_lines,
-                "removed_lines": c.removed_lines,
-                "logical_lines": c.logical_lines,
-                "digest": c.digest,
-            },
+            "change": _change_json(c),
             "semantic": self._semantic_json(),
             "scope": {"pass": self.scope_pass, "violations": [v.as_json() for v in self.scope]},
             "locality": {

@@ -12,6 +12,7 @@ from bot.engine.gitpath import matchable, path_label
 from bot.engine.globs import Caseless, GlobMatch, last_match, match_one
 from bot.engine.groups import GROUPS, MANIFEST_PATH
 from bot.engine.manifest import ChangeKind, Manifest, PathsPolicy
+from bot.engine.merging import MergeSide, merge_note
 
 _OVERRIDE = f"a maintainer can change this in {MANIFEST_PATH}"
 _CASELESS = "matched case-insensitively"
@@ -101,20 +102,42 @@ def path_violations(diff: Diff, manifest: Manifest, manifest_paths: tuple[str, .
     found: list[Violation] = []
     for file in diff.files:
         for path, kind in sides(file):
-            found.extend(_side_violations(file, path, kind, manifest, manifest_paths))
+            action = f"this change {_verb(kind, file)}"
+            found.extend(_side_violations(path, manifest, manifest_paths, action, kind))
         found.extend(_kind_violations(file, manifest))
     return found
 
 
+def merge_path_violations(
+    merge: MergeSide, head_side: list[Violation], manifest: Manifest, manifest_paths: tuple[str, ...]
+) -> list[Violation]:
+    """The path rules on `base..merge`, for what `merge-base..head` does not already show: a rule
+    and path the head side reports once stays reported once, in the head side's words."""
+    if merge.change is None:
+        return []
+    seen = {(v.rule, v.path) for v in head_side}
+    found: list[Violation] = []
+    for file in merge.change.diff.files:
+        for path, kind in sides(file):
+            action = f"when merged onto the base, this change {_verb(kind, file)} ({merge_note(merge, path)})"
+            found.extend(
+                v
+                for v in _side_violations(path, manifest, manifest_paths, action, kind)
+                if (v.rule, v.path) not in seen
+            )
+    return found
+
+
 def _side_violations(
-    file: FileDiff, path: str, kind: ChangeKind, manifest: Manifest, manifest_paths: tuple[str, ...]
+    path: str, manifest: Manifest, manifest_paths: tuple[str, ...], action: str, kind: ChangeKind
 ) -> Iterator[Violation]:
+    """`action` says what the change does to `path` ("this change modifies it")."""
     if path in manifest_paths:
         yield Violation(
             RuleId.MANIFEST_CHANGE,
             path,
             None,
-            f"This change {_verb(kind, file)}: the receipt policy itself. It is judged by the base "
+            f"{action[:1].upper()}{action[1:]}: the receipt policy itself. It is judged by the base "
             "branch's policy; the summary shows what the proposed policy would decide. Policy "
             "changes need a maintainer's review and merge.",
             "manifest",
@@ -127,8 +150,8 @@ def _side_violations(
             RuleId.PROTECTED_PATH,
             path,
             None,
-            f"{path_label(path)} is protected by {decided.describe()}, which allows {allowed}; this change "
-            f"{_verb(kind, file)}. Revert it, or {_OVERRIDE} (paths.protect / paths.defaults).",
+            f"{path_label(path)} is protected by {decided.describe()}, which allows {allowed}; {action}. "
+            f"Revert it, or {_OVERRIDE} (paths.protect / paths.defaults).",
             decided.source.removeprefix("built-in group "),
         )
     allow = manifest.paths.allow
@@ -140,7 +163,7 @@ def _side_violations(
                 RuleId.OUTSIDE_ALLOWLIST,
                 path,
                 None,
-                f"{path_label(path)} is outside paths.allow ({why}); this change {_verb(kind, file)}. Keep "
+                f"{path_label(path)} is outside paths.allow ({why}); {action}. Keep "
                 f"the change inside {', '.join(allow) or 'the allowed paths'}, or {_OVERRIDE} "
                 "(paths.allow).",
                 "paths.allow",

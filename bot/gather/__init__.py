@@ -4,18 +4,19 @@ from bot.gather.core import (
     MAX_TEXT_BYTES,
     GivenFile,
     Request,
-    Revisions,
     UsageError,
     build_change,
     decode_text,
     gather,
     tree_entries,
 )
-from bot.gather.source import Source
+from bot.gather.merge import MergeGiven, merge_side
+from bot.gather.source import Revisions, Source
 
 __all__ = [
     "MAX_TEXT_BYTES",
     "GivenFile",
+    "MergeGiven",
     "Request",
     "Revisions",
     "Source",
@@ -23,5 +24,6 @@ __all__ = [
     "build_change",
     "decode_text",
     "gather",
+    "merge_side",
     "tree_entries",
 ]

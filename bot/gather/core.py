@@ -41,7 +41,8 @@ from bot.engine import (
     parse_reference,
     touched_paths,
 )
-from bot.gather.source import Source
+from bot.gather.merge import MergeGiven, merge_side
+from bot.gather.source import Revisions, Source
 
 MAX_TEXT_BYTES = 2 << 20
 _REGULAR = ("100644", "100755")
@@ -51,13 +52,6 @@ NOT_RUN_YET = TestEvidence(not_run_reason="the tests have not run yet")
 
 class UsageError(ReceiptError, ValueError):
     """Bad input from the user or the caller's configuration: exit status 2 with this message."""
-
-
-@dataclass(frozen=True, slots=True)
-class Revisions:
-    base: str
-    head: str
-    merge_base: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,9 +214,11 @@ def gather(
     diff_data: bytes,
     request: Request,
     *,
+    merge: MergeGiven | None = None,
     tests: TestEvidence = NOT_RUN_YET,
 ) -> Inputs:
-    """Inputs for `merge_base..head` judged by the base's manifest, read through `source`.
+    """Inputs for `merge_base..head` judged by the base's manifest, read through `source`, with
+    what merging would do to the base: `merge` as the shell computed it (None for a fast-forward).
 
     Raises a ReceiptError (ManifestError, DiffParseError, UsageError, TooLargeToAssess…) or the
     source's own errors (GitError, GitHubError).
@@ -245,4 +241,5 @@ def gather(
         reference=load_reference(source, change, revisions, request),
         python=python_tree(source, change, loaded, revisions.head),
         description=request.description,
+        merge=merge_side(source, revisions, change, merge),
     )

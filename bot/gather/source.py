@@ -1,5 +1,5 @@
-"""What a gatherer needs from where the commits live: tree entries, blobs, files and the listing
-of a commit, and how much of a whole tree it may read.
+"""What a gatherer needs from where the commits live: which commits (`Revisions`), tree entries,
+blobs, files and the listing of a commit, and how much of a whole tree it may read.
 
 Two sources implement it: local git (`bot/local/source.py`) and the GitHub API
 (`bot/github/source.py`). Everything else about gathering is shared (`bot/gather/core.py`).
@@ -12,6 +12,18 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.engine import Entry
+
+
+@dataclass(frozen=True, slots=True)
+class Revisions:
+    base: str
+    head: str
+    merge_base: str
+
+    @property
+    def fast_forward(self) -> bool:
+        """The base is the merge-base: merging gives the head's tree, and needs no merge computed."""
+        return self.base == self.merge_base
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +53,9 @@ class Source(Protocol):
 
     def blobs(self, shas: Collection[str], *, max_size: int) -> Mapping[str, bytes]:
         """The contents of blobs; one larger than `max_size` bytes is left out."""
+
+    def tree_id(self, commit: str) -> str:
+        """The SHA of `commit`'s tree."""
 
     def read_file(self, commit: str, path: str) -> bytes | None:
         """The file at `path` in `commit`, or None when there is no file there."""

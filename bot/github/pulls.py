@@ -29,6 +29,8 @@ class PullRequest:
     changed_files: int | None
     title: str | None = None
     body: str | None = None
+    mergeable: bool | None = None  # null while GitHub computes the test merge (bot/github/merges.py)
+    merge_commit_sha: str | None = None  # the test merge commit (refs/pull/N/merge), maybe stale
 
     @property
     def facts(self) -> PullRequestFacts:
@@ -62,6 +64,8 @@ def pull_from_json(data: Any) -> PullRequest:
             changed_files=int(data["changed_files"]) if data.get("changed_files") is not None else None,
             title=_text(data.get("title")),
             body=_text(data.get("body")),
+            mergeable=data["mergeable"] if isinstance(data.get("mergeable"), bool) else None,
+            merge_commit_sha=_text(data.get("merge_commit_sha")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise UnexpectedResponse(200, f"pull request without {exc}") from exc

@@ -13,9 +13,14 @@ from githubkit import GitHub
 from bot.engine import MANIFEST_PATH, Inputs, TestEvidence
 from bot.gather import Request, Revisions, gather
 from bot.github.diffs import fetch_diff
+from bot.github.merges import base_tip, merge_given, wait_for_merge
 from bot.github.pulls import PullRequest, merge_base
 from bot.github.repo import RepoRef
 from bot.github.source import ApiSource
+
+
+def _revisions(gh: GitHub[Any], repo: RepoRef, pull: PullRequest, base: str) -> Revisions:
+    return Revisions(base, pull.head_sha, merge_base(gh, repo, base, pull.head_sha))
 
 
 def gather_pull(
@@ -30,11 +35,19 @@ def gather_pull(
 ) -> Inputs:
     """Inputs for `pull` as it is on GitHub now, judged by its base commit's manifest.
 
-    The reference patch, like the manifest, is read from the base commit. Raises GitHubError or a
-    ReceiptError (TooLargeToAssess, ManifestError, DiffParseError, UsageError for the reference).
+    The base is the base branch as it is now (manifest included); when it has moved on from the
+    merge-base, what merging does is GitHub's test merge, made on that base. The
+    reference patch, like the manifest, is read from the base commit. Raises GitHubError, HeadMoved
+    or a ReceiptError (TooLargeToAssess, ManifestError, DiffParseError, UsageError for the reference).
     """
     source = source or ApiSource(gh, repo)
-    revisions = Revisions(pull.base_sha, pull.head_sha, merge_base(gh, repo, pull.base_sha, pull.head_sha))
+    revisions = _revisions(gh, repo, pull, base_tip(gh, repo, pull))
+    merge = None
+    if not revisions.fast_forward:
+        tested = wait_for_merge(gh, repo, pull)
+        if tested.base != revisions.base:  # the base branch moved on again meanwhile
+            revisions = _revisions(gh, repo, pull, tested.base)
+        merge = merge_given(gh, repo, tested, source)
     fetched = fetch_diff(gh, repo, pull, source, revisions.merge_base)
     request = Request(
         manifest_path=manifest_path,
@@ -44,4 +57,4 @@ def gather_pull(
         pull_request=pull.facts,
         description=pull.description,
     )
-    return gather(source, revisions, fetched.data, request, tests=tests)
+    return gather(source, revisions, fetched.data, request, merge=merge, tests=tests)

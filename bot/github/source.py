@@ -91,6 +91,9 @@ class ApiSource:
                 found[sha] = data
         return found
 
+    def tree_id(self, commit: str) -> str:
+        return self.tree(commit).sha
+
     def read_file(self, commit: str, path: str) -> bytes | None:
         return read_file(self.gh, self.repo, commit, path)
 

@@ -18,12 +18,13 @@ from bot.engine import (
     DescriptionSource,
     Inputs,
     LoadedManifest,
+    MergeSource,
     PullRequestFacts,
     Receipt,
     TestEvidence,
     evaluate,
 )
-from bot.gather import GivenFile, Request, Revisions, UsageError, gather
+from bot.gather import GivenFile, MergeGiven, Request, Revisions, UsageError, gather
 from bot.local.git import Git, GitError
 from bot.local.source import LocalSource
 from bot.local.testrun import TestRun, run_tests
@@ -107,10 +108,27 @@ def test_evidence(
     )
 
 
+def local_merge(git: Git, revisions: Revisions) -> MergeGiven | None:
+    """What merging the head into the base gives, by `git merge-tree`; None for a fast-forward."""
+    if revisions.fast_forward:
+        return None
+    merged = git.merge_tree(revisions.base, revisions.head)
+    if merged.conflicts:
+        shown = ", ".join(merged.conflicts[:10]) + (" …" if len(merged.conflicts) > 10 else "")
+        return MergeGiven(
+            MergeSource.MERGE_TREE,
+            problem=f"it does not merge cleanly onto the base {revisions.base[:12]}: "
+            f"{len(merged.conflicts)} conflicting path(s) ({shown})",
+            conflicts=merged.conflicts,
+        )
+    diff = git.diff(revisions.base, merged.tree, limit=MAX_DIFF_BYTES)
+    return MergeGiven(MergeSource.MERGE_TREE, tree=merged.tree, diff=diff)
+
+
 def inputs_at(git: Git, revisions: Revisions, options: CheckOptions, request: Request) -> Inputs:
     """Gather from git objects, then run the tests on the head commit."""
     diff = git.diff(revisions.merge_base, revisions.head, limit=MAX_DIFF_BYTES)
-    inputs = gather(LocalSource(git), revisions, diff, request)
+    inputs = gather(LocalSource(git), revisions, diff, request, merge=local_merge(git, revisions))
     tests = test_evidence(git, options, inputs.manifest, revisions.head, revisions.merge_base)
     return replace(inputs, tests=tests)
 

@@ -20,6 +20,8 @@ _CONFIG = (
     "diff.suppressBlankEmpty=false", "diff.relative=false", "diff.external=",
     "diff.renames=true", "diff.renameLimit=10000", "core.fsmonitor=false",
     "diff.interHunkContext=0", "core.bigFileThreshold=512m", f"core.attributesFile={os.devnull}",
+    "merge.renames=true", "merge.directoryRenames=conflict", "merge.renameLimit=10000",
+    "merge.conflictStyle=merge",
 )  # fmt: skip
 _DIFF_ARGS = (
     "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--full-index", "--find-renames",
@@ -32,9 +34,20 @@ _PATHS_PER_COMMAND = 1000  # keeps each command line far below the system limit
 # and `!attr` leaves an attribute unspecified whatever those say. With no `diff` attribute git
 # reads binary or text from the bytes (a NUL in the first 8,000), names no textconv, external
 # command or funcname driver; the conversion attributes are fixed too, though a diff of two
-# commits never converts.
-FIXED_ATTRIBUTES = "* !diff !text !eol !crlf !filter !ident !working-tree-encoding\n"
+# commits never converts. With no `merge` attribute `merge-tree` uses git's own three-way text
+# merge (binary by the bytes), never a driver a pull request names.
+FIXED_ATTRIBUTES = (
+    "* !diff !text !eol !crlf !filter !ident !working-tree-encoding !merge !conflict-marker-size\n"
+)
 _SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+
+
+@dataclass(frozen=True)
+class MergeTree:
+    """What `git merge-tree --write-tree` gives: the merged tree, and the paths that conflict."""
+
+    tree: str
+    conflicts: tuple[str, ...]
 
 
 class GitError(ReceiptError):
@@ -98,26 +111,61 @@ class Git:
     def _run(
         self, args: tuple[str, ...], *, stdin: bytes | None, check: bool, cwd: Path, env: dict[str, str]
     ) -> bytes:
+        done = self._completed(args, stdin=stdin, cwd=cwd, env=env)
+        if check and done.returncode != 0:
+            raise self._failure(args, done)
+        return done.stdout
+
+    @staticmethod
+    def _completed(
+        args: tuple[str, ...], *, stdin: bytes | None, cwd: Path, env: dict[str, str]
+    ) -> subprocess.CompletedProcess[bytes]:
         command = ("git", *(a for c in _CONFIG for a in ("-c", c)), *args)
         try:
-            done = subprocess.run(command, cwd=cwd, input=stdin, capture_output=True, check=False, env=env)
+            return subprocess.run(command, cwd=cwd, input=stdin, capture_output=True, check=False, env=env)
         except FileNotFoundError as exc:
             raise GitError("git is not installed or not on PATH") from exc
-        if check and done.returncode != 0:
-            err = done.stderr.decode("utf-8", "replace").strip()
-            name = next(a for i, a in enumerate(args) if a != "-c" and (i == 0 or args[i - 1] != "-c"))
-            raise GitError(
-                f"git {name} failed: {err.splitlines()[-1] if err else 'no output'}",
-                command=command,
-                stderr=err,
-            )
-        return done.stdout
+
+    @staticmethod
+    def _failure(args: tuple[str, ...], done: subprocess.CompletedProcess[bytes]) -> GitError:
+        err = done.stderr.decode("utf-8", "replace").strip()
+        name = next(a for i, a in enumerate(args) if a != "-c" and (i == 0 or args[i - 1] != "-c"))
+        return GitError(
+            f"git {name} failed: {err.splitlines()[-1] if err else 'no output'}",
+            command=tuple(str(a) for a in done.args),
+            stderr=err,
+        )
+
+    def merge_tree(self, base: str, head: str) -> MergeTree:
+        """The tree merging `head` into `base` gives (`git merge-tree --write-tree`), with the
+        paths that conflict. It runs in the scratch repository, so only receipt's attributes and
+        pinned config shape the merge (no merge driver the repository names runs); the merged
+        objects are written to this repository's object store, unreferenced, for the reads
+        that follow (git's gc prunes them)."""
+        args = ("merge-tree", "--write-tree", "-z", "--name-only", "--no-messages", "--end-of-options",
+                self.resolve(base), self.resolve(head))  # fmt: skip
+        with self._isolated() as (scratch, env):
+            done = self._completed(args, stdin=None, cwd=scratch, env=env)
+        tree, *names = done.stdout.split(b"\0")
+        tree_sha = tree.decode("ascii", "replace")
+        if done.returncode not in (0, 1) or not _SHA.fullmatch(tree_sha):
+            raise self._failure(args, done)
+        conflicts = tuple(dict.fromkeys(decode_bytes(n) for n in names if n)) if done.returncode else ()
+        return MergeTree(tree_sha, conflicts)
 
     def resolve(self, rev: str) -> str:
         """The full SHA of the commit `rev` names; GitError naming the revision otherwise."""
         out = self.run(
             "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", check=False
         )
+        sha = out.decode("ascii", "replace").strip()
+        if not _SHA.fullmatch(sha):
+            raise GitError(f"unknown revision {rev!r}: not a commit in {self.root}")
+        return sha
+
+    def resolve_tree(self, rev: str) -> str:
+        """The full SHA of the tree of commit `rev`."""
+        out = self.run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{tree}}", check=False)
         sha = out.decode("ascii", "replace").strip()
         if not _SHA.fullmatch(sha):
             raise GitError(f"unknown revision {rev!r}: not a commit in {self.root}")

@@ -58,6 +58,7 @@ def inspect_receipt(body: Any, git: Git | None) -> InspectReport:
         return report
     _compare(report, "digest", body.get("digest"), digest_of(body))
     _check_change(report, body, git)
+    _check_merge(report, body, git)
     _check_manifest(report, body, git)
     if _get(body, "excess", "reference") is not None:
         report.skipped("excess.reference.digest", "the reference patch is not stored in the receipt")
@@ -75,14 +76,45 @@ def _check_change(report: InspectReport, body: dict[str, Any], git: Git | None) 
     if git is None:
         report.skipped("change.digest", _NO_REPOSITORY)
         return
+    _check_delta(report, "change.digest", _get(body, "change", "digest"), git, old=merge_base, new=head)
+
+
+def _check_merge(report: InspectReport, body: dict[str, Any], git: Git | None) -> None:
+    """`subject.merge.change.digest`: `base..merge` recomputed from the merge result it names."""
+    what = "subject.merge.change.digest"
+    claimed = _get(body, "subject", "merge", "change", "digest")
+    if claimed is None:
+        return  # no merge side, or one that could not be known: no digest to check
+    base = _get(body, "subject", "base")
+    result = _get(body, "subject", "merge", "commit") or _get(body, "subject", "merge", "tree")
+    if not isinstance(base, str) or not isinstance(result, str):
+        report.skipped(what, "the receipt names no base and merge result")
+    elif git is None:
+        report.skipped(what, _NO_REPOSITORY)
+    else:
+        _check_delta(report, what, claimed, git, old=base, new=result)
+
+
+def _check_delta(report: InspectReport, what: str, claimed: Any, git: Git, *, old: str, new: str) -> None:
+    """The tree delta `old..new` (commits, or trees for a merge result) against its claimed digest."""
     try:
-        revisions = Revisions(base="", head=git.resolve(head), merge_base=git.resolve(merge_base))
+        revisions = Revisions(base="", head=_object(git, new), merge_base=_object(git, old))
         diff = parse_diff(git.diff(revisions.merge_base, revisions.head))
         digest = change_digest(diff, *tree_entries(LocalSource(git), diff, revisions))
     except GitError as exc:
-        report.skipped("change.digest", exc.problem)
+        report.skipped(what, exc.problem)
         return
-    _compare(report, "change.digest", _get(body, "change", "digest"), digest)
+    _compare(report, what, claimed, digest)
+
+
+def _object(git: Git, rev: str) -> str:
+    """A commit by any name git accepts; a merge result's tree by its full SHA."""
+    try:
+        return git.resolve(rev)
+    except GitError:
+        if git.resolve_tree(rev) == rev:
+            return rev
+        raise
 
 
 def _check_manifest(report: InspectReport, body: dict[str, Any], git: Git | None) -> None:

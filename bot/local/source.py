@@ -24,6 +24,9 @@ class LocalSource:
     def blobs(self, shas: Collection[str], *, max_size: int) -> Mapping[str, bytes]:
         return self.git.read_blobs(shas, max_size=max_size)
 
+    def tree_id(self, commit: str) -> str:
+        return self.git.resolve_tree(commit)
+
     def read_file(self, commit: str, path: str) -> bytes | None:
         return self.git.read_file(commit, path)
 

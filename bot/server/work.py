@@ -21,12 +21,13 @@ from githubkit import GitHub
 from bot.engine import (
     Conclusion,
     Inputs,
+    MergeSource,
     ReceiptError,
     TestEvidence,
     evaluate,
     render_json,
 )
-from bot.gather import Request, Revisions, UsageError, gather
+from bot.gather import MergeGiven, Request, Revisions, UsageError, gather
 from bot.github.auth import InstallationTokens, installation_of_repo
 from bot.github.cache import ObjectCache
 from bot.github.checks import CheckRunRequest, PublishedCheckRun
@@ -59,6 +60,7 @@ from bot.server.store.locks import exclusive
 from bot.server.store.models import CheckRun, Job
 
 NOT_RUN_YET = TestEvidence(not_run_reason="the tests have not been read yet")
+_NOT_ON_BASE = "the merge group's head does not contain its base commit"
 MAX_RETRY_DELAY = timedelta(minutes=30)
 BUSY_DELAY_SECONDS = 2.0
 
@@ -261,7 +263,10 @@ def _inputs(gh: GitHub[Any], repo: RepoRef, job: Job, ctx: Context) -> tuple[Inp
     base = str(group["base_sha"])
     revisions = Revisions(base, job.head_sha, merge_base(gh, repo, base, job.head_sha))
     diff = fetch_range_diff(gh, repo, revisions.merge_base, revisions.head, source)
-    return gather(source, revisions, diff.data, Request(repo=repo.full_name), tests=NOT_RUN_YET), None
+    # a group's head is already the merge onto its base: anything else has no merge to judge
+    merge = None if revisions.fast_forward else MergeGiven(MergeSource.GITHUB, problem=_NOT_ON_BASE)
+    request = Request(repo=repo.full_name)
+    return gather(source, revisions, diff.data, request, merge=merge, tests=NOT_RUN_YET), None
 
 
 def _evaluate(ctx: Context, job: Job) -> None:

@@ -30,6 +30,8 @@ def test_in_scope_pass_publishes_a_successful_check_run(scenario: Scenario) -> N
     assert receipt["subject"] == {
         "repo": REPO, "pr": scenario.number, "base": scenario.base_sha, "head": head,
         "merge_base": scenario.base_sha,
+        "merge": {"source": "fast-forward", "tree": scenario.origin.git("rev-parse", f"{head}^{{tree}}").strip(),
+                  "commit": head, "change": receipt["change"], "problem": None, "conflicts": []},
     }  # fmt: skip
     [run] = scenario.github.state.runs_for(head, "receipt")
     assert (run["status"], run["conclusion"]) == ("completed", "success")

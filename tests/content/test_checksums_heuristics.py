@@ -85,6 +85,34 @@ def test_names(value: str, name: bool) -> None:
         ("xxxxxxxx", True),
         ("Zq8vK2pL9xR4", False),
         ("D1fficult", False),
+        # one character repeated (psf/requests@5b4b64c346:tests/test_utils.py: `bbbb`)
+        ("bbbb", True),
+        ("bbbc", False),
+        # words that say what they stand for, however they are joined
+        ("other-password", True),  # encode/httpx@8cd952c88f:docs/advanced/authentication.md
+        ("pass~word", True),  # urllib3/urllib3@5cf0247049:test/test_util.py
+        ("pass:colon", True),
+        ("pass[\x7f", True),  # encode/httpx@db9072f998:tests/models/whatwg.json, decoded
+        ("foo(b]c", True),
+        ("foobar", True),
+        ("bar", True),
+        ("pass2024", False),  # a digit: a weak password, not a word for one
+        ("passion-fruit", False),  # `pass` is a word, not a part of one
+        ("secret-Xk9mP2vQ", False),
+        # spelled with look-alike characters or split: still the word `password`
+        ("p@ssword", True),  # encode/httpx@b471f01d66:tests/models/test_url.py, decoded
+        ("pa ssword", True),
+        ("P@ssw0rd", True),
+        ("s3cr3t", True),
+        ("Pa55w0rd!x", False),
+        # letters and digits running in order
+        ("abc123@ %", True),  # encode/httpx@d293374b66:tests/models/test_url.py, decoded
+        ("123456", True),
+        ("abc124", False),
+        # no letter or digit at all: nothing a credential is made of
+        ("`{}", True),
+        ("\U0001f4a9", True),
+        ("пароль", False),
     ],
 )
 def test_placeholders(value: str, placeholder: bool) -> None:

@@ -1,7 +1,11 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from bot.engine.change import FileTexts, change_from_diff
+from bot.engine.content.pyskips import SKIPS
 from bot.engine.content.suppressions import MARKERS, SuppressionsRule
 from bot.engine.findings import RuleId, Violation
 from tests.content.helpers import change_of, manifest, scan, where
@@ -59,6 +63,48 @@ def _suppressions(repo: GitRepo, head: dict[str, str], base: dict[str, str] | No
         ("a.test.js", "xit('works', () => {});", "js-skip", "xit"),
         ("a.test.ts", "test.only('this one', () => {});", "js-only", "test.only"),
         ("a.test.ts", "fdescribe('suite', () => {});", "js-only", "fdescribe"),
+        ("a.py", "# ruff: noqa", "noqa", "ruff: noqa"),
+        ("a.py", "# ruff: noqa: F401", "noqa", "ruff: noqa"),
+        ("a.py", "# flake8: noqa", "noqa", "flake8: noqa"),
+        ("a.py", "# mypy: ignore-errors", "type-ignore", "mypy: ignore-errors"),
+        ("a.py", '# mypy: disable-error-code="attr-defined"', "type-ignore", "mypy: disable-error-code"),
+        ("a.py", "x = f()  #type:ignore[attr-defined]", "type-ignore", "type:ignore"),
+        ("a.py", "# pyright: basic", "type-ignore", "pyright: basic"),
+        (
+            "a.py",
+            "# pyright: reportGeneralTypeIssues=false",
+            "type-ignore",
+            "pyright: reportGeneralTypeIssues=false",
+        ),
+        ("a.py", "x = f()  # pyre-ignore[16]", "type-ignore", "pyre-ignore"),
+        ("a.py", "x = f()  # pyre-fixme[6]", "type-ignore", "pyre-fixme"),
+        ("a.py", "x = f()  # pytype: disable=attribute-error", "type-ignore", "pytype: disable"),
+        ("a.py", "# pylint: skip-file", "pylint-disable", "pylint: skip-file"),
+        ("a.py", "x = f()  # pylint: disable-next=broad-except", "pylint-disable", "pylint: disable"),
+        ("a.js", "eval(x); // eslint-disable-line no-eval", "eslint-disable", "eslint-disable-line"),
+        ("a.js", "/*eslint-disable*/", "eslint-disable", "eslint-disable"),
+        ("a.js", '/* eslint no-eval: "off" */', "eslint-disable", 'eslint no-eval: "off"'),
+        ("a.js", "/* eslint no-eval: 0, no-alert: 0 */", "eslint-disable", "eslint no-eval: 0"),
+        (
+            "a.jsx",
+            "{/* eslint-disable-next-line react/no-danger */}",
+            "eslint-disable",
+            "eslint-disable-next-line",
+        ),
+        ("a.js", "// istanbul ignore next", "pragma-no-cover", "istanbul ignore"),
+        ("a.ts", "/* v8 ignore next */", "pragma-no-cover", "v8 ignore"),
+        ("a.py", "if x:  # pragma: no branch", "pragma-no-cover", "pragma: no branch"),
+        ("a.js", "// biome-ignore lint/security/noGlobalEval: reason", "lint-ignore", "biome-ignore"),
+        ("a.ts", "// deno-lint-ignore-file", "lint-ignore", "deno-lint-ignore"),
+        ("a.js", "// oxlint-disable-next-line no-eval", "lint-ignore", "oxlint-disable"),
+        ("run.sh", "# shellcheck disable=SC2086", "lint-ignore", "shellcheck disable"),
+        ("Dockerfile", "# hadolint ignore=DL3008", "lint-ignore", "hadolint ignore"),
+        ("main.go", "x := f() //nolint:errcheck", "lint-ignore", "nolint"),
+        ("a.cc", "int x = f();  // NOLINT", "lint-ignore", "NOLINT"),
+        ("a.rb", "x = f # rubocop:disable Style/Foo", "lint-ignore", "rubocop:disable"),
+        ("test_a.py", "np = pytest.importorskip('numpy')", "pytest-skip", "pytest.importorskip"),
+        ("test_a.py", "        raise unittest.SkipTest('no db')", "unittest-skip", "unittest.SkipTest"),
+        ("test_a.py", "@unittest.expectedFailure", "unittest-xfail", "unittest.expectedFailure"),
     ],
 )
 def test_markers_fire(repo: GitRepo, path: str, line: str, marker_id: str, written: str) -> None:
@@ -114,5 +160,156 @@ def test_every_marker_is_documented_by_an_id_the_readme_lists() -> None:
     assert ids == {
         "noqa", "type-ignore", "pylint-disable", "nosec", "nosemgrep", "gitleaks-allow",
         "pragma-allowlist-secret", "eslint-disable", "ts-ignore", "pragma-no-cover", "pytest-skip",
-        "pytest-xfail", "unittest-skip", "js-skip", "js-only",
+        "pytest-xfail", "unittest-skip", "unittest-xfail", "js-skip", "js-only", "lint-ignore",
     }  # fmt: skip
+    assert set(SKIPS.values()) <= ids
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    section = readme[readme.index("### `suppression`") : readme.index("### `invisible-unicode`")]
+    assert all(f"`{i}`" in section for i in ids)
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "marker_id"),
+    [
+        ("import pytest as pt\n\n@pt.mark.skip\ndef test_a(): pass\n", 3, "pytest-skip"),
+        ("from pytest import mark\n\n@mark.skip(reason='x')\ndef test_a(): pass\n", 3, "pytest-skip"),
+        (
+            "from pytest import mark as m\n\n@m.skipif(True, reason='')\ndef test_a(): pass\n",
+            3,
+            "pytest-skip",
+        ),
+        ("from pytest import skip\n\ndef test_a():\n    skip('later')\n", 4, "pytest-skip"),
+        ("from pytest import skip as later\n\ndef test_a():\n    later('x')\n", 4, "pytest-skip"),
+        ("from pytest import importorskip\n\nnp = importorskip('numpy')\n", 3, "pytest-skip"),
+        ("import pytest as pt\n\npytestmark = [pt.mark.skip]\n", 3, "pytest-skip"),
+        ("from pytest import mark\n\n@mark.xfail\ndef test_a(): pass\n", 3, "pytest-xfail"),
+        ("import pytest as pt\n\ndef test_a():\n    raise pt.skip.Exception('x')\n", 4, "pytest-skip"),
+        ("from unittest import skip\n\n@skip('broken')\ndef test_a(): pass\n", 3, "unittest-skip"),
+        ("from unittest import skipIf as when\n\n@when(True, 'x')\ndef test_a(): pass\n", 3, "unittest-skip"),
+        ("import unittest as ut\n\n@ut.skipUnless(False, 'x')\ndef test_a(): pass\n", 3, "unittest-skip"),
+        ("from unittest import SkipTest\n\ndef test_a():\n    raise SkipTest\n", 4, "unittest-skip"),
+        (
+            "from unittest.case import SkipTest as Later\n\ndef test_a():\n    raise Later()\n",
+            4,
+            "unittest-skip",
+        ),
+        (
+            "from unittest import expectedFailure as known\n\n@known\ndef test_a(): pass\n",
+            3,
+            "unittest-xfail",
+        ),
+    ],
+)
+def test_skips_reached_through_imports_fire(repo: GitRepo, source: str, line: int, marker_id: str) -> None:
+    found = _suppressions(repo, {"test_a.py": source})
+    assert where(found) == [("test_a.py", line, marker_id)]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def skip(x): return x\n\nskip('not a test skip')\n",
+        "from mylib import mark\n\n@mark.skip\ndef f(): pass\n",
+        "import pytest as pt\n\n@pt.mark.parametrize('x', [1])\ndef test_a(x): pass\n",
+        "import pytest as pt\n\nreason = 'pt.mark.skip'\n",
+        "from pytest import skip\n\n# skip('later') is how one would skip\n",
+        "class T:\n    def skip_data(self): pass\n\nT().skip_data()\n",
+        "from unittest import TestCase\n\nclass T(TestCase):\n    pass\n",
+    ],
+)
+def test_names_that_only_look_like_skips_are_left_alone(repo: GitRepo, source: str) -> None:
+    assert _suppressions(repo, {"test_a.py": source}) == []
+
+
+@pytest.mark.parametrize(
+    ("base", "head"),
+    [
+        ("x = f()  # noqa: E501\n", "x = g()  # noqa: E501\n"),
+        ("import os  # noqa\n", "import os  # noqa: F401\n"),
+        (
+            "@pytest.mark.skip(reason='a')\ndef test_a(): pass\n",
+            "@pytest.mark.skip(reason='b')\ndef test_a(): pass\n",
+        ),
+        ("x = 1  # noqa\n", "x = 1\n"),  # a removed marker
+        ("x: int = f()  # type: ignore\ny = 2\n", "x: int = g()  # type: ignore[assignment]\ny = 2\n"),
+        (
+            "import pytest as pt\n\n@pt.mark.skip\ndef test_a(): pass\n",
+            "import pytest as pt\n\n@pt.mark.skip(reason='flaky')\ndef test_a(): pass\n",
+        ),
+        (  # a line moved to another hunk, re-indented
+            "a = 1  # noqa\n" + "".join(f"k{i} = {i}\n" for i in range(10)) + "def f():\n    pass\n",
+            "".join(f"k{i} = {i}\n" for i in range(10)) + "def f():\n    a = 1  # noqa\n",
+        ),
+    ],
+)
+def test_a_marker_the_change_kept_or_removed_is_not_added(repo: GitRepo, base: str, head: str) -> None:
+    assert _suppressions(repo, {"test_a.py": head}, {"test_a.py": base}) == []
+
+
+def test_a_hunk_that_only_adds_pairs_with_nothing(repo: GitRepo) -> None:
+    lines = "".join(f"k{i} = {i}\n" for i in range(10))
+    base = "x = 1  # noqa\n" + lines
+    head = "x = 2  # noqa\n" + lines + "y = 3  # noqa\n"
+    assert where(_suppressions(repo, {"a.py": head}, {"a.py": base})) == [("a.py", 12, "noqa")]
+
+
+def test_a_marker_moved_to_another_line_is_added(repo: GitRepo) -> None:
+    base = "a = 1  # noqa\n" + "".join(f"k{i} = {i}\n" for i in range(10)) + "b = 2\n"
+    head = "a = 1\n" + "".join(f"k{i} = {i}\n" for i in range(10)) + "b = 2  # noqa\n"
+    assert where(_suppressions(repo, {"a.py": head}, {"a.py": base})) == [("a.py", 12, "noqa")]
+
+
+def test_markers_beyond_those_the_hunk_removed_are_added(repo: GitRepo) -> None:
+    base = "x = 1  # noqa\n"
+    head = "x = 1  # noqa\ny = 2  # noqa\nz = 3  # type: ignore\n"
+    found = _suppressions(repo, {"a.py": head}, {"a.py": base})
+    assert where(found) == [("a.py", 2, "noqa"), ("a.py", 3, "type-ignore")]
+
+
+def test_a_marker_replaced_by_another_kind_is_added(repo: GitRepo) -> None:
+    found = _suppressions(repo, {"a.py": "x = f()  # type: ignore\n"}, {"a.py": "x = f()  # noqa\n"})
+    assert where(found) == [("a.py", 1, "type-ignore")]
+
+
+def test_an_aliased_skip_the_change_kept_is_not_added_but_a_new_one_is(repo: GitRepo) -> None:
+    base = "from pytest import mark as m\n\n@m.skip\ndef test_a(): pass\n"
+    head = "from pytest import mark as m\n\n@m.skip(reason='x')\ndef test_a(): pass\n\n@m.skip\ndef test_b(): pass\n"
+    found = _suppressions(repo, {"test_a.py": head}, {"test_a.py": base})
+    assert where(found) == [("test_a.py", 6, "pytest-skip")]
+
+
+def test_a_skip_imported_earlier_under_another_name_counts_where_it_is_added(repo: GitRepo) -> None:
+    base = "from pytest import skip as later\n\n\ndef test_a():\n    pass\n"
+    head = "from pytest import skip as later\n\n\ndef test_a():\n    later('x')\n"
+    assert where(_suppressions(repo, {"test_a.py": head}, {"test_a.py": base})) == [
+        ("test_a.py", 5, "pytest-skip")
+    ]
+
+
+def test_a_skip_through_pytests_own_modules_counts(repo: GitRepo) -> None:
+    source = "from _pytest.outcomes import skip as s\n\ns('x')\n"
+    assert where(_suppressions(repo, {"test_a.py": source})) == [("test_a.py", 3, "pytest-skip")]
+
+
+_UNRESOLVED = "from pytest import mark as m\n\n@m.skip\n@pytest.mark.skip\ndef test_a():\n    pass\n"
+
+
+def test_a_file_that_does_not_parse_has_only_its_written_markers_counted(repo: GitRepo) -> None:
+    source = _UNRESOLVED.replace("():", "(:")
+    assert where(_suppressions(repo, {"test_a.py": source})) == [("test_a.py", 4, "pytest-skip")]
+
+
+def test_without_the_new_text_only_the_written_markers_count(repo: GitRepo) -> None:
+    change = change_of(repo, {"test_a.py": "x = 1\n" + _UNRESOLVED}, {"test_a.py": "x = 1\n"}, texts=False)
+    assert where(scan(RULE, change)) == [("test_a.py", 5, "pytest-skip")]
+
+
+def test_without_the_base_text_a_removed_skip_is_read_from_its_line(repo: GitRepo) -> None:
+    diff = (
+        b"diff --git a/test_a.py b/test_a.py\n--- a/test_a.py\n+++ b/test_a.py\n@@ -1,3 +1,3 @@\n"
+        b" from pytest import mark as m\n-@m.skip\n+@m.skip(reason='x')\n def test_a(): pass\n"
+    )
+    head = "from pytest import mark as m\n@m.skip(reason='x')\ndef test_a(): pass\n"
+    texts = {("test_a.py", "test_a.py"): FileTexts(base=None, head=head)}
+    found = scan(RULE, change_from_diff(diff, texts))
+    assert where(found) == [("test_a.py", 2, "pytest-skip")]  # the base's alias is unknown

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
 
-from bot.engine.content.unicode import InvisibleUnicodeRule
+from bot.engine.content.unicode import _INVISIBLE, InvisibleUnicodeRule
 from bot.engine.findings import RuleId, Violation
 from tests.content.helpers import change_of, manifest, scan, where
 from tests.datafiles import SECRETS
@@ -87,3 +89,186 @@ def test_only_added_lines_count_and_the_rule_is_always_on(repo: GitRepo) -> None
 
 def test_documents_are_read_too(repo: GitRepo, tmp_path: Path) -> None:
     assert where(_invisible(repo, {"README.md": "See \u202eevil\n"})) == [("README.md", 1, "bidi-control")]
+
+
+def test_test_vectors_in_json_escaped_stay_quiet_and_written_raw_fire(repo: GitRepo) -> None:
+    """The shapes of encode/httpx@db9072f998:tests/models/whatwg.json (WHATWG's URL test vectors):
+    an escape is text a reviewer can read; the character itself is invisible in a JSON string as
+    anywhere, so it is reported (a test-vector file is excluded by path, not by content)."""
+    escaped = '  {"input": "http://example.com/\\u202e/foo/\\u202d/bar"},\n  {"input": "a\\u200bb"},\n'
+    raw = '  {"input": "http://example.com/\u202e/foo/\u202d/bar"},\n  {"input": "http://example.com/\ufeff/foo"},\n'
+    found = _invisible(
+        repo,
+        {"tests/models/escaped.json": "[\n" + escaped + "]\n", "tests/models/raw.json": "[\n" + raw + "]\n"},
+    )
+    assert where(found) == [
+        ("tests/models/raw.json", 2, "bidi-control"),
+        ("tests/models/raw.json", 3, "zero-width"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "start"),
+    [
+        ("if access\u200e == 'admin':", "bidi-control", "U+200E LEFT-TO-RIGHT MARK at column 10:"),
+        ("x = 'a\u200f'", "bidi-control", "U+200F RIGHT-TO-LEFT MARK at column 7:"),
+        ("x = 1\u061c", "bidi-control", "U+061C ARABIC LETTER MARK at column 6:"),
+        ("\u3164 = 'hidden'", "filler", "U+3164 HANGUL FILLER at column 1:"),
+        ("user\u115f = 1", "filler", "U+115F HANGUL CHOSEONG FILLER at column 5:"),
+        ("user\u1160 = 1", "filler", "U+1160 HANGUL JUNGSEONG FILLER at column 5:"),
+        ("if x\uffa0 == 1:", "filler", "U+FFA0 HALFWIDTH HANGUL FILLER at column 5:"),
+        ("name = 'ad\u00admin'", "zero-width", "U+00AD SOFT HYPHEN at column 11:"),
+        ("y = a\u2061b", "zero-width", "U+2061 FUNCTION APPLICATION at column 6:"),
+        ("y = a\u2062b\u2063c\u2064", "zero-width", "3 characters: U+2062 INVISIBLE TIMES, "),
+        ("admin\u034f = 1", "zero-width", "U+034F COMBINING GRAPHEME JOINER at column 6:"),
+        ("admin\ufe0f = 1", "zero-width", "U+FE0F VARIATION SELECTOR-16 at column 6:"),
+        ("admin\U000e0100 = 1", "zero-width", "U+E0100 VARIATION SELECTOR-17 at column 6:"),
+        ("x = '\u17b4'", "zero-width", "U+17B4 KHMER VOWEL INHERENT AQ at column 6:"),
+        ("x = 1\u206a", "zero-width", "U+206A INHIBIT SYMMETRIC SWAPPING at column 6:"),
+        ("x = '\ufff0'", "zero-width", "U+FFF0 unassigned at column 6:"),
+    ],
+)
+def test_every_character_that_renders_as_nothing_fires(
+    repo: GitRepo, text: str, kind: str, start: str
+) -> None:
+    found = _invisible(repo, {"a.py": f"first = 1\n{text}\n"})
+    assert where(found) == [("a.py", 2, kind)]
+    assert found[0].message.startswith(start)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "hebrew = '\u05e9\u05dc\u05d5\u05dd\u200f\u05e2\u05d5\u05dc\u05dd'",  # a mark inside Hebrew
+        "heart = '\u2764\ufe0f'",  # an emoji presentation selector
+        "keycap = '1\ufe0f\u20e3'",  # a keycap emoji
+        "ideograph = '\u845b\U000e0100'",  # an ideographic variation sequence
+        "scotland = '\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f'",
+        "old_hangul = '\u115f\u1161'",  # a syllable with a filler initial: a visible vowel
+        "old_hangul = '\u1100\u1160'",  # a syllable with a filler vowel: a visible consonant
+        "braille = '\u2800\u2801'",  # blank braille renders as a blank cell, and is no identifier
+        "space = 'a\u3000b'",  # an ideographic space is visibly a space
+        "mongolian = '\u182d\u180b'",  # a free variation selector after a Mongolian letter
+    ],
+)
+def test_writing_that_uses_invisible_characters_is_left_alone(repo: GitRepo, text: str) -> None:
+    assert _invisible(repo, {"a.py": f"{text}\n"}) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "flag = '\U0001f3f4\U000e0069\U000e0067\U000e006e\U000e006f\U000e0072\U000e0065\U000e0020"
+        "\U000e0061\U000e006c\U000e006c\U000e007f'",  # a tag payload dressed as a flag
+        "flag = '\U0001f3f4\U000e0067\U000e0062'",  # a flag sequence that never ends
+        "x = '\u115f\u1160'",  # two fillers: nothing at all
+    ],
+)
+def test_invisible_text_dressed_as_writing_still_fires(repo: GitRepo, text: str) -> None:
+    assert len(_invisible(repo, {"a.py": f"{text}\n"})) == 1
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "column", "scripts", "letter"),
+    [
+        ("a.py", "if p\u0430ypal_user:", 4, "Latin and Cyrillic", "U+0430 CYRILLIC SMALL LETTER A"),
+        ("a.py", "user_\u0430 = evil", 1, "Latin and Cyrillic", "U+0430 CYRILLIC SMALL LETTER A"),
+        ("a.py", "def is_\u0391dmin(): pass", 5, "Latin and Greek", "U+0391 GREEK CAPITAL LETTER ALPHA"),
+        ("a.py", "t\u03bfken = 1", 1, "Latin and Greek", "U+03BF GREEK SMALL LETTER OMICRON"),
+        ("a.py", "x = \u0441\u043e\u03c1\u0443", 5, "Cyrillic and Greek", "U+03C1 GREEK SMALL LETTER RHO"),
+        ("a.py", "hel\u0585 = 1", 1, "Latin and Armenian", "U+0585 ARMENIAN SMALL LETTER OH"),
+        ("a.js", "const \u13a0ata = 1;", 7, "Latin and Cherokee", "U+13A0 CHEROKEE LETTER A"),
+        (
+            "a.ts",
+            "if (isAdm\u0456n) {}",
+            5,
+            "Latin and Cyrillic",
+            "U+0456 CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I",
+        ),
+        ("a.py", "ｐ\u0430y = 1", 1, "Latin and Cyrillic", "U+0430 CYRILLIC SMALL LETTER A"),
+    ],
+)
+def test_identifiers_that_mix_scripts_fire(
+    repo: GitRepo, path: str, text: str, column: int, scripts: str, letter: str
+) -> None:
+    found = _invisible(repo, {path: f"first = 1\n{text}\n"})
+    assert where(found) == [(path, 2, "mixed-script")]
+    message = found[0].message
+    assert f"at column {column}:" in message
+    assert f"mixes {scripts} letters" in message
+    assert letter in message
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("a.py", "\u043f\u0440\u0438\u0432\u0435\u0442 = 'hello'"),  # a Russian identifier
+        ("a.py", "\u03bb = lambda x: x"),  # a Greek identifier
+        ("a.py", "\u0394t = t1 - t0"),  # Greek that looks like no Latin letter, beside Latin
+        ("a.py", "\u03c3_x, d\u03b8 = 1, 2"),
+        ("a.py", "msg = 'Привет, world'  # комментарий по-русски"),
+        ("a.py", 'greeting = "\u0441\u0435\u0440\u0432\u0435\u0440 ok"'),
+        ("a.py", "caf\u00e9 = na\u00efve = 1"),  # Latin letters outside ASCII are Latin
+        ("a.py", "\u7528\u6237name = 1"),  # Han beside Latin is nobody's look-alike
+        ("a.js", "// \u043f\u0440\u043e\u0432\u0435\u0440\u043a\u0430 user input"),
+        ("a.js", "const s = `\u0442\u0435\u043a\u0441\u0442 ${a}`;"),
+        ("a.txt", "p\u0430ypal"),  # not code
+        ("README.md", "p\u0430ypal"),
+    ],
+)
+def test_single_script_identifiers_and_text_in_strings_are_left_alone(
+    repo: GitRepo, path: str, text: str
+) -> None:
+    assert _invisible(repo, {path: f"{text}\n"}) == []
+
+
+def test_a_docstring_spanning_lines_is_text(repo: GitRepo) -> None:
+    source = 'def f():\n    """Docstring.\n\n    Пример: pаypal\n    """\n'
+    assert _invisible(repo, {"a.py": source}) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x = '\u00e9\ufe0f'",  # a variation selector after a Latin letter selects nothing
+        "x = 'a\ufe0f\u20e3'",  # only a digit, # or * makes a keycap
+        "x = '\u200fadmin'",  # a mark at the start of a string, beside no right-to-left letter
+        "\u180bx = 1",
+        "x = '\u034fa'",
+        "x = 'a\u034f'",
+        "flag = '\U0001f3f4\U000e0041\U000e0042\U000e007f'",  # capital tags spell no flag
+    ],
+)
+def test_invisible_characters_beside_the_wrong_neighbours_fire(repo: GitRepo, text: str) -> None:
+    assert len(_invisible(repo, {"a.py": f"{text}\n"})) == 1
+
+
+def test_a_grapheme_joiner_between_marks_is_writing(repo: GitRepo) -> None:
+    assert _invisible(repo, {"a.py": "hebrew = '\u05d1\u05b8\u034f\u05b7'\n"}) == []
+
+
+def test_every_format_character_that_shows_nothing_is_covered() -> None:
+    """Unicode's format characters (category Cf) all render as nothing but for the few that are
+    signs shown above or before digits: the table covers every other one."""
+    visible_signs = {
+        *range(0x0600, 0x0606), 0x06DD, 0x070F, 0x0890, 0x0891, 0x08E2, 0x110BD, 0x110CD,
+        *range(0x13430, 0x13440), *range(0xFFF9, 0xFFFC),
+    }  # fmt: skip
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        if unicodedata.category(char) == "Cf" and code not in visible_signs:
+            assert _INVISIBLE.fullmatch(char.encode()), f"U+{code:04X}"
+
+
+def test_a_python_file_that_does_not_tokenize_is_judged_line_by_line(repo: GitRepo) -> None:
+    source = 'p\u0430ypal = 1\ns = """never closed\n'
+    assert where(_invisible(repo, {"a.py": source})) == [("a.py", 1, "mixed-script")]
+
+
+def test_without_the_new_text_lines_are_judged_alone(repo: GitRepo) -> None:
+    change = change_of(repo, {"a.py": "x = 1\np\u0430ypal = 2\n"}, {"a.py": "x = 1\n"}, texts=False)
+    assert where(scan(RULE, change)) == [("a.py", 2, "mixed-script")]
+
+
+def test_digits_and_underscores_belong_to_no_script(repo: GitRepo) -> None:
+    assert _invisible(repo, {"a.py": "\u043f\u0440\u0438\u0432\u0435\u0442_2\u0663 = 1\n"}) == []

@@ -38,7 +38,7 @@ def test_receipt_json_has_every_field_and_a_verifiable_digest(repo: GitRepo) -> 
         "digest",
     ]  # fmt: skip
     assert body["schema"] == SCHEMA
-    assert set(body["subject"]) == {"repo", "pr", "base", "head", "merge_base"}
+    assert set(body["subject"]) == {"repo", "pr", "base", "head", "merge_base", "merge"}
     assert len(body["subject"]["head"]) == 40 and body["subject"]["pr"] is None
     assert body["manifest"] == {
         "path": MANIFEST_PATH, "source": "default", "digest": body["manifest"]["digest"],

@@ -43,6 +43,13 @@ def router(fake: FakeGitHub) -> APIRouter:
             raise _unprocessable_ref(ref) from None
         return shapes.commit(f"{owner}/{repo}", gitdata.commit_info(root, sha))
 
+    @api.get("/repos/{owner}/{repo}/git/commits/{sha}")
+    def get_git_commit(owner: str, repo: str, sha: str) -> Any:
+        root = repo_root(fake, owner, repo)
+        if len(sha) != 40 or gitdata.object_type(root, sha) != "commit":
+            raise not_found()
+        return shapes.git_commit(f"{owner}/{repo}", gitdata.commit_info(root, sha))
+
     @api.get("/repos/{owner}/{repo}/git/ref/{ref:path}")
     def get_ref(owner: str, repo: str, ref: str) -> Any:
         root = repo_root(fake, owner, repo)

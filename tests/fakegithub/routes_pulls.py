@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from tests.fakegithub import gitdata, shapes
+from tests.fakegithub import gitdata, shapes, testmerge
 from tests.fakegithub.answers import DOCS, not_found
 from tests.fakegithub.answers import page as paginate
 from tests.fakegithub.state import FakeGitHub, FakePull
@@ -36,7 +36,7 @@ def router(fake: FakeGitHub) -> APIRouter:
         p = the_pull(owner, repo, number)
         if "diff" in request.headers.get("accept", ""):
             return _diff(fake, root, p)
-        return JSONResponse(shapes.pull(p, root, fake))
+        return JSONResponse(shapes.pull(p, root, fake, testmerge.mergeability(fake, p)))
 
     @api.get("/repos/{owner}/{repo}/pulls")
     def list_pulls(owner: str, repo: str, state: str = "open", per_page: int = 30, page: int = 1) -> Any:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from tests.fakegithub import gitdata
 from tests.fakegithub.apps import FakeApp, FakeInstallation
 from tests.fakegithub.state import FakePull
+from tests.fakegithub.testmerge import Mergeability
 
 if TYPE_CHECKING:
     from tests.fakegithub.state import FakeGitHub
@@ -153,7 +154,11 @@ def repo_of(fake: FakeGitHub, full_name: str) -> dict[str, Any]:
     return repository(full_name, repo_id, default_branch=info.default_branch, private=info.private)
 
 
-def pull(p: FakePull, root: Path, fake: FakeGitHub | None = None) -> dict[str, Any]:
+def pull(
+    p: FakePull, root: Path, fake: FakeGitHub | None = None, merge: Mergeability | None = None
+) -> dict[str, Any]:
+    """`merge`: the test merge as one read of the pull request sees it (testmerge.py); without it
+    (lists, webhook payloads) `mergeable` is null and `merge_commit_sha` the latest test merge."""
     data = _rewritten("pull_request.opened.json", p.repo)["pull_request"]
     base = gitdata.merge_base(root, p.base_sha, p.head_sha)
     changes = gitdata.file_changes(root, base, p.head_sha)
@@ -199,7 +204,13 @@ def pull(p: FakePull, root: Path, fake: FakeGitHub | None = None) -> dict[str, A
     data["additions"] = sum(c.additions for c in changes)
     data["deletions"] = sum(c.deletions for c in changes)
     data["changed_files"] = len(changes)
-    data["merged"], data["mergeable"], data["merged_at"], data["closed_at"] = False, True, None, None
+    data["merged"], data["merged_at"], data["closed_at"] = False, None, None
+    data["mergeable"], data["mergeable_state"], data["merge_commit_sha"] = (
+        (merge.mergeable, merge.mergeable_state, merge.merge_commit_sha)
+        if merge is not None
+        else (None, "unknown", p.merge.commit)
+    )
+    data["rebaseable"] = data["mergeable"]
     data.setdefault("auto_merge", None)
     data.setdefault("active_lock_reason", None)
     if p.state == "closed":
@@ -270,6 +281,30 @@ def commit(repo: str, info: gitdata.CommitInfo) -> dict[str, Any]:
         "committer": None,
         "parents": [{"sha": p, "url": f"{API}/repos/{repo}/commits/{p}"} for p in info.parents],
     }
+
+
+def git_commit(repo: str, info: gitdata.CommitInfo) -> dict[str, Any]:
+    """A commit as the Git database API gives it (`GET /repos/{o}/{r}/git/commits/{sha}`)."""
+
+    def person(p: tuple[str, str, str]) -> dict[str, Any]:
+        return {"name": p[0], "email": p[1], "date": p[2]}
+
+    return {
+        "sha": info.sha,
+        "node_id": f"C_{info.sha[:10]}",
+        "url": f"{API}/repos/{repo}/git/commits/{info.sha}",
+        "html_url": f"{WEB}/{repo}/commit/{info.sha}",
+        "author": person(info.author),
+        "committer": person(info.committer),
+        "message": info.message,
+        "tree": {"sha": info.tree, "url": f"{API}/repos/{repo}/git/trees/{info.tree}"},
+        "parents": [
+            {"sha": p, "url": f"{API}/repos/{repo}/git/commits/{p}", "html_url": f"{WEB}/{repo}/commit/{p}"}
+            for p in info.parents
+        ],
+        "verification": {"verified": False, "reason": "unsigned", "signature": None, "payload": None,
+                         "verified_at": None},
+    }  # fmt: skip
 
 
 def simple_commit(info: gitdata.CommitInfo) -> dict[str, Any]:

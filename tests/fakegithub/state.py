@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from tests.fakegithub.apps import ALL, FakeApp, FakeInstallation, IssuedToken, installation_token
 from tests.fakegithub.ratelimit import RateLimiter
+from tests.fakegithub.testmerge import MergeJob
 
 if TYPE_CHECKING:
     from tests.fakegithub.mergequeue import MergeGroup
@@ -56,6 +57,7 @@ class FakePull:
     title: str = "Change"
     draft: bool = False
     body: str | None = None
+    merge: MergeJob = field(default_factory=MergeJob)  # refs/pull/{n}/merge (testmerge.py)
 
 
 @dataclass
@@ -166,6 +168,7 @@ class FakeGitHub:
             self.rate = RateLimiter()
             self.limits = DiffLimits()
             self.tree_truncated = False
+            self.mergeability_reads = 1  # reads answered `mergeable: null` after a move (testmerge.py)
             self.associate_fork_commits = False
             if self._deliverer is not None:
                 self._deliverer.clear()

@@ -78,9 +78,11 @@ OWN_DETECTORS: tuple[OwnDetector, ...] = (
     OwnDetector(
         SecretPattern(
             id="url-credentials",
+            # A reader takes `#` and `?` before the `@` as the password's (a URL parser would not).
             regex=r"\b[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/?#@'\"\x60<>()\[\]{}]{1,100}"
-            r":([^\s/?#'\"\x60<>\[\]{}]{3,100})@[A-Za-z0-9_-]",
+            r":([^\s/'\"\x60<>\[\]{}]{3,100})@([A-Za-z0-9_-][A-Za-z0-9_.-]{0,252})",
             keywords=("://",),
+            secret_group=1,
         )
     ),
     OwnDetector(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from itertools import pairwise
 
 _PART = re.compile(r"[A-Za-z]+\d*[A-Za-z]*")
 _SEPARATOR = re.compile(r"[._]")
@@ -13,6 +14,14 @@ _PLACEHOLDER_WORDS = (
     "dummy", "sample", "redacted", "xxxx", "****", "....",
 )  # fmt: skip
 _PLACEHOLDER_EXACT = frozenset({"password", "passwd", "pass", "pwd", "secret", "token", "test", "user"})
+# Words that stand for a value in examples and tests: the names of what is stood for, and the
+# metasyntactic variables.
+_STAND_IN_WORDS = _PLACEHOLDER_EXACT | {"foo", "bar", "baz", "qux", "quux", "foobar", "word", "username"}
+_LETTER_RUNS = re.compile(r"[a-z]+")
+# Characters written for the letters they look like (`p@ssw0rd`), and the separators between parts.
+_LOOK_ALIKES = str.maketrans(
+    {"@": "a", "4": "a", "3": "e", "1": "i", "!": "i", "0": "o", "$": "s", "5": "s", "7": "t"}
+)
 _TEMPLATE = re.compile(r"[$%]\{|\{\{|<[^>]*>|%\(\w+\)s|%s|^\$\w+$|^\*+$")
 
 
@@ -50,11 +59,37 @@ def looks_like_name(value: str) -> bool:
     return len(parts) >= 2 and all(_word(p) for p in parts if p)
 
 
+def _spells_stand_in(lowered: str) -> bool:
+    """Lower-case words, one of them a stand-in, however joined (`pass_word`, `other-password`,
+    `foo(b]c`); or a stand-in spelled with look-alikes or split (`p@ssw0rd`, `pa ssword`)."""
+    if lowered.isascii() and not has_digit(lowered):
+        parts = _LETTER_RUNS.findall(lowered)
+        if any(part in _STAND_IN_WORDS for part in parts):
+            return True
+    return "".join(c for c in lowered.translate(_LOOK_ALIKES) if c.isalpha()) in _STAND_IN_WORDS
+
+
+def _in_sequence(alnum: str) -> bool:
+    """Letters and digits running in order in runs of three or more: `123456`, `abc123`."""
+    runs = [1]
+    for before, after in pairwise(alnum):
+        if ord(after) == ord(before) + 1:
+            runs[-1] += 1
+        else:
+            runs.append(1)
+    return min(runs) >= 3
+
+
 def is_placeholder(value: str) -> bool:
-    """A stand-in for a credential: `password`, `<token>`, `${PASSWORD}`, `xxxx`, `changeme`."""
+    """A stand-in for a credential: `password`, `<token>`, `${PASSWORD}`, `xxxx`, `changeme`, words
+    that say what they stand for (`pass_word`, `p@ssw0rd`, `foobar`), `abc123`, one character
+    repeated, or no letter or digit at all."""
     lowered = value.lower()
-    if lowered in _PLACEHOLDER_EXACT:
+    if lowered in _PLACEHOLDER_EXACT or len(set(lowered)) == 1:
         return True
     if any(word in lowered for word in _PLACEHOLDER_WORDS):
+        return True
+    alnum = "".join(c for c in lowered if c.isalnum())
+    if not alnum or _in_sequence(alnum) or _spells_stand_in(lowered):
         return True
     return _TEMPLATE.search(value) is not None

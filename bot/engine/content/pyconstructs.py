@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import builtins
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
@@ -261,3 +261,10 @@ def python_constructs(
             end = node.end_lineno if node.end_lineno is not None else node.lineno
             found.append(Found(construct, name, node.lineno, end))
     return sorted(found, key=lambda f: (f.line, f.end_line, f.construct.value))
+
+
+def name_resolver(tree: ast.Module) -> Callable[[ast.expr], str | None]:
+    """What a name or attribute chain of the module stands for through its imports, as dangerous
+    calls are resolved (`pt.mark.skip` after `import pytest as pt` is `pytest.mark.skip`; a name the
+    module binds itself, or never imports, is `<local>.NAME`)."""
+    return _Resolver(tree, whole=True).name

@@ -29,8 +29,10 @@ from bot.engine.content._gitleaks_rules import GLOBAL_ALLOWLIST, RULES
 from bot.engine.content._noseyparker_rules import RULES as NOSEY_PARKER_RULES
 from bot.engine.content.added import AddedFile, Fragment, added_files
 from bot.engine.content.detectors import CHECKSUMS, OWN_DETECTORS, VALIDATORS, VERIFIED_FORMATS
+from bot.engine.content.examples import EXAMPLES
 from bot.engine.content.heuristics import has_digit, is_placeholder, looks_like_name, shannon_entropy
 from bot.engine.content.limits import capped
+from bot.engine.content.literals import Literals, literal_text
 from bot.engine.content.prefilter import Prefilter
 from bot.engine.content.redact import redact
 from bot.engine.content.ruleset import Allowlist, SecretPattern, Target
@@ -312,35 +314,57 @@ class SecretScanner:
         return _resolve_overlaps([f for f in found if f.verified] if allowlisted else found)
 
     def _matches(self, detector: Detector, path: str, fragment: Fragment) -> Iterator[SecretFinding]:
-        data = fragment.data
-        regex = detector.regex
-        for match in regex.finditer(data):
-            group = detector.secret_group or next(
-                (g for g in range(1, regex.groups + 1) if match.group(g)), 0
-            )
-            start, end = match.span(group)
-            if start < 0 or start == end:
-                continue
-            secret = data[start:end].decode("utf-8", "replace")
-            if detector.valid is not None and not detector.valid(secret):
-                continue
-            verified = detector.checksum(secret) if detector.checksum else None
-            if verified is not True and not self._keeps(detector, path, secret, match, fragment):
-                continue
-            yield SecretFinding(
-                detector=detector.id,
-                line=fragment.line_at(start),
-                start=start,
-                end=end,
-                secret=secret,
-                checksum=verified,
-                own=detector.own,
-                generic=detector.generic,
-                public_prefix=_public_prefix(detector, secret),
-                verified=verified is True or detector.id in VERIFIED_FORMATS,
-            )
+        """The detector's findings in the fragment; a secret that runs past the closing quote of the
+        literal it starts in is looked for again inside that literal alone."""
+        literals = Literals(fragment.data)
+        for match in detector.regex.finditer(fragment.data):
+            span = self._secret_span(detector, match)
+            bounds = None if span is None else literals.bounding(*span)
+            if bounds is not None:
+                inside = literal_text(fragment.data, *bounds)
+                for again in detector.regex.finditer(inside):
+                    yield from self._finding(detector, path, fragment, again, data=inside, shift=bounds[0])
+            else:
+                yield from self._finding(detector, path, fragment, match, data=fragment.data, shift=0)
 
-    def _keeps(self, detector: Detector, path: str, secret: str, match: Any, fragment: Fragment) -> bool:
+    @staticmethod
+    def _secret_span(detector: Detector, match: Any) -> tuple[int, int] | None:
+        group = detector.secret_group or next(
+            (g for g in range(1, detector.regex.groups + 1) if match.group(g)), 0
+        )
+        start, end = match.span(group)
+        return None if start < 0 or start == end else (start, end)
+
+    def _finding(
+        self, detector: Detector, path: str, fragment: Fragment, match: Any, *, data: bytes, shift: int
+    ) -> Iterator[SecretFinding]:
+        """The finding of one match of `data`, which starts at byte `shift` of the fragment."""
+        span = self._secret_span(detector, match)
+        if span is None:
+            return
+        secret = data[span[0] : span[1]].decode("utf-8", "replace")
+        start, end = span[0] + shift, span[1] + shift
+        if detector.valid is not None and not detector.valid(secret):
+            return
+        verified = detector.checksum(secret) if detector.checksum else None
+        if verified is not True and not self._keeps(detector, path, secret, match, fragment, shift=shift):
+            return
+        yield SecretFinding(
+            detector=detector.id,
+            line=fragment.line_at(start),
+            start=start,
+            end=end,
+            secret=secret,
+            checksum=verified,
+            own=detector.own,
+            generic=detector.generic,
+            public_prefix=_public_prefix(detector, secret),
+            verified=verified is True or detector.id in VERIFIED_FORMATS,
+        )
+
+    def _keeps(
+        self, detector: Detector, path: str, secret: str, match: Any, fragment: Fragment, *, shift: int
+    ) -> bool:
         if detector.entropy:
             if shannon_entropy(secret) <= detector.entropy:
                 return False
@@ -350,17 +374,20 @@ class SecretScanner:
             return False
         if (detector.own or detector.checksum) and is_placeholder(secret):
             return False
+        text = match.group(0).decode("utf-8", "replace")
+        example = EXAMPLES.get(detector.id)
+        if example is not None and example(secret, text):
+            return False
         if self._global.regexes_match(secret) or self._global.stopword_in(secret):
             return False
         if not detector.allowlists:
             return True
-        text = match.group(0).decode("utf-8", "replace")
         read: list[str] = []
 
         def lines() -> str:
             """The match's lines, read once for every allowlist that looks at them."""
             if not read:
-                first, last = fragment.lines_around(*match.span())
+                first, last = fragment.lines_around(match.start() + shift, match.end() + shift)
                 read.append(fragment.data[first:last].decode("utf-8", "replace"))
             return read[0]
 

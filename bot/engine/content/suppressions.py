@@ -8,6 +8,8 @@ Documents (Markdown, reStructuredText, plain text) are not read: they mention ma
 
 from __future__ import annotations
 
+import ast
+from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -19,6 +21,8 @@ from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
 from bot.engine.content.linescan import LineScan
 from bot.engine.content.prefilter import Prefilter
+from bot.engine.content.pyskips import skip_uses
+from bot.engine.diff import FileStatus, LineKind
 from bot.engine.findings import RuleId, Violation
 from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2
@@ -36,11 +40,27 @@ class Marker:
 
 _TEST = "a test: it stops running (or its failure stops counting), which turns a red suite green"
 
+_TYPES = "the type checker"
+_OTHER_LINTERS = (
+    "linter findings (Biome, deno lint, oxlint, ShellCheck, hadolint, golangci-lint, clang-tidy, RuboCop)"
+)
+_EXCUSED = "a test's failure: it stops counting, which turns a red suite green"
+
 MARKERS: tuple[Marker, ...] = (
     Marker("noqa", r"(?i)#[ \t]*(noqa)\b", "flake8/ruff findings"),
-    Marker("type-ignore", r"#[ \t]*(type:[ \t]*ignore)\b", "the type checker"),
-    Marker("type-ignore", r"#[ \t]*(pyright:[ \t]*ignore)\b", "the type checker"),
-    Marker("pylint-disable", r"#[ \t]*(pylint:[ \t]*disable)\b", "pylint findings"),
+    Marker(
+        "noqa", r"(?i)#[ \t]*((?:ruff|flake8)[ \t]*:[ \t]*noqa)\b", "flake8/ruff findings in the whole file"
+    ),
+    Marker("type-ignore", r"#[ \t]*(type:[ \t]*ignore)\b", _TYPES),
+    Marker("type-ignore", r"#[ \t]*(mypy:[ \t]*(?:ignore-errors|disable-error-code))\b", _TYPES),
+    Marker(
+        "type-ignore",
+        r"#[ \t]*(pyright:[ \t]*(?:ignore|basic|report\w+[ \t]*=[ \t]*(?:false|none|information|warning)))\b",
+        _TYPES,
+    ),
+    Marker("type-ignore", r"#[ \t]*(pyre-(?:ignore|fixme))\b", _TYPES),
+    Marker("type-ignore", r"#[ \t]*(pytype:[ \t]*disable)\b", _TYPES),
+    Marker("pylint-disable", r"#[ \t]*(pylint:[ \t]*(?:disable|skip-file))\b", "pylint findings"),
     Marker("nosec", r"#[ \t]*(nosec)\b", "security scanner findings (bandit, gosec)"),
     Marker("nosemgrep", r"\b(nosemgrep)\b", "Semgrep findings"),
     Marker("gitleaks-allow", r"(gitleaks:allow)", "gitleaks secret findings"),
@@ -50,17 +70,29 @@ MARKERS: tuple[Marker, ...] = (
         "detect-secrets findings",
     ),
     Marker("eslint-disable", r"(?://|/\*)[ \t]*(eslint-disable(?:-next-line|-line)?)\b", "ESLint rules"),
+    Marker(  # inline configuration that turns a rule off or down: /* eslint no-eval: "off" */
+        "eslint-disable",
+        r"/\*[ \t]*(eslint[ \t]+[@\w/-]+[ \t]*:[ \t]*\[?[ \t]*(?:[01]\b|[\"']?(?:off|warn)\b[\"']?))",
+        "ESLint rules",
+    ),
     Marker("ts-ignore", r"(@ts-ignore)\b", "TypeScript errors"),
     Marker("ts-ignore", r"(@ts-nocheck)\b", "TypeScript errors"),
     Marker("ts-ignore", r"(@ts-expect-error)\b", "TypeScript errors"),
-    Marker("pragma-no-cover", r"(?i)#[ \t]*(pragma:?[ \t]*no[ \t]*cover)\b", "coverage measurement"),
-    Marker("pragma-no-cover", r"/\*[ \t]*((?:istanbul|c8)[ \t]+ignore)\b", "coverage measurement"),
+    Marker(
+        "pragma-no-cover", r"(?i)#[ \t]*(pragma:?[ \t]*no[ \t]*(?:cover|branch))\b", "coverage measurement"
+    ),
+    Marker("pragma-no-cover", r"(?://|/\*)[ \t]*((?:istanbul|c8|v8)[ \t]+ignore)\b", "coverage measurement"),
+    Marker("lint-ignore", r"(?://|/\*)[ \t]*(biome-ignore|deno-lint-ignore|oxlint-disable)", _OTHER_LINTERS),
+    Marker("lint-ignore", r"#[ \t]*(shellcheck[ \t]+disable|hadolint[ \t]+ignore)\b", _OTHER_LINTERS),
+    Marker("lint-ignore", r"//[ \t]*(nolint|NOLINT)", _OTHER_LINTERS),
+    Marker("lint-ignore", r"#[ \t]*(rubocop:[ \t]*(?:disable|todo))\b", _OTHER_LINTERS),
     Marker("pytest-skip", r"(pytest\.mark\.skip(?:if)?)\b", _TEST, code=True),
-    Marker("pytest-skip", r"(pytest\.skip)[ \t]*\(", _TEST, code=True),
-    Marker("pytest-xfail", r"(pytest\.mark\.xfail)\b", _TEST, code=True),
-    Marker("pytest-xfail", r"(pytest\.xfail)[ \t]*\(", _TEST, code=True),
-    Marker("unittest-skip", r"(unittest\.skip(?:If|Unless)?)\b", _TEST, code=True),
+    Marker("pytest-skip", r"(pytest\.(?:skip|importorskip))[ \t]*\(", _TEST, code=True),
+    Marker("pytest-xfail", r"(pytest\.mark\.xfail)\b", _EXCUSED, code=True),
+    Marker("pytest-xfail", r"(pytest\.xfail)[ \t]*\(", _EXCUSED, code=True),
+    Marker("unittest-skip", r"(unittest\.(?:skip(?:If|Unless)?|SkipTest))\b", _TEST, code=True),
     Marker("unittest-skip", r"(\.skipTest)[ \t]*\(", _TEST, code=True),
+    Marker("unittest-xfail", r"(unittest\.expectedFailure)\b", _EXCUSED, code=True),
     Marker("js-skip", r"(?m)(?:^|[^\w$.])((?:it|describe|test|context)\.skip)\b", _TEST, code=True),
     Marker("js-skip", r"(?m)(?:^|[^\w$.])(x(?:it|describe|test|context))[ \t]*\(", _TEST, code=True),
     Marker(
@@ -70,6 +102,7 @@ MARKERS: tuple[Marker, ...] = (
         code=True,
     ),
 )
+_SILENCES = {m.id: m.silences for m in MARKERS}
 
 _OVERRIDE = (
     "Fix what it reports instead. If the suppression is right, that is a maintainer's call: merge with "
@@ -78,7 +111,11 @@ _OVERRIDE = (
 
 
 MARKED = "suppression-markers"
-PREFILTER_GROUPS = {MARKED: tuple(m.regex for m in MARKERS)}
+SKIP_WORDS = "suppression-skip-words"
+# A Python file is read on its syntax tree when its added text names a skip, or its new text imports
+# one under another name (`from pytest import skip as later`: then `later()` names none).
+PREFILTER_GROUPS = {MARKED: tuple(m.regex for m in MARKERS), SKIP_WORDS: (r"(?i)skip|xfail|expectedFailure",)}
+_SKIP_RENAMED = compile_re2(r"\b(?:skip\w*|xfail|SkipTest|expectedFailure|importorskip)\s+as\s+\w")
 
 
 @cache
@@ -86,27 +123,141 @@ def _compiled() -> tuple[Prefilter, tuple[Any, ...]]:
     return Prefilter(PREFILTER_GROUPS), tuple(compile_re2(m.regex) for m in MARKERS)
 
 
-def _fragment_violations(
-    path: str, kind: Kind, fragment: Fragment, prefilter: Prefilter | None
-) -> Iterator[Violation]:
-    own, regexes = _compiled()
-    for index in (prefilter or own).present(fragment, MARKED):
+@dataclass(frozen=True, slots=True)
+class _Use:
+    """A marker on a line of one side of the diff: its id, line number on that side, how it is
+    written, the hunk holding it, and the line's text without its indentation."""
+
+    marker: str
+    line: int
+    written: str
+    hunk: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Side:
+    """The lines one side of a file's diff holds (added in the head, or removed from the base), one
+    fragment per hunk, with each hunk's index in the file's diff."""
+
+    fragments: tuple[tuple[int, Fragment], ...]
+    source: str | None  # that side's whole text, when known
+
+    def hunk_and_text(self) -> dict[int, tuple[int, str]]:
+        return {
+            number: (hunk, line.strip())
+            for hunk, fragment in self.fragments
+            for number, line in zip(fragment.numbers, fragment.text.split("\n"), strict=True)
+        }
+
+
+def _regex_uses(kind: Kind, hunk: int, fragment: Fragment, prefilter: Prefilter) -> Iterator[_Use]:
+    _, regexes = _compiled()
+    for index in prefilter.present(fragment, MARKED):
         marker = MARKERS[index]
         scan = LineScan(fragment.data, kind) if marker.code else None
         for match in regexes[index].finditer(fragment.data):
             if scan is not None and scan.hidden(match.start(1)):
                 continue
+            start, end = fragment.line_bounds(match.start(1))
+            text = fragment.data[start:end].decode("utf-8", "replace").strip()
             written = match.group(1).decode("utf-8", "replace")
-            message = f"Adds `{written}`, which silences {marker.silences}. {_OVERRIDE}"
-            yield Violation(RuleId.SUPPRESSION, path, fragment.line_at(match.start(1)), message, marker.id)
+            yield _Use(marker.id, fragment.line_at(match.start(1)), written, hunk, text)
 
 
-def _file_violations(file: AddedFile, prefilter: Prefilter | None) -> Iterator[Violation]:
-    found: dict[tuple[str, int], Violation] = {}
-    for fragment in file.fragments:
-        for violation in _fragment_violations(file.path, file.kind, fragment, prefilter):
-            found.setdefault((violation.id, violation.line or 0), violation)
-    listed = list(found.values())
+def _parse(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _tree_uses(side: _Side) -> Iterator[_Use]:
+    """Skips on the side's lines found on the syntax tree of its whole text (through imports)."""
+    tree = _parse(side.source) if side.source is not None else None
+    if tree is None:
+        return
+    where = side.hunk_and_text()
+    for use in skip_uses(tree, sorted(where)):
+        hunk, text = where[use.line]
+        yield _Use(use.marker, use.line, use.written, hunk, text)
+
+
+def _uses(side: _Side, kind: Kind, prefilter: Prefilter, *, tree: bool) -> list[_Use]:
+    """The side's markers, one per marker id and line, in order."""
+    found: dict[tuple[str, int], _Use] = {}
+    for hunk, fragment in side.fragments:
+        for use in _regex_uses(kind, hunk, fragment, prefilter):
+            found.setdefault((use.marker, use.line), use)
+    for use in _tree_uses(side) if tree else ():
+        found.setdefault((use.marker, use.line), use)
+    return sorted(found.values(), key=lambda u: (u.line, u.marker))
+
+
+def _read_on_the_tree(file: AddedFile, prefilter: Prefilter) -> bool:
+    if file.kind is not Kind.PYTHON or file.head is None:
+        return False
+    if any(prefilter.present(f, SKIP_WORDS) for f in file.fragments):
+        return True
+    if file.file.status is FileStatus.ADDED:
+        return False  # a new file's added text is all of it
+    return _SKIP_RENAMED.search(file.head) is not None
+
+
+def _removed_side(file: AddedFile, base: str | None) -> _Side:
+    fragments = []
+    for hunk, lines in enumerate(h.lines for h in file.file.hunks):
+        removed = [line for line in lines if line.kind is LineKind.REMOVED]
+        if removed:
+            fragments.append(
+                (hunk, Fragment("\n".join(line.text for line in removed), [line.number for line in removed]))
+            )
+    return _Side(tuple(fragments), base)
+
+
+def _added_side(file: AddedFile) -> _Side:
+    hunks = (i for i, h in enumerate(file.file.hunks) if any(line.kind is LineKind.ADDED for line in h.lines))
+    return _Side(tuple(zip(hunks, file.fragments, strict=True)), file.head)
+
+
+def _unpaired(added: list[_Use], removed: list[_Use]) -> Iterator[_Use]:
+    """The added uses no removed one accounts for. A removed use of the same marker accounts for
+    one added use: first one on the same line moved anywhere in the file (the same text), then any
+    one of the same hunk (the line the change replaced). Each removed use accounts for one."""
+    by_text: dict[tuple[str, str], list[int]] = defaultdict(list)
+    by_hunk: dict[tuple[str, int], list[int]] = defaultdict(list)
+    for index, use in enumerate(removed):
+        by_text[use.marker, use.text].append(index)
+        by_hunk[use.marker, use.hunk].append(index)
+    spent: set[int] = set()
+    for use in added:
+        candidates = (*by_text.get((use.marker, use.text), ()), *by_hunk.get((use.marker, use.hunk), ()))
+        paired = next((i for i in candidates if i not in spent), None)
+        if paired is None:
+            yield use
+        else:
+            spent.add(paired)
+
+
+def _file_violations(change: Change, file: AddedFile, prefilter: Prefilter | None) -> Iterator[Violation]:
+    own, _ = _compiled()
+    shared = prefilter or own
+    tree = _read_on_the_tree(file, shared)
+    added = _uses(_added_side(file), file.kind, shared, tree=tree)
+    if added and any(h.removed for h in file.file.hunks):
+        base = change.texts_of(file.file).base
+        removed = _uses(_removed_side(file, base), file.kind, own, tree=tree)
+        added = list(_unpaired(added, removed))
+    listed = [
+        Violation(
+            RuleId.SUPPRESSION,
+            file.path,
+            use.line,
+            f"Adds `{use.written}`, which silences {_SILENCES[use.marker]}. {_OVERRIDE}",
+            use.marker,
+        )
+        for use in added
+    ]
     return capped(
         listed, rule=RuleId.SUPPRESSION, path=file.path, what="suppression marker(s)", more_id="more"
     )
@@ -124,4 +275,4 @@ class SuppressionsRule:
             return
         for file in added_files(change):
             if file.kind is not Kind.DOCUMENT:
-                yield from _file_violations(file, self.prefilter)
+                yield from _file_violations(change, file, self.prefilter)

@@ -1,50 +1,126 @@
-"""Invisible Unicode in added text, always on: bidirectional controls (the Trojan Source attack,
-CVE-2021-42574), zero-width characters and tag characters (text hidden from a reviewer but read by
-compilers and language models).
+"""Invisible and confusable Unicode in added text, always on: every character Unicode says renders as
+nothing (Default_Ignorable_Code_Point: bidirectional controls and marks, the Trojan Source attack of
+CVE-2021-42574; zero-width characters, soft hyphens, invisible operators, variation selectors; Hangul
+fillers, which Python and JavaScript accept as letters of an identifier; tag characters, text a
+reviewer cannot see but compilers and language models read), and, in Python and JavaScript code,
+identifiers that mix look-alike scripts (a Cyrillic `а` inside a Latin name: `scripts.py`).
 
-A zero-width joiner or non-joiner between two non-ASCII characters is writing (Persian, Indic
-scripts, emoji sequences) and is left alone; next to ASCII it can only hide something. A byte order
-mark at the very start of a file is a byte order mark.
+Where writing uses an invisible character it is left alone: a zero-width joiner or non-joiner
+between two non-ASCII characters (Persian, Indic scripts, emoji sequences), a directional mark
+beside a right-to-left letter, a variation selector after an emoji, a keycap digit or an ideograph,
+a Mongolian variation selector after a Mongolian letter, a grapheme joiner after a combining mark, a
+Hangul filler that makes half of a visible syllable, the tag characters of a subdivision flag, and
+a byte order mark at the very start of a file. Next to ASCII these can only hide something.
 """
 
 from __future__ import annotations
 
+import io
+import tokenize
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from bot.engine.change import Change
 from bot.engine.content.added import AddedFile, Fragment, added_files
+from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
+from bot.engine.content.linescan import LineScan
+from bot.engine.content.scripts import mixed_scripts
 from bot.engine.findings import RuleId, Violation
 from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2
 
-_BIDI = frozenset(map(chr, [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]))
-_JOINERS = frozenset({"\u200c", "\u200d"})
+_BIDI = frozenset(map(chr, [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]))
+_MARKS = frozenset("\u061c\u200e\u200f")
+_JOINERS = frozenset("\u200c\u200d\u180e")
+_FILLERS = frozenset("\u115f\u1160\u3164\uffa0")
+_SELECTORS = frozenset(map(chr, [*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)]))
+_MONGOLIAN_SELECTORS = frozenset("\u180b\u180c\u180d\u180f")
+_GRAPHEME_JOINER = "\u034f"
 _BOM = "\ufeff"
+_KEYCAP = "\u20e3"
+_FLAG = "\U0001f3f4"
+_CANCEL_TAG = "\U000e007f"
+_FLAG_TAGS = frozenset(map(chr, [*range(0xE0030, 0xE003A), *range(0xE0061, 0xE007B)]))
+# Default_Ignorable_Code_Point, from Unicode's DerivedCoreProperties.txt (unchanged since 6.0 but
+# for U+180F, which was one already as a reserved code point).
 _INVISIBLE = compile_re2(
-    r"[\x{202A}-\x{202E}\x{2066}-\x{2069}\x{200B}-\x{200D}\x{2060}\x{FEFF}\x{180E}\x{E0000}-\x{E007F}]+"
+    r"[\x{00AD}\x{034F}\x{061C}\x{115F}\x{1160}\x{17B4}\x{17B5}\x{180B}-\x{180F}\x{200B}-\x{200F}"
+    r"\x{202A}-\x{202E}\x{2060}-\x{206F}\x{3164}\x{FE00}-\x{FE0F}\x{FEFF}\x{FFA0}\x{FFF0}-\x{FFF8}"
+    r"\x{1BCA0}-\x{1BCA3}\x{1D173}-\x{1D17A}\x{E0000}-\x{E0FFF}]+"
 )
+# A word holding a letter that is not ASCII: the identifiers worth judging for mixed scripts.
+_NON_ASCII_WORD = compile_re2(r"[_\pL\pN\pM]*[^\x00-\x7F\PL][_\pL\pN\pM]*")
+_CODE = frozenset({Kind.PYTHON, Kind.JAVASCRIPT})
 _LISTED = 3
 _ADVICE = {
     "bidi-control": "invisible bidirectional control: code can read differently from how it runs "
     "(Trojan Source)",
     "unicode-tag": "invisible tag character: text a reviewer cannot see but a tool or a language model reads",
-    "zero-width": "zero-width character: identifiers and strings that look identical but differ",
+    "zero-width": "character that renders as nothing: identifiers and strings that look identical but differ",
+    "filler": "Hangul filler: renders as nothing, yet Python and JavaScript take it for a letter, so a "
+    "name can be invisible, or two names look identical",
 }
+_OVERRIDE = "This rule is always on; a maintainer can still merge with admin approval."
 
 
 def _kind(char: str) -> str:
     if char in _BIDI:
         return "bidi-control"
-    if ord(char) >= 0xE0000:
+    if char in _FILLERS:
+        return "filler"
+    if "\U000e0000" <= char <= "\U000e007f":
         return "unicode-tag"
     return "zero-width"
 
 
 def _describe(char: str) -> str:
-    return f"U+{ord(char):04X} {unicodedata.name(char, 'TAG CHARACTER')}"
+    return f"U+{ord(char):04X} {unicodedata.name(char, 'unassigned')}"
+
+
+def _right_to_left(char: str) -> bool:
+    return unicodedata.bidirectional(char) in ("R", "AL")
+
+
+def _selects_a_variant(before: str, after: str) -> bool:
+    """Whether a variation selector after `before` (and before `after`) selects a glyph: of an
+    emoji or symbol, an ideograph, or the digit of a keycap."""
+    if before.isascii():
+        return before != "" and before in "0123456789#*" and after == _KEYCAP
+    category = unicodedata.category(before)
+    return not category.startswith("L") or unicodedata.name(before, "").startswith("CJK")
+
+
+def _is_writing(char: str, before: str, after: str) -> bool:
+    """Whether the invisible `char`, between `before` and `after` (one character each, or empty),
+    is part of writing."""
+    if char in _JOINERS:
+        return before > "\x7f" and after > "\x7f"
+    if char in _MARKS:
+        return _right_to_left(before or "a") or _right_to_left(after or "a")
+    if char in _SELECTORS:
+        return _selects_a_variant(before, after)
+    if char in _MONGOLIAN_SELECTORS:
+        return unicodedata.name(before or "a", "").startswith("MONGOLIAN LETTER")
+    if char == _GRAPHEME_JOINER:
+        return unicodedata.category(before or "a").startswith("M")
+    if char == "\u115f":  # a syllable with no initial: the vowel after it shows
+        return "\u1161" <= after <= "\u11a7" or "\ud7b0" <= after <= "\ud7c6"
+    if char == "\u1160":  # a syllable with no vowel: the initial before it shows
+        return "\u1100" <= before <= "\u115e" or "\ua960" <= before <= "\ua97c"
+    return False
+
+
+def _flag_tags(run: str, before: str) -> int:
+    """How many characters at the start of `run` spell the tags of a subdivision flag (🏴 then two
+    to seven lowercase tag letters or digits, then CANCEL TAG): 0 when they do not."""
+    if before != _FLAG:
+        return 0
+    end = run.find(_CANCEL_TAG)
+    if not 2 <= end <= 7 or not _FLAG_TAGS.issuperset(run[:end]):
+        return 0
+    return end + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,13 +133,15 @@ class _Hit:
 def _line_hits(line: str, at_file_start: bool) -> Iterator[_Hit]:
     by_kind: dict[str, list[tuple[int, str]]] = {}
     for match in _INVISIBLE.finditer(line):
-        start, end = match.span()
-        before = line[start - 1] if start else ""
-        after = line[end] if end < len(line) else ""
-        writing = before > "\x7f" and after > "\x7f"
-        for offset, char in enumerate(match.group(0)):
+        start = match.start()
+        run = match.group(0)
+        skip = _flag_tags(run, line[start - 1] if start else "")
+        for offset in range(skip, len(run)):
+            char = run[offset]
             column = start + offset
-            if (char in _JOINERS and writing) or (char == _BOM and at_file_start and column == 0):
+            before = line[column - 1] if column else ""
+            after = line[column + 1] if column + 1 < len(line) else ""
+            if _is_writing(char, before, after) or (char == _BOM and at_file_start and column == 0):
                 continue
             by_kind.setdefault(_kind(char), []).append((column, char))
     for kind, found in by_kind.items():
@@ -77,12 +155,11 @@ def _message(hit: _Hit) -> str:
     count = f"{len(hit.chars)} characters: " if len(hit.chars) > 1 else ""
     return (
         f"{count}{names}{more} at column {hit.column}: {_ADVICE[hit.kind]}. Remove it, or write it as an "
-        "escape (such as \\u202e) where it is meant. This rule is always on; a maintainer can still "
-        "merge with admin approval."
+        f"escape (such as \\u202e) where it is meant. {_OVERRIDE}"
     )
 
 
-def _fragment_violations(path: str, fragment: Fragment) -> Iterator[Violation]:
+def _invisible_violations(path: str, fragment: Fragment) -> Iterator[Violation]:
     seen: set[int] = set()
     for match in _INVISIBLE.finditer(fragment.data):
         index = fragment.index_at(match.start())
@@ -96,15 +173,80 @@ def _fragment_violations(path: str, fragment: Fragment) -> Iterator[Violation]:
             yield Violation(RuleId.INVISIBLE_UNICODE, path, number, _message(hit), hit.kind)
 
 
+@dataclass(frozen=True, slots=True)
+class _Name:
+    """An identifier on an added line: its head line number, 1-based column and text."""
+
+    line: int
+    column: int
+    text: str
+
+
+def _names_on_lines(fragment: Fragment, kind: Kind) -> Iterator[_Name]:
+    """Words holding a non-ASCII letter outside the comments and strings of their own line."""
+    scan = LineScan(fragment.data, kind)
+    for match in _NON_ASCII_WORD.finditer(fragment.data):
+        start = match.start()
+        if scan.hidden(start):
+            continue
+        line_start = fragment.line_bounds(start)[0]
+        column = len(fragment.data[line_start:start].decode("utf-8", "replace")) + 1
+        yield _Name(fragment.line_at(start), column, match.group(0).decode("utf-8", "replace"))
+
+
+def _python_names(head: str, lines: frozenset[int]) -> set[tuple[int, int]] | None:
+    """(line, column) of every identifier Python's tokenizer reads on `lines` of `head` (a line of
+    a docstring holds none); None when it cannot read the file."""
+    names: set[tuple[int, int]] = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(head).readline):
+            if token.type == tokenize.NAME and token.start[0] in lines:
+                names.add((token.start[0], token.start[1] + 1))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return names
+
+
+def _mixed_message(name: _Name, scripts: tuple[str, ...], letters: tuple[str, ...]) -> str:
+    written = ", ".join(s.title() for s in scripts[:-1]) + f" and {scripts[-1].title()}"
+    return (
+        f"{name.text!r} at column {name.column}: an identifier that mixes {written} letters "
+        f"({', '.join(_describe(c) for c in letters)}) looks like a name it is not. Spell it in one "
+        f"script. {_OVERRIDE}"
+    )
+
+
+def _mixed_violations(file: AddedFile) -> Iterator[Violation]:
+    found = [
+        (name, mixed)
+        for fragment in file.fragments
+        if not fragment.data.isascii()
+        for name in _names_on_lines(fragment, file.kind)
+        if (mixed := mixed_scripts(name.text)) is not None
+    ]
+    if not found:
+        return
+    tokens = None
+    if file.kind is Kind.PYTHON and file.head is not None:
+        tokens = _python_names(file.head, frozenset(name.line for name, _ in found))
+    for name, mixed in found:
+        if tokens is None or (name.line, name.column) in tokens:
+            message = _mixed_message(name, mixed.scripts, mixed.letters)
+            yield Violation(RuleId.INVISIBLE_UNICODE, file.path, name.line, message, "mixed-script")
+
+
 def _file_violations(file: AddedFile) -> Iterator[Violation]:
-    listed = [v for f in file.fragments if not f.data.isascii() for v in _fragment_violations(file.path, f)]
+    listed = [v for f in file.fragments if not f.data.isascii() for v in _invisible_violations(file.path, f)]
+    if file.kind in _CODE:
+        listed.extend(_mixed_violations(file))
     what = "invisible-character finding(s)"
     return capped(listed, rule=RuleId.INVISIBLE_UNICODE, path=file.path, what=what, more_id="more")
 
 
 @dataclass(frozen=True, slots=True)
 class InvisibleUnicodeRule:
-    """Invisible Unicode in added lines; not switchable in the manifest."""
+    """Invisible Unicode in added lines, and mixed-script identifiers in added code; not switchable
+    in the manifest."""
 
     def scan(self, change: Change, manifest: Manifest) -> Iterator[Violation]:
         for file in added_files(change):

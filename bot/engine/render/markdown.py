@@ -10,6 +10,7 @@ from bot.engine.manifest import ManifestSource
 from bot.engine.receipt import Conclusion, Receipt
 from bot.engine.render.escape import md_code, md_text
 from bot.engine.render.excess_text import headline, notes
+from bot.engine.render.merge_text import merge_sentence
 from bot.engine.render.policy_text import budgets_line, dry_run_errors
 from bot.engine.semantic import SemanticStatus
 
@@ -50,7 +51,13 @@ def _table(receipt: Receipt) -> list[str]:
         f"| locality | {locality} | {md_text(budgets_line(receipt.locality.budgets))}; "
         f"{receipt.change.logical_lines} logical line(s) |",
         f"| excess | {md_text(_excess_line(receipt))} | not a gate unless the policy says so |",
+        *_merge_lines(receipt),
     ]
+
+
+def _merge_lines(receipt: Receipt) -> list[str]:
+    sentence = merge_sentence(receipt)
+    return [] if sentence is None else ["", md_text(sentence[:1].upper() + sentence[1:]) + "."]
 
 
 def _reported_lines(receipt: Receipt) -> list[str]:

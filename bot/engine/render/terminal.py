@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.engine.receipt import ManifestInfo, Receipt
 from bot.engine.render.excess_text import headline, notes
+from bot.engine.render.merge_text import merge_sentence
 from bot.engine.render.policy_text import budgets_line, dry_run_errors
 
 _MAX_LISTED = 50
@@ -58,6 +59,7 @@ def render_terminal(receipt: Receipt) -> str:
         f"receipt: {v.conclusion.value.upper()}",
         f"  change     {c.files} file(s), {c.hunks} hunk(s), +{c.added_lines} -{c.removed_lines}, "
         f"{c.logical_lines} logical line(s)",
+        *([f"  merged     {one_line(merged)}"] if (merged := merge_sentence(receipt)) else []),
         f"  semantic   {receipt.semantic.value}",
         f"  scope      {'pass' if receipt.scope_pass else 'fail'}",
         f"  locality   {'pass' if receipt.locality_pass else 'fail'}{_formatting(receipt)}",

@@ -1,0 +1,58 @@
+"""Which writing system a letter belongs to, for the scripts whose letters pass for one another
+(Latin, Greek, Cyrillic, Armenian, Cherokee, Coptic, Lisu), and whether an identifier mixes them.
+
+Python's `unicodedata` has no Script property, but every letter of these scripts is named after its
+script (`CYRILLIC SMALL LETTER A`, `GREEK CAPITAL LETTER ALPHA`), so the first word of its name says
+it. An identifier is read as Python reads it (NFKC: a fullwidth `ｐ` is `p`, the micro sign is Greek
+`μ`). Letters of any other script (Han, Arabic, Devanagari, …) pass for no Latin letter and are left
+out; so are marks and digits, which belong to every script.
+
+Greek beside Latin is how scientific code writes (`Δt`, `dθ`): it counts as mixed only when a Greek
+letter is one that passes for a Latin letter (`ο`, `Α`, `ρ` …), where every other pair of these
+scripts in one identifier does.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+CONFUSABLE_SCRIPTS = ("LATIN", "GREEK", "CYRILLIC", "ARMENIAN", "CHEROKEE", "COPTIC", "LISU")
+_NAMED = frozenset(CONFUSABLE_SCRIPTS)
+# Greek letters a reader takes for Latin ones in code fonts.
+_GREEK_LOOKALIKES = frozenset("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧϹͿαικνορυχϲϳ")
+
+
+def script_of(char: str) -> str | None:
+    """The confusable script `char` is a letter of, or None (another script, or not a letter)."""
+    if char.isascii():
+        return "LATIN" if char.isalpha() else None
+    if not char.isalpha():
+        return None
+    first = unicodedata.name(char, "").split(" ", 1)[0]
+    return first if first in _NAMED else None
+
+
+@dataclass(frozen=True, slots=True)
+class Mixed:
+    """The scripts an identifier mixes (Latin first, then in order of use) and the first letter of
+    each of the others: what to point a reader at."""
+
+    scripts: tuple[str, ...]
+    letters: tuple[str, ...]
+
+
+def mixed_scripts(identifier: str) -> Mixed | None:
+    """Whether `identifier`, read as Python reads it, mixes confusable scripts."""
+    normalized = unicodedata.normalize("NFKC", identifier)
+    first_letter: dict[str, str] = {}
+    for char in normalized:
+        script = script_of(char)
+        if script is not None:
+            first_letter.setdefault(script, char)
+    if len(first_letter) < 2:
+        return None
+    if first_letter.keys() == {"LATIN", "GREEK"} and _GREEK_LOOKALIKES.isdisjoint(normalized):
+        return None
+    scripts = sorted(first_letter, key=lambda s: s != "LATIN")  # stable: the rest keep their order
+    return Mixed(tuple(scripts), tuple(first_letter[s] for s in scripts[1:]))
