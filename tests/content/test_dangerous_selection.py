@@ -124,7 +124,10 @@ def test_the_standard_library_as_new_files_has_the_whole_file_findings() -> None
     assert len(files) > 500 and len(found) > 50
     candidates = [f.head for f in added_files(change) if f.kind is Kind.PYTHON and dangerous.worth_parsing(f)]
     declined = [h for h in candidates if h is None or _selected(h) is None]
-    assert len(candidates) > 50 and len(declined) * 20 < len(candidates)  # the selection did the work
+    # The selection did the work; it declines a file that reaches a module or builtin around its
+    # name (getattr, sys.modules["x"], builtins, an importer given a string, a module named bare),
+    # as a quarter of these do.
+    assert len(candidates) > 50 and len(declined) * 3 < len(candidates)
 
 
 def test_the_standard_library_as_modified_files_has_the_whole_file_findings() -> None:
@@ -214,7 +217,9 @@ def test_the_selection_keeps_every_call_it_answers_for(monkeypatch: pytest.Monke
         assert _module_bindings(tree) & pyselect._ALWAYS == _module_bindings(whole) & pyselect._ALWAYS, path
         assert python_constructs(tree) == python_constructs(whole), path
         checked += len(wanted)
-    assert checked > 5_000 and declined < 20
+    # A file that reaches a module or builtin around its name (getattr, sys.modules["x"], builtins,
+    # an importer given a string, a module named bare) is declined: the tree follows those.
+    assert checked > 3_500 and declined < 400
 
 
 # --- what the selection keeps -------------------------------------------------------------------

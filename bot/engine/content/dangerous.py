@@ -13,6 +13,7 @@ line by line (`textconstructs.py`).
 from __future__ import annotations
 
 import ast
+import unicodedata
 from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -31,22 +32,33 @@ from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2
 
 _CALLED = (
-    r"eval|exec|system|__import__|getoutput|getstatusoutput|create_subprocess_shell|unsafe_load(?:_all)?"
-    r"|Unpickler"
+    r"eval|exec|system|popen|__import__|import_module|getoutput|getstatusoutput"
+    r"|create_subprocess_(?:shell|exec)|unsafe_load(?:_all)?|Unpickler|exec[lv]p?e?|spawn[lv]p?e?"
+    r"|posix_spawnp?|builtins|__builtins__"
+)
+# Words of prose too ("the file system"): a trigger only as an attribute, a call or an import.
+_COMMON = r"system|popen|exec[lv]p?e?|spawn[lv]p?e?"
+_RARE = (
+    r"eval|exec|__import__|import_module|getoutput|getstatusoutput|create_subprocess_(?:shell|exec)"
+    r"|unsafe_load(?:_all)?|Unpickler|posix_spawnp?|builtins|__builtins__"
 )
 _MODULES = r"c?[Pp]ickle|_pickle|yaml"
-# An import that makes a call by another name one (`from os import system as run`, then `run(cmd)`).
+# An import or assignment that makes a call by another name one (`from os import system as run`,
+# `run = os.system`, then `run(cmd)`).
 _IMPORTED_SOURCE = (
     rf"\b(?:{_CALLED}|loads?|load_all)\s+as\s+\w|\bimport\s+(?:{_MODULES})\s+as\b"
-    rf"|\bfrom\s+(?:{_MODULES})\s+import\b"
+    rf"|\bfrom\s+(?:{_MODULES})\s+import\b|\w\s*=\s*[\w.]*\b(?:{_CALLED}|getattr|modules)\b"
 )
 _IMPORTED = compile_re2(_IMPORTED_SOURCE)
-# A Python file is parsed only when its added text could hold a construct: a call by one of these
-# names, `shell=`, a pickle or yaml loader called through its module, or such an import. When
-# the import came earlier and only the call is added, the file's new text says so.
+# A Python file is parsed only when its added text could hold a construct: one of these names
+# (called or not: `(eval)(x)`, `e = eval`), `shell=`, a shell's `-c` option in a string, a pickle
+# or yaml loader called through its module, `sys.modules`, or such an import. When the import came
+# earlier and only the call is added, the file's new text says so. Identifiers are matched as
+# Python reads them, NFKC-normalized (`ｅｖａｌ`).
 _TRIGGER_SOURCE = (
-    rf"\b(?:{_CALLED})\s*\(|\bshell\s*=|\b(?:{_MODULES})\s*\.\s*(?:loads?|load_all|Unpickler)\b"
-    rf"|{_IMPORTED_SOURCE}"
+    rf"\b(?:{_RARE})\b|(?:\.\s*|\bimport\b[^\n]*?\b)(?:{_COMMON})\b|\b(?:{_COMMON})\s*[(\\]"
+    rf"|\bshell\s*=|['\"]-[a-z]*c[a-z]*['\"]|\bsys\s*\.\s*modules\b"
+    rf"|\b(?:{_MODULES})\s*\.\s*(?:loads?|load_all|Unpickler)\b|{_IMPORTED_SOURCE}"
 )
 _TRIGGER = compile_re2(_TRIGGER_SOURCE)
 TRIGGER = "dangerous-trigger"
@@ -66,7 +78,7 @@ _PYTHON_ADVICE = {
     PyConstruct.OS_SYSTEM: "runs its argument through the shell: shell injection if any part of it "
     "comes from outside. Use subprocess.run with a list of arguments and no shell.",
     PyConstruct.SHELL: "runs a command built at run time through the shell: shell injection. Pass "
-    "subprocess.run a list of arguments, without shell=True.",
+    "subprocess.run a list of arguments, without shell=True or a shell's -c.",
     PyConstruct.PICKLE: "runs code chosen by whoever wrote the data it loads. Never unpickle data you "
     "did not produce; use json or another data-only format.",
     PyConstruct.YAML: "without a safe Loader builds arbitrary Python objects from the document. Use "
@@ -93,12 +105,18 @@ def _own_prefilter() -> Prefilter:
     return Prefilter(PREFILTER_GROUPS)
 
 
+def _nfkc(fragment: Fragment) -> bytes:
+    return unicodedata.normalize("NFKC", fragment.text).encode("utf-8", "surrogatepass")
+
+
 def worth_parsing(file: AddedFile, prefilter: Prefilter | None = None) -> bool:
     """Whether a Python file's added text could hold a construct (or its new text an import that
     makes an added call one), so that the file must be read on its syntax tree. `prefilter` must
     hold PREFILTER_GROUPS (by default, one of its own)."""
     trigger = prefilter or _own_prefilter()
     if any(trigger.present(f, TRIGGER) for f in file.fragments):
+        return True
+    if any(_TRIGGER.search(_nfkc(f)) for f in file.fragments if not f.data.isascii()):
         return True
     if file.head is None or file.file.status is FileStatus.ADDED:
         return False  # a new file's added text is all of it
