@@ -40,6 +40,9 @@ def secrets() -> None:
         "clean code (baseline)": [f"value_{i} = compute(value_{i - 1}, {i})" for i in n],
         "a candidate per line": [f'token_{i} = "Zx9{i:06d}qWeRtYuIoP"' for i in n],
         "a stopword candidate per line": [f'apikey_{i} = "accessorZx9{i:06d}qWe"' for i in n],
+        # each password runs past its literal: read again inside it (literals.py)
+        "a netrc literal per line": [f'w("machine h{i}.io login u password Xk9{i:06d}qW\\n")' for i in n],
+        "a URL credential per line": [f'u_{i} = "https://u:Xk9{i:06d}qW@h{i}.example.com/"' for i in n],
     }
     base = None
     for name, lines in cases.items():

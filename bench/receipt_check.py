@@ -1,17 +1,21 @@
-"""Wall time and peak memory of `receipt check` beside `git diff` over the same range.
+"""Start-up, and `receipt check` at every size, beside `git diff` over the same range.
 
-    .venv/bin/python bench/receipt_check.py [--repeat N]
+    .venv/bin/python bench/receipt_check.py [--repeat N] [--only NAME ...]
 
-Builds two synthetic repositories in a temporary directory — a typical change (10 files, 300 changed
-lines) and a large one (2,000 files, 200,000 changed lines; changed = added + removed) — and times,
-in the same run, `git diff` over the range (the baseline: the least any tool reading the change must
-do) and the full `receipt check --no-tests` as a user runs it, interpreter start included. Each
-command runs in its own process; peak memory is that process's maximum resident set size.
+Start-up: `python -c pass` (the interpreter alone), `receipt --help`, and `receipt check --no-tests`
+on a typical change (10 files, 500 changed lines). Scaling: synthetic repositories of Python files
+from 1,000 to 400,000 changed lines (changed = added + removed), one huge file, and 5,000 small files;
+each row times, in the same run, `git diff` over the range (the baseline: the least any tool reading
+the change must do) and the full `receipt check --no-tests` as a user runs it, interpreter start
+included. Runs are interleaved (git diff, receipt, git diff, receipt, …) so a change in the machine's
+load falls on both; figures are medians. Peak memory is the receipt process's maximum resident set.
+The load average is printed before and after: other processes slow every figure alike.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -34,10 +38,24 @@ class Shape:
     files: int
     lines_per_file: int
     changed_per_file: int  # lines modified per file: each is one removed and one added line
+    scattered: bool = False  # the edits spread over every function, rather than run together
+
+    @property
+    def changed(self) -> int:
+        return self.files * self.changed_per_file * 2
 
 
-TYPICAL = Shape("typical", files=10, lines_per_file=120, changed_per_file=15)
-LARGE = Shape("large", files=2_000, lines_per_file=400, changed_per_file=50)
+TYPICAL = Shape("typical", files=10, lines_per_file=300, changed_per_file=25)
+SHAPES = (
+    Shape("1k", files=20, lines_per_file=300, changed_per_file=25),
+    Shape("10k", files=68, lines_per_file=500, changed_per_file=74),
+    Shape("10k-spread", files=68, lines_per_file=500, changed_per_file=74, scattered=True),
+    Shape("28k", files=195, lines_per_file=500, changed_per_file=73),
+    Shape("200k", files=1_364, lines_per_file=500, changed_per_file=74),
+    Shape("400k", files=2_728, lines_per_file=500, changed_per_file=74),
+    Shape("huge-file", files=1, lines_per_file=100_000, changed_per_file=5_000),
+    Shape("5000-small", files=5_000, lines_per_file=12, changed_per_file=2),
+)
 
 
 def _git(root: Path, *args: str) -> None:
@@ -45,30 +63,46 @@ def _git(root: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
 
 
+def _edited(shape: Shape) -> frozenset[int]:
+    """The lines that change. A real change edits some functions of a file and leaves the rest: the
+    edits run together from the file's middle; `scattered` spreads them over every function."""
+    body = [n for n in range(shape.lines_per_file) if n % 50]  # the def lines stay
+    if shape.scattered:
+        step = len(body) / shape.changed_per_file
+        return frozenset(body[int(i * step)] for i in range(shape.changed_per_file))
+    first = (len(body) - shape.changed_per_file) // 2
+    return frozenset(body[first : first + shape.changed_per_file])
+
+
 def _source(shape: Shape, index: int, changed: bool) -> str:
+    """A module of one function per 50 lines (a test file's shape: many small functions)."""
     lines = []
-    step = shape.lines_per_file // shape.changed_per_file
+    edited = _edited(shape) if changed else frozenset()
     for n in range(shape.lines_per_file):
-        edited = changed and n % step == 0 and n // step < shape.changed_per_file
-        op = "+" if edited else "-"
-        lines.append(
-            f"    total_{n} = compute(values[{n}], offset {op} {index}, scale={n % 7})  # step {n}\n"
-        )
-    return f"def function_{index}(values, offset):\n" + "".join(lines) + "    return total_0\n"
+        if n % 50 == 0:
+            lines.append(f"def function_{index}_{n}(values, offset):\n")
+            continue
+        op = "+" if n in edited else "-"
+        lines.append(f"    total_{n} = compute(values[{n}], offset {op} {index}, scale={n % 7})  # {n}\n")
+    return "".join(lines) + "    return total_1\n"
+
+
+def _path(root: Path, index: int) -> Path:
+    return root / f"pkg{index % 40}" / f"module_{index}.py"
 
 
 def build(root: Path, shape: Shape) -> None:
     root.mkdir(parents=True)
     _git(root, "init", "-q", "-b", "main")
     for i in range(shape.files):
-        path = root / f"pkg{i % 40}" / f"module_{i}.py"
+        path = _path(root, i)
         path.parent.mkdir(exist_ok=True)
         path.write_text(_source(shape, i, changed=False))
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "base")
     _git(root, "checkout", "-q", "-b", "pr")
     for i in range(shape.files):
-        (root / f"pkg{i % 40}" / f"module_{i}.py").write_text(_source(shape, i, changed=True))
+        _path(root, i).write_text(_source(shape, i, changed=True))
     _git(root, "commit", "-q", "-am", "change")
 
 
@@ -88,34 +122,73 @@ def measure(command: list[str], cwd: Path) -> Run:
     return Run(elapsed, usage.ru_maxrss / 1024)
 
 
-def median(runs: list[Run]) -> Run:
-    return Run(statistics.median(r.seconds for r in runs), max(r.peak_mib for r in runs))
+def interleaved(commands: list[list[str]], cwd: Path, repeat: int) -> list[Run]:
+    """Each command `repeat` times, taking turns; the median time and the largest peak of each."""
+    runs: list[list[Run]] = [[] for _ in commands]
+    for _ in range(repeat):
+        for command, out in zip(commands, runs, strict=True):
+            out.append(measure(command, cwd))
+    return [Run(statistics.median(r.seconds for r in out), max(r.peak_mib for r in out)) for out in runs]
+
+
+_RECEIPT = [sys.executable, "-m", "bot.cli"]
+_CHECK = [*_RECEIPT, "check", "--base", "main", "--head", "pr", "--no-tests", "--json"]
+_GIT_DIFF = ["git", "diff", "--find-renames", "main...pr"]
+
+
+def _excess_note(root: Path) -> str:
+    """Whether excess was measured: the receipt's own word, read from its JSON."""
+    out = root / "receipt.json"
+    subprocess.run([*_CHECK, str(out)], cwd=root, capture_output=True, check=False)
+    excess = json.loads(out.read_text())["excess"]
+    if excess.get("distance") is None:
+        return "excess not measured: " + str(excess.get("not_measured", "(no reason given)"))
+    return f"excess measured (distance {excess['distance']:.3f})"
+
+
+def _load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=5, help="runs of each command per small row")
+    parser.add_argument("--only", nargs="*", help="rows to run (start-up, typical, 1k, 10k, …)")
     args = parser.parse_args()
-    receipt = [sys.executable, "-m", "bot.cli", "check", "--base", "main", "--head", "pr", "--no-tests",
-               "--json", os.devnull]  # fmt: skip
-    git_diff = ["git", "diff", "--find-renames", "main...pr"]
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, median of {args.repeat} runs")
-    print(f"{'change':<8} {'files':>6} {'changed':>8} {'git diff':>10} {'receipt':>10} {'ratio':>7} ", end="")
-    print(f"{'git MiB':>8} {'receipt MiB':>12}")
+    wanted = set(args.only or [])
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {_load()}")
+    print(f"medians of interleaved runs ({args.repeat} per small row, fewer for large rows)\n")
     with tempfile.TemporaryDirectory(prefix="receipt-bench-") as scratch:
-        for shape in (TYPICAL, LARGE):
+        root = Path(scratch) / TYPICAL.name
+        build(root, TYPICAL)
+        if not wanted or "start-up" in wanted:
+            check = [*_CHECK, os.devnull]
+            start = interleaved(
+                [[sys.executable, "-c", "pass"], [*_RECEIPT, "--help"], check], root, args.repeat * 2
+            )
+            print("start-up")
+            print(f"  python -c pass                          {start[0].seconds:7.3f}s")
+            print(f"  receipt --help                          {start[1].seconds:7.3f}s")
+            print(
+                f"  receipt check, typical ({TYPICAL.files} files, {TYPICAL.changed} lines) "
+                f"{start[2].seconds:7.3f}s  {start[2].peak_mib:6.1f} MiB\n"
+            )
+        header = f"{'change':<11} {'files':>6} {'changed':>8} {'git diff':>9} {'receipt':>9} {'ratio':>7}"
+        print(f"{header} {'MiB':>7}  excess")
+        for shape in SHAPES:
+            if wanted and shape.name not in wanted:
+                continue
             root = Path(scratch) / shape.name
             build(root, shape)
-            repeat = args.repeat if shape is TYPICAL else max(1, args.repeat // 2)
-            base = median([measure(git_diff, root) for _ in range(repeat)])
-            ours = median([measure(receipt, root) for _ in range(repeat)])
-            changed = shape.files * shape.changed_per_file * 2
-            ratio = ours.seconds / base.seconds
+            repeat = args.repeat if shape.changed <= 30_000 else max(1, args.repeat // 2)
+            base, ours = interleaved([_GIT_DIFF, [*_CHECK, os.devnull]], root, repeat)
             print(
-                f"{shape.name:<8} {shape.files:>6} {changed:>8} {base.seconds:>9.3f}s {ours.seconds:>9.3f}s ",
-                end="",
+                f"{shape.name:<11} {shape.files:>6} {shape.changed:>8} {base.seconds:>8.3f}s "
+                f"{ours.seconds:>8.3f}s {ours.seconds / base.seconds:>6.0f}x {ours.peak_mib:>7.1f}  "
+                f"{_excess_note(root)}",
+                flush=True,
             )
-            print(f"{ratio:>6.1f}x {base.peak_mib:>8.1f} {ours.peak_mib:>12.1f}")
+    print(f"\n{_load()}")
     return 0
 
 

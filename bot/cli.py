@@ -17,32 +17,18 @@ import tempfile
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from bot import __version__
-from bot.engine import (
-    EXIT_CODES,
-    MANIFEST_PATH,
-    Conclusion,
-    ManifestError,
-    ManifestSource,
-    ReceiptError,
-    display_path,
-    json_schema,
-    load_manifest,
-    manifest_paths,
-    one_line,
-    render_json,
-    render_markdown,
-    render_terminal,
-)
-from bot.gather import UsageError
-from bot.jsonread import JsonInputError, load_json_object
-from bot.local.check import CheckOptions, run_check
-from bot.local.git import Git, GitError
-from bot.local.inspect import inspect_receipt
-from bot.replay.commands import add_replay_parser, run_replay
-from bot.replay.verify import inspect_report, is_report
+from bot.engine.errors import ReceiptError
+from bot.engine.groups import MANIFEST_PATH
+from bot.replay.commands import add_replay_parser
+
+if TYPE_CHECKING:
+    from bot.local.git import Git
+
+# Every other module loads in the command that needs it: `receipt --help` and `receipt validate`
+# must not pay for the rules, the engine and git (bench/receipt_check.py measures start-up).
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 EXIT_INTERNAL = 70  # sysexits' EX_SOFTWARE: receipt itself failed, which is never a verdict
@@ -66,6 +52,16 @@ def _port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"port {port} is outside 0-65535")
     return port
+
+
+def _positive(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {number}")
+    return number
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -118,6 +114,15 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("schema", help="print the manifest's JSON Schema")
 
+    whatif = sub.add_parser(
+        "whatif", help="how the last merged changes would be judged under a new manifest (no tests run)"
+    )
+    whatif.add_argument("--manifest", type=Path, required=True, help="the new manifest")
+    whatif.add_argument("--last", type=_positive, default=20, help="how many merged changes (default: 20)")
+    whatif.add_argument("--repo", type=Path, default=Path(), help="the repository (default: the current one)")
+    whatif.add_argument("--branch", default="HEAD", help="whose first-parent history (default: HEAD)")
+    whatif.add_argument("--markdown", type=Path, help="also write the table as Markdown to FILE")
+
     serve = sub.add_parser("serve", help="run the GitHub App: webhook, receipt pages and workers")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8000, help="port (default: 8000)")
@@ -131,6 +136,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _read(path: Path) -> bytes:
+    from bot.gather import UsageError
+
     try:
         return path.read_bytes()
     except OSError as exc:
@@ -150,6 +157,8 @@ def _write(target: Path, text: str) -> None:
     """Write `target` whole or not at all: a temporary file beside it, renamed over it. The rename
     replaces whatever is at the path (a symlink planted there is replaced, not followed). Called
     only once the test run, and every process it started, is over."""
+    from bot.gather import UsageError
+
     if str(target) == "-":
         sys.stdout.write(text)
         return
@@ -178,6 +187,9 @@ def _write(target: Path, text: str) -> None:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
+    from bot.engine import EXIT_CODES, Conclusion, render_json, render_markdown, render_terminal
+    from bot.local.check import CheckOptions, run_check
+
     receipt = run_check(
         CheckOptions(
             repo=args.repo,
@@ -203,6 +215,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _here() -> tuple[Git, str] | None:
     """The repository holding the current directory and the directory's place in it, as git finds
     them ('' at the top, else ending in '/'); None outside a repository."""
+    from bot.local.git import Git, GitError
+
     try:
         return Git.enclosing(Path())
     except GitError:
@@ -217,6 +231,8 @@ def _default_manifest(here: tuple[Git, str] | None) -> Path:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
+    from bot.engine import ManifestSource, load_manifest, one_line
+
     file: Path = args.file if args.file is not None else _default_manifest(_here())
     load_manifest(_read(file), str(file), ManifestSource.FILE)
     print(f"{one_line(str(file))}: valid receipt manifest (version 1)")
@@ -226,6 +242,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def repository_path(name: str, prefix: str) -> str:
     """A path given on the command line, relative to the current directory at `prefix` in the
     repository, as the repository names it. UsageError for a path that names nothing in it."""
+    from bot.gather import UsageError
+
     if not name:
         raise UsageError("explain: an empty path names no file; give one such as src/app.py")
     if name.startswith("/"):
@@ -244,7 +262,7 @@ def repository_path(name: str, prefix: str) -> str:
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    from bot.engine import explain
+    from bot.engine import ManifestSource, display_path, explain, load_manifest, manifest_paths, one_line
 
     here = _here()
     names = [repository_path(name, here[1] if here else "") for name in args.paths]
@@ -263,6 +281,13 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
+    from bot.engine import one_line
+    from bot.gather import UsageError
+    from bot.jsonread import JsonInputError, load_json_object
+    from bot.local.git import Git
+    from bot.local.inspect import inspect_receipt
+    from bot.replay.verify import inspect_report, is_report
+
     data = _read(args.receipt)
     try:
         body: Any = load_json_object(data, str(args.receipt))
@@ -284,8 +309,24 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_FAIL
 
 
+def _cmd_whatif(args: argparse.Namespace) -> int:
+    from bot.engine import MANIFEST_PATH, ManifestSource, load_manifest
+    from bot.engine.render.whatif_text import whatif_markdown, whatif_terminal
+    from bot.local.whatif import WhatIfOptions, whatif_rows
+
+    load_manifest(_read(args.manifest), str(args.manifest), ManifestSource.FILE)  # invalid: exit 2, once
+    rows = whatif_rows(WhatIfOptions(args.repo, args.manifest, branch=args.branch, last=args.last))
+    names = {"base": f"each change's base {MANIFEST_PATH}", "new": str(args.manifest)}
+    print(whatif_terminal(rows, **names), end="")
+    if args.markdown is not None:
+        _write(args.markdown, whatif_markdown(rows, **names))
+    return EXIT_OK
+
+
 def _cmd_schema(args: argparse.Namespace) -> int:
     del args
+    from bot.engine import json_schema
+
     print(json.dumps(json_schema(), indent=2, sort_keys=False))
     return EXIT_OK
 
@@ -311,6 +352,7 @@ def _cmd_migrate(args: argparse.Namespace) -> int:
 
 
 def _cmd_receive(args: argparse.Namespace) -> int:
+    from bot.gather import UsageError
     from bot.server.serve import receive
 
     try:
@@ -322,13 +364,15 @@ def _cmd_receive(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
+    from bot.replay.commands import run_replay
+
     return run_replay(args, _write)
 
 
 _COMMANDS = {
     "check": _cmd_check, "validate": _cmd_validate, "explain": _cmd_explain,
     "inspect": _cmd_inspect, "schema": _cmd_schema, "serve": _cmd_serve, "worker": _cmd_worker,
-    "migrate": _cmd_migrate, "receive": _cmd_receive, "replay": _cmd_replay,
+    "migrate": _cmd_migrate, "whatif": _cmd_whatif, "receive": _cmd_receive, "replay": _cmd_replay,
 }  # fmt: skip
 
 
@@ -356,18 +400,24 @@ def _run(args: argparse.Namespace) -> int:
         try:
             os.getcwd()
         except FileNotFoundError:
+            from bot.gather import UsageError
+
             raise UsageError("the current directory no longer exists; cd into one that does") from None
         return _COMMANDS[args.command](args)
-    except ManifestError as exc:
-        print(f"receipt: invalid manifest ({len(exc.issues)} problem(s)):\n{exc}", file=sys.stderr)
-        return EXIT_FAIL if args.command == "validate" else EXIT_USAGE
     except ReceiptError as exc:
+        from bot.engine import ManifestError, one_line
+
+        if isinstance(exc, ManifestError):
+            print(f"receipt: invalid manifest ({len(exc.issues)} problem(s)):\n{exc}", file=sys.stderr)
+            return EXIT_FAIL if args.command == "validate" else EXIT_USAGE
         print(f"receipt: error: {one_line(exc.problem)}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
         raise
     except Exception as exc:
         # A bug, not a verdict: one line naming it, so a user is never shown a stack trace.
+        from bot.engine import one_line
+
         what = one_line(f"{type(exc).__name__}: {str(exc)[:300]}{_frame(exc)}")
         print(
             f"receipt: internal error in {args.command!r}: {what}; this is a bug in receipt, "

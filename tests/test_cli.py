@@ -131,6 +131,7 @@ def test_inspect_verifies_every_reachable_digest(
     assert [line.split()[0:2] for line in out] == [
         ["ok", "digest:"],
         ["ok", "change.digest:"],
+        ["ok", "subject.merge.change.digest:"],  # a fast-forward: base..head
         ["ok", "manifest.digest:"],
     ]
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from bot.engine import render_markdown, render_terminal
 from bot.engine.receipt import Receipt
 from bot.local.git import FIXED_ATTRIBUTES, Git
 from bot.local.inspect import inspect_receipt
@@ -65,6 +66,9 @@ def test_a_file_the_base_renamed_into_a_protected_directory_is_judged_where_the_
     assert merge["tree"] == Git.open(repo.root).merge_tree(base, "feature").tree
     # merge-base..head alone names only the old path, which nothing protects
     assert _body(receipt)["change"]["files"] == 1
+    shown = f"as merged onto the base {base[:12]} (git merge-tree {merge['tree'][:12]}): 1 file(s)"
+    assert f"  merged     {shown}" in render_terminal(receipt)
+    assert "As merged onto the base" in render_markdown(receipt)
 
 
 def test_near_miss_the_same_branch_onto_a_base_that_did_not_move_the_file_passes(tmp_path: Path) -> None:
@@ -204,6 +208,7 @@ def test_an_ordinary_pull_request_gets_the_receipt_it_had_plus_the_merge(tmp_pat
         "conflicts": [],
     }
     assert moved["subject"]["merge"]["source"] == "merge-tree"
+    assert "  merged " not in render_terminal(check(repo, base=fork, head="feature"))  # nothing to add
     assert moved["subject"]["merge"]["change"] | {"digest": None} == fast["change"] | {"digest": None}
     for body in (fast, moved):
         del body["subject"], body["digest"]
@@ -229,3 +234,22 @@ def test_inspect_verifies_the_merge_side_digest(tmp_path: Path) -> None:
     tampered = inspect_receipt(body, git)
     assert not tampered.ok
     assert any(line.startswith("MISMATCH  subject.merge.change.digest") for line in tampered.lines)
+
+
+def test_a_conflict_on_a_name_that_is_not_utf8_is_shown_in_the_receipts_form(tmp_path: Path) -> None:
+    name = b"src/caf\xe9.py"
+    repo = GitRepo.create(tmp_path / "repo")
+    repo.write(name, UTIL)
+    repo.commit("base")
+    repo.branch("feature")
+    repo.write(name, UTIL.replace("* 2", "* 3"))
+    repo.commit("the change")
+    repo.checkout("main")
+    repo.write(name, UTIL.replace("* 2", "* 4"))
+    repo.commit("the base changes the same line")
+
+    body = _body(check(repo, base="main", head="feature"))
+
+    assert body["subject"]["merge"]["conflicts"] == ['"src/caf\\351.py"']
+    assert '"src/caf\\351.py"' in body["scope"]["violations"][0]["message"]
+    json.dumps(body, ensure_ascii=False).encode("utf-8")  # a receipt, whatever the name

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 
 from bot.engine.applies import PullRequestFacts, covers
 from bot.engine.change import Change
+from bot.engine.days import Day
 from bot.engine.diff import Diff
 from bot.engine.errors import ReceiptError
 from bot.engine.excess import ExcessResult, judge_excess, measure_excess
@@ -42,7 +43,8 @@ from bot.engine.report.report import Report, build_report
 from bot.engine.rules import content_violations
 from bot.engine.scope import merge_path_violations, path_violations
 from bot.engine.semantic import TestEvidence, side_effect_violations, status_of
-from bot.engine.verdict import decide
+from bot.engine.verdict import decide, observed
+from bot.engine.waivers import apply_waivers, waived_note
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +62,7 @@ class Inputs:
     reference: Reference | None = None  # the gold patch excess is measured against, with its base texts
     python: PythonTree | None = None  # the head tree's Python modules, for `references` (None: not read)
     description: Description | None = None  # the pull request's title and body, for `report`
+    today: Day | None = None  # the UTC date waivers are judged by (None: no waiver applies)
     merge: MergeSide | None = None  # what merging would do to the base (None: not gathered)
 
 
@@ -89,7 +92,7 @@ def evaluate(inputs: Inputs) -> Receipt:
         changed_in_pr=changed,
         dry_run=dry_run,
     )
-    return replace(receipt, manifest=info)
+    return replace(receipt, manifest=info, verdict=observed(receipt.verdict, inputs.manifest.manifest.mode))
 
 
 def _check_glob_work(diffs: list[Diff], manifest: Manifest) -> None:
@@ -123,10 +126,14 @@ def _judge(
         *content_violations(change, manifest),
         *side_effect_violations(inputs.tests, manifest),
     ]
-    scope = sort_violations(scope_found)
     merged_measures = tuple(measure_file(f) for f in merged.diff.files) if merged is not None else None
     locality = evaluate_locality(change.diff, manifest, merged_measures)
-    locality_violations = sort_violations(list(locality.violations))
+    waivers = apply_waivers(
+        (sort_violations(scope_found), sort_violations(list(locality.violations))),
+        manifest.waivers,
+        inputs.today,
+    )
+    scope, locality_violations = waivers.kept
     references = for_policy(manifest, analyzed, gathered=inputs.python is not None)
     checks = inputs.tests.checks
     semantic = semantic_with(status_of(checks), references)
@@ -142,9 +149,9 @@ def _judge(
         excess=excess,
         notes=inputs.tests.notes,
     )
-    note = verdict_note(references)
-    if note is not None and verdict.conclusion is not Conclusion.SKIPPED:
-        verdict = replace(verdict, reasons=(*verdict.reasons, note))
+    notes = [verdict_note(references), waived_note(waivers)]
+    if verdict.conclusion is not Conclusion.SKIPPED:
+        verdict = replace(verdict, reasons=(*verdict.reasons, *(n for n in notes if n is not None)))
     return Receipt(
         subject=inputs.subject,
         manifest=ManifestInfo(
@@ -164,6 +171,7 @@ def _judge(
         verdict=verdict,
         reported_by=inputs.tests.reported_by,
         references=references,
+        waivers=waivers,
     )
 
 
@@ -257,4 +265,4 @@ def _dry_run(
         notes=inputs.tests.notes,
     )
     assert receipt.report is not None
-    return DryRun(valid=True, verdict=_required(verdict, receipt.report))
+    return DryRun(valid=True, verdict=observed(_required(verdict, receipt.report), proposed.manifest.mode))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, replace
 from enum import IntEnum, StrEnum
 
@@ -41,16 +42,37 @@ _CRITICAL = frozenset(
 )
 
 
+def content_basis(text: str) -> str:
+    """What a finding on a line is about, whatever its indentation or spacing: the line's words."""
+    return " ".join(text.split())
+
+
+def hashed_basis(secret: str) -> str:
+    """A secret's basis: its digest, so that nothing derived from it can give it back."""
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 @dataclass(frozen=True, slots=True)
 class Violation:
     """One finding. `id` names the exact sub-rule (a group, a manifest entry, a detector).
-    `path` is None for a finding about the change as a whole (a budget), not one file."""
+    `path` is None for a finding about the change as a whole (a budget), not one file.
+    `basis` is the content it is about (content_basis of its line, a secret's hashed_basis; empty
+    for a finding about a path or the change), from which `waiver_id` is derived."""
 
     rule: RuleId
     path: str | None
     line: int | None
     message: str
     id: str
+    basis: str = ""
+
+    @property
+    def waiver_id(self) -> str:
+        """The finding's stable name for a waiver: rule, sub-rule, path and content, never its line,
+        so that it survives unrelated edits and rebases."""
+        parts = (self.rule.value, self.id, self.path or "", self.basis)
+        text = "\0".join(parts).encode("utf-8", "surrogateescape")
+        return f"{self.rule.value}:{hashlib.sha256(text).hexdigest()[:16]}"
 
     @property
     def severity(self) -> Severity:
@@ -68,6 +90,7 @@ class Violation:
         }
         if with_id:
             out["id"] = self.id
+        out["waiver_id"] = self.waiver_id
         return out
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from bot.engine.days import Day
 from bot.engine.errors import ReceiptError
 from bot.engine.globs import GlobError
 from bot.engine.groups import GROUP_NAMES, MANIFEST_PATH
@@ -20,6 +21,7 @@ from bot.engine.schema import (
     Boolean,
     Choice,
     ConfigIssue,
+    Date,
     Either,
     Field,
     Integer,
@@ -52,6 +54,11 @@ class ChangeKind(StrEnum):
 class Reformat(StrEnum):
     FORBID = "forbid"
     ALLOW = "allow"
+
+
+class Mode(StrEnum):
+    ENFORCE = "enforce"
+    OBSERVE = "observe"  # every conclusion at most neutral; what would have failed is shown
 
 
 class AlarmConclusion(StrEnum):
@@ -136,6 +143,12 @@ class ContentPolicy:
     dangerous: bool = True
     suppressions: bool = True
     banned: tuple[BannedPattern, ...] = ()
+    exclude: tuple[str, ...] = ()  # paths no content rule reads (a verified secret still counts)
+    # each rule's own excluded paths, by the rule's key under `content` (secrets, dangerous, ...)
+    rule_exclude: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def excluded_for(self, key: str) -> tuple[str, ...]:
+        return next((paths for name, paths in self.rule_exclude if name == key), ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +179,20 @@ class ExcessPolicy:
 
 
 @dataclass(frozen=True, slots=True)
+class Waiver:
+    """`waivers[index]`: accepts the findings whose waiver_id is `id` until `expires` (inclusive)."""
+
+    id: str
+    reason: str
+    expires: Day
+    index: int = 0
+
+    @property
+    def label(self) -> str:
+        return f"waivers[{self.index}]"
+
+
+@dataclass(frozen=True, slots=True)
 class Manifest:
     version: int = 1
     applies_to: AppliesTo | None = None
@@ -176,6 +203,8 @@ class Manifest:
     tests: TestsPolicy = field(default_factory=TestsPolicy)
     excess: ExcessPolicy = field(default_factory=ExcessPolicy)
     report: ReportPolicy = field(default_factory=ReportPolicy)
+    waivers: tuple[Waiver, ...] = ()
+    mode: Mode = Mode.ENFORCE
     # Its globs and regexes, compiled once when it was read; rules compile the others they need here.
     patterns: PatternStore = field(default_factory=PatternStore, compare=False, repr=False)
 
@@ -244,6 +273,13 @@ def _workflow_file(name: str, walk: Walk) -> str | None:
     return None
 
 
+def _waiver_id(text: str, walk: Walk) -> str | None:
+    rule, colon, digest = text.partition(":")
+    if not colon or len(digest) != 16 or not all(c in "0123456789abcdef" for c in digest) or not rule:
+        return "a finding's waiver_id, as a receipt prints it (such as secret:3f2a9c0d1b7e4a56)"
+    return None
+
+
 def _report_needed(value: dict[str, Any]) -> str | None:
     needs = [k for k in ("min_executed", "compare_base") if value.get(k)]
     if needs and "report" not in value:
@@ -267,6 +303,19 @@ _GLOBS = ListOf(_GLOB, unique=True)
 _NAMES = ListOf(String(), min_items=1, unique=True)
 _KINDS = ListOf(Choice(values=tuple(k.value for k in ChangeKind)), unique=True)
 _LIMIT = Integer(minimum=0)
+_RULE_EXCLUDE = ListOf(_GLOB, unique=True, description="Paths this rule does not read.")
+SWITCHABLE_RULES = ("secrets", "dangerous", "suppressions")
+EXCLUDABLE_RULES = (*SWITCHABLE_RULES, "invisible_unicode")
+
+
+def _switchable(description: str) -> Either:
+    return Either(
+        expected="true, false or a mapping with exclude",
+        options=(Boolean(), Mapping_(fields={"exclude": Field(_RULE_EXCLUDE)})),
+        description=f"{description} true (the default), false, or {{exclude: [paths]}}: on, "
+        "except in those paths.",
+    )
+
 
 SPEC = Mapping_(
     description="receipt policy (.github/receipt.yml), read from the base commit of a pull request.",
@@ -385,9 +434,24 @@ SPEC = Mapping_(
             Mapping_(
                 description="Rules over the text a change adds.",
                 fields={
-                    "secrets": Field(Boolean(description="Flag credentials and private keys.")),
-                    "dangerous": Field(Boolean(description="Flag eval, shell=True and the like.")),
-                    "suppressions": Field(Boolean(description="Flag new noqa, nosec, skip markers.")),
+                    "exclude": Field(
+                        ListOf(
+                            _GLOB,
+                            unique=True,
+                            description="Paths no content rule reads (test vectors, fixtures, vendored "
+                            "data); a checksum-verified token or private key is reported there too.",
+                        )
+                    ),
+                    "secrets": Field(_switchable("Flag credentials and private keys.")),
+                    "dangerous": Field(_switchable("Flag eval, shell=True and the like.")),
+                    "suppressions": Field(_switchable("Flag new noqa, nosec, skip markers.")),
+                    "invisible_unicode": Field(
+                        Mapping_(
+                            description="Flag bidi controls, zero-width and tag characters: always on; "
+                            "only paths can be excluded.",
+                            fields={"exclude": Field(_RULE_EXCLUDE)},
+                        )
+                    ),
                     "banned": Field(
                         ListOf(
                             Mapping_(
@@ -506,6 +570,36 @@ SPEC = Mapping_(
                         )
                     ),
                 },
+            )
+        ),
+        "mode": Field(
+            Choice(
+                values=tuple(m.value for m in Mode),
+                description="enforce (the default): the verdict is the check run's conclusion. observe: "
+                "the conclusion is at most neutral, never failure or action_required, and the "
+                "summary says what would have failed: for adopting receipt and tuning it first.",
+            )
+        ),
+        "waivers": Field(
+            ListOf(
+                Mapping_(
+                    fields={
+                        "id": Field(
+                            String(refine_with=_waiver_id, description="The finding's waiver_id."),
+                            required=True,
+                        ),
+                        "reason": Field(
+                            String(max_length=500, description="Why the finding is accepted."),
+                            required=True,
+                        ),
+                        "expires": Field(
+                            Date(description="The last day the waiver applies (UTC)."), required=True
+                        ),
+                    }
+                ),
+                unique_key="id",
+                description="Findings accepted until a date, each by its waiver_id; an expired waiver "
+                "no longer waives, and the summary warns of it.",
             )
         ),
     },
@@ -632,9 +726,15 @@ def _build(raw: dict[str, Any]) -> Manifest:
         ),
         reformat=Reformat(raw.get("locality", {}).get("reformat", Reformat.ALLOW)),
         content=ContentPolicy(
-            secrets=content.get("secrets", True),
-            dangerous=content.get("dangerous", True),
-            suppressions=content.get("suppressions", True),
+            secrets=content.get("secrets", True) is not False,
+            dangerous=content.get("dangerous", True) is not False,
+            suppressions=content.get("suppressions", True) is not False,
+            exclude=tuple(content.get("exclude", [])),
+            rule_exclude=tuple(
+                (key, tuple(value["exclude"]))
+                for key in EXCLUDABLE_RULES
+                if isinstance(value := content.get(key), dict) and value.get("exclude")
+            ),
             banned=tuple(
                 BannedPattern(
                     id=b["id"],
@@ -664,6 +764,11 @@ def _build(raw: dict[str, Any]) -> Manifest:
             on_alarm=AlarmConclusion(excess.get("on_alarm", AlarmConclusion.NEUTRAL)),
         ),
         report=ReportPolicy(require=tuple(raw.get("report", {}).get("require", []))),
+        mode=Mode(raw.get("mode", Mode.ENFORCE)),
+        waivers=tuple(
+            Waiver(id=w["id"], reason=w["reason"], expires=w["expires"], index=i)
+            for i, w in enumerate(raw.get("waivers", []))
+        ),
     )
 
 

@@ -27,8 +27,15 @@ def _any(*choices: str) -> str:
 
 
 _PREFIX = _plain(tokenize.StringPrefix)
-_TRIPLE = _any(_PREFIX + "'''" + _plain(tokenize.Single3), _PREFIX + '"""' + _plain(tokenize.Double3))
-_SINGLE = _any(_PREFIX + r"'[^\n'\\]*(?:\\.[^\n'\\]*)*'", _PREFIX + r'"[^\n"\\]*(?:\\.[^\n"\\]*)*"')
+# A string's text after its prefix, triple-quoted first (pychunks.py finds strings with these too).
+QUOTED = (
+    "'''" + _plain(tokenize.Single3),
+    '"""' + _plain(tokenize.Double3),
+    r"'[^\n'\\]*(?:\\.[^\n'\\]*)*'",
+    r'"[^\n"\\]*(?:\\.[^\n"\\]*)*"',
+)
+_TRIPLE = _any(_PREFIX + QUOTED[0], _PREFIX + QUOTED[1])
+_SINGLE = _any(_PREFIX + QUOTED[2], _PREFIX + QUOTED[3])
 # Names first, as the commonest token: one that runs into a quote is a string prefix (b'x'), so the
 # name pattern is atomic and refuses it, and the string patterns take it. Numbers come before
 # operators (.5 is a number); operators are tokenize's, longest first.

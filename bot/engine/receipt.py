@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -17,6 +17,7 @@ from bot.engine.merging import MergeSource
 from bot.engine.references.result import ReferencesResult
 from bot.engine.report.report import Report
 from bot.engine.semantic import CheckResult, ReportedBy, SemanticStatus
+from bot.engine.waivers import WaiverResult
 
 SCHEMA = "receipt/1"
 
@@ -50,8 +51,18 @@ class Subject:
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
+    """`enforced`: in `mode: observe`, the conclusion enforce mode would give (None: the same)."""
+
     conclusion: Conclusion
     reasons: tuple[str, ...]
+    enforced: Conclusion | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "conclusion": self.conclusion.value,
+            "reasons": list(self.reasons),
+            "enforced": self.enforced.value if self.enforced is not None else None,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +145,7 @@ class Receipt:
     reported_by: ReportedBy | None = None
     references: ReferencesResult | None = None  # also the last of `checks`, with its findings
     report: Report | None = None
+    waivers: WaiverResult = field(default_factory=lambda: WaiverResult(today=None))
     merge: MergeSummary | None = None  # None: the merge side was not gathered
 
     @property
@@ -220,8 +232,9 @@ class Receipt:
                 "added_complexity": x.added_complexity,
                 "alarm": x.alarm,
             },
-            "verdict": {"conclusion": self.verdict.conclusion.value, "reasons": list(self.verdict.reasons)},
+            "verdict": self.verdict.as_json(),
             "report": self.report.as_json() if self.report is not None else None,
+            "waivers": self.waivers.as_json(),
         }
 
 

@@ -7,12 +7,13 @@ visible without import-time registration.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from bot.engine.change import Change
 from bot.engine.content._gitleaks_rules import GLOBAL_ALLOWLIST
-from bot.engine.content.added import release
+from bot.engine.content.added import AddedFile, added_files, release
 from bot.engine.content.banned import BannedPatternsRule
 from bot.engine.content.dangerous import PREFILTER_GROUPS as DANGEROUS_GROUPS
 from bot.engine.content.dangerous import DangerousRule
@@ -23,7 +24,7 @@ from bot.engine.content.secrets import prefilter_groups as secret_prefilter_grou
 from bot.engine.content.suppressions import PREFILTER_GROUPS as SUPPRESSION_GROUPS
 from bot.engine.content.suppressions import SuppressionsRule
 from bot.engine.content.unicode import InvisibleUnicodeRule
-from bot.engine.findings import Violation
+from bot.engine.findings import Violation, content_basis
 from bot.engine.manifest import Manifest
 
 
@@ -55,6 +56,15 @@ def content_violations(
     try:
         for rule in rules:
             found.extend(rule.scan(change, manifest))
+        files = {f.path: f for f in added_files(change)}
+        return [_with_basis(v, files) for v in found]
     finally:
         release(change)  # the rules share the change's added text while they run, not after
-    return found
+
+
+def _with_basis(found: Violation, files: Mapping[str, AddedFile]) -> Violation:
+    """A finding on an added line is about that line's content (a rule with a finer notion, such
+    as a secret's digest, sets its own)."""
+    file = files.get(found.path or "")
+    text = None if found.basis or found.line is None or file is None else file.added_line(found.line)
+    return found if text is None else replace(found, basis=content_basis(text))

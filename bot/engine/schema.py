@@ -18,6 +18,7 @@ import yaml.reader
 from yaml.composer import ComposerError
 from yaml.constructor import SafeConstructor
 
+from bot.engine.days import Day
 from bot.engine.patterns import OverLimit, PatternStore
 
 JSON = dict[str, Any]
@@ -229,6 +230,27 @@ class String(ScalarSpec):
 
     def schema(self) -> JSON:
         return {"type": "string", "minLength": 1, "maxLength": self.max_length}
+
+
+@dataclass
+class Date(ScalarSpec):
+    """A calendar date, YYYY-MM-DD (YAML reads one unquoted as a date, quoted as a string)."""
+
+    description: str = ""
+    tags: tuple[str, ...] = (f"{_TAG}timestamp", f"{_TAG}str")
+    expected: str = "a date (YYYY-MM-DD)"
+
+    def check(self, node: yaml.Node, path: str, walk: Walk) -> Any:
+        """The text as written, read by Day (YAML's own reading of a timestamp is not needed)."""
+        if not isinstance(node, yaml.ScalarNode) or node.tag not in self.tags:
+            return walk.report(node, path, f"expected {self.expected}, got {describe(node)}")
+        try:
+            return Day.parse(node.value)
+        except ValueError as exc:
+            return walk.report(node, path, str(exc))
+
+    def schema(self) -> JSON:
+        return {"type": "string", "format": "date"}
 
 
 @dataclass

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from bot.engine.lexing import Lexicon, lexicon_for, tokenize_line
+from bot.engine.pychunks import statement_chunks
 from bot.engine.pyscan import raw_pieces, unparsed_tokens
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
@@ -213,19 +214,48 @@ class _Reader(StrEnum):
     TOKENIZED = "tokenized"
 
 
-def _read(reader: _Reader, text: str, parse: Callable[[str], ast.Module | None]) -> Tokens | None:
-    if reader is _Reader.NORMALIZED:
-        return python_normalized(text, parse)
-    return python_tokens(text)
+def _is_docstring(statement: ast.stmt) -> bool:
+    """What `ast.unparse` writes as a docstring when it comes first in a body."""
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
+
+
+_PASS = ("pass", "\n")
+
+
+def _piece_normalized(tree: ast.Module, first: bool) -> Tokens | None:
+    """The paper's tokens of one piece of a module (pychunks.py), as they are in the whole module's.
+
+    A piece after the first that opens with a string is not the module's docstring: it is unparsed
+    behind a `pass`, whose tokens are then dropped, so it is written as the whole module writes it
+    (and at the same depth of recursion)."""
+    hidden = not first and bool(tree.body) and _is_docstring(tree.body[0])
+    module = ast.Module([ast.Pass(), *tree.body], []) if hidden else tree
+    try:
+        unparsed = ast.unparse(module)
+    except _PYTHON_FAILURES:
+        return None
+    fast = unparsed_tokens(unparsed)
+    tokens = fast if fast is not None else _significant_python(unparsed)
+    return tokens[len(_PASS) :] if hidden else tokens
 
 
 class Tokenizer:
-    """Reads pairs of texts the same way, remembering each text's tokens (C is compared twice)."""
+    """Reads pairs of texts the same way, remembering each text's tokens (C is compared twice).
+
+    Python is read a top-level statement at a time (pychunks.py): the statements two versions of a
+    file share are parsed, unparsed and tokenized once. Wherever a piece cannot be read alone the
+    whole text is read instead, so the tokens are always those of the whole text."""
 
     def __init__(self) -> None:
         self._memo: dict[tuple[_Reader, str], Tokens | None] = {}
         self._written: dict[str, Written | None] = {}
         self._trees: dict[str, ast.Module | None] = {}
+        self._pieces: dict[tuple[str, bool], tuple[Tokens | None, bool]] = {}
+        self._raw_pieces: dict[str, tuple[tuple[str, ...], tuple[str, ...]] | None] = {}
 
     def tree(self, text: str) -> ast.Module | None:
         """`parse_python(text)`, parsed once per text: normalization and complexity both read it."""
@@ -236,8 +266,34 @@ class Tokenizer:
     def _get(self, reader: _Reader, text: str) -> Tokens | None:
         key = (reader, text)
         if key not in self._memo:
-            self._memo[key] = _read(reader, text, self.tree)
+            self._memo[key] = self._normalized(text) if reader is _Reader.NORMALIZED else python_tokens(text)
         return self._memo[key]
+
+    def _piece(self, piece: str, first: bool) -> tuple[Tokens | None, bool]:
+        """A piece's tokens (None when it does not parse or unparse alone), and whether it holds a
+        statement."""
+        key = (piece, first)
+        if key not in self._pieces:
+            tree = parse_python(piece)
+            read = None if tree is None else (_piece_normalized(tree, first), bool(tree.body))
+            self._pieces[key] = read or (None, False)
+        return self._pieces[key]
+
+    def _normalized(self, text: str) -> Tokens | None:
+        pieces = statement_chunks(text)
+        if len(pieces) == 1:
+            return python_normalized(text, self.tree)
+        out: list[str] = []
+        first = True
+        for piece in pieces:
+            tokens, statements = self._piece(piece, first)
+            if tokens is None:
+                return python_normalized(text, self.tree)  # the whole text decides
+            first = first and not statements
+            if tokens and out:
+                out[-1] = "\n"  # the piece before ended the text: now a line break ends it
+            out.extend(tokens)
+        return tuple(out)
 
     def _both(self, reader: _Reader, left: str, right: str) -> tuple[Tokens, Tokens] | None:
         a = self._get(reader, left)
@@ -261,8 +317,28 @@ class Tokenizer:
 
     def _python_written(self, text: str) -> Written | None:
         if text not in self._written:
-            self._written[text] = python_raw(text)
+            self._written[text] = self._read_written(text)
         return self._written[text]
+
+    def _read_written(self, text: str) -> Written | None:
+        pieces = statement_chunks(text)
+        if len(pieces) == 1:
+            return python_raw(text)
+        gaps: list[str] = []
+        tokens: list[str] = []
+        carry = ""  # the blanks that end one piece begin the gap before the next piece's first token
+        for piece in pieces:
+            if piece not in self._raw_pieces:
+                self._raw_pieces[piece] = raw_pieces(piece)
+            found = self._raw_pieces[piece]
+            if found is None:
+                return python_raw(text)  # the whole text decides
+            piece_gaps, piece_tokens = found
+            gaps.append(carry + piece_gaps[0])
+            gaps.extend(piece_gaps[1:-1])
+            tokens.extend(piece_tokens[:-1])
+            carry = gaps.pop() if len(piece_tokens) == 1 else piece_gaps[-1]
+        return Written((*tokens, ""), (*gaps, carry))
 
     def written_pair(self, path: str, left: str, right: str) -> tuple[Written, Written]:
         """Two versions of the file at `path` as written (comments, layout, quote style), read alike:

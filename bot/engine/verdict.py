@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from bot.engine.excess import ExcessResult
 from bot.engine.findings import Violation
-from bot.engine.manifest import Manifest
+from bot.engine.manifest import Manifest, Mode
 from bot.engine.receipt import Conclusion, Verdict
 from bot.engine.semantic import CheckConclusion, CheckResult, SemanticStatus
 
@@ -19,6 +19,20 @@ def _tally(violations: Sequence[Violation]) -> str:
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+_BLOCKING = frozenset({Conclusion.FAILURE, Conclusion.ACTION_REQUIRED})
+
+
+def observed(verdict: Verdict, mode: Mode) -> Verdict:
+    """`mode: observe`: a blocking conclusion becomes neutral, keeping every reason, and says so."""
+    if mode is Mode.ENFORCE or verdict.conclusion not in _BLOCKING:
+        return verdict
+    head = (
+        f"would fail in enforce mode ({verdict.conclusion.value}); mode: observe makes it neutral. "
+        "What would have failed:"
+    )
+    return Verdict(Conclusion.NEUTRAL, (head, *verdict.reasons), enforced=verdict.conclusion)
 
 
 def decide(

@@ -6,6 +6,7 @@ App from the GitHub API; they differ only in the source and in how they obtain t
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
@@ -41,6 +42,7 @@ from bot.engine import (
     parse_reference,
     touched_paths,
 )
+from bot.engine.days import Day
 from bot.gather.merge import MergeGiven, merge_side
 from bot.gather.source import Revisions, Source
 
@@ -62,6 +64,11 @@ class GivenFile:
     data: bytes
 
 
+def utc_today() -> Day:
+    """The date waivers are judged by: UTC, so every runner and the App agree on it."""
+    return Day.parse(datetime.datetime.now(datetime.UTC).date().isoformat())
+
+
 @dataclass(frozen=True, slots=True)
 class Request:
     """What to gather beside the change itself; every policy file is read from the base commit."""
@@ -74,6 +81,7 @@ class Request:
     pr: int | None = None
     pull_request: PullRequestFacts = field(default_factory=PullRequestFacts)
     description: Description | None = None
+    today: Day | None = field(default_factory=utc_today)  # waivers' date
 
 
 def decode_text(data: bytes | None) -> str | None:
@@ -241,5 +249,6 @@ def gather(
         reference=load_reference(source, change, revisions, request),
         python=python_tree(source, change, loaded, revisions.head),
         description=request.description,
+        today=request.today,
         merge=merge_side(source, revisions, change, merge),
     )

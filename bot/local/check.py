@@ -22,6 +22,7 @@ from bot.engine import (
     PullRequestFacts,
     Receipt,
     TestEvidence,
+    display_path,
     evaluate,
 )
 from bot.gather import GivenFile, MergeGiven, Request, Revisions, UsageError, gather
@@ -114,7 +115,9 @@ def local_merge(git: Git, revisions: Revisions) -> MergeGiven | None:
         return None
     merged = git.merge_tree(revisions.base, revisions.head)
     if merged.conflicts:
-        shown = ", ".join(merged.conflicts[:10]) + (" …" if len(merged.conflicts) > 10 else "")
+        shown = ", ".join(map(display_path, merged.conflicts[:10])) + (
+            " …" if len(merged.conflicts) > 10 else ""
+        )
         return MergeGiven(
             MergeSource.MERGE_TREE,
             problem=f"it does not merge cleanly onto the base {revisions.base[:12]}: "

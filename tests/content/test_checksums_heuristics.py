@@ -6,7 +6,13 @@ import pytest
 
 from bot.engine.content.checksums import base62, crc32_base62, crc32_token_valid
 from bot.engine.content.formats import jwt_header_valid, pem_base64_valid
-from bot.engine.content.heuristics import has_digit, is_placeholder, looks_like_name, shannon_entropy
+from bot.engine.content.heuristics import (
+    base64_text,
+    has_digit,
+    is_placeholder,
+    looks_like_name,
+    shannon_entropy,
+)
 from bot.engine.content.redact import redact
 from tests.content.helpers import checksummed
 
@@ -105,6 +111,8 @@ def test_names(value: str, name: bool) -> None:
         ("P@ssw0rd", True),
         ("s3cr3t", True),
         ("Pa55w0rd!x", False),
+        ("pässword", True),  # pallets/werkzeug@a792bc2d1e:tests/test_wrappers.py, decoded
+        ("sécret", True),
         # letters and digits running in order
         ("abc123@ %", True),  # encode/httpx@d293374b66:tests/models/test_url.py, decoded
         ("123456", True),
@@ -161,3 +169,23 @@ def _wrapped(pem: str) -> str:
 )
 def test_base64_wrapped_pem_headers(blob: str, valid: bool) -> None:
     assert pem_base64_valid(blob) is valid
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ("dGhlIHNhbXBsZSBub25jZQ==", "the sample nonce"),  # RFC 6455's sample nonce
+        ("dXNlcjpwYXNz", "user:pass"),
+        ("dXNlcj9wYXNz", "user?pass"),
+        ("dXNlcj_wYXNz", None),  # `_` is `/`: decodes to no UTF-8
+        ("P_8-", None),  # urlsafe alphabet, bytes that are no text
+        ("dGhl", "the"),
+        ("dGhlIA", None),  # not a multiple of four
+        ("dGh*", None),
+        ("CgoK", None),  # line breaks: not printable
+        ("////", None),  # bytes that are no UTF-8
+        ("dGh=lA==", None),  # padding inside
+    ],
+)
+def test_base64_text(value: str, text: str | None) -> None:
+    assert base64_text(value) == text

@@ -24,6 +24,7 @@ def _bounding(line: bytes, secret: bytes) -> tuple[int, int] | None:
         (b'w("password a\\"b")', b'a\\"b")', (3, 16)),  # an escaped quote inside the span
         (b'w("password ab"', b"ab", None),
         (b'w("password ab\nc")', b'ab\nc"', None),  # the line ends first
+        (b'k = "-----BEGIN K-----" +\n"b3Bl"', b'-----BEGIN K-----" +\n"b3Bl', None),  # spans lines
         (b'w("password ab\\\\")', b'ab\\\\")', (3, 16)),  # an escaped backslash, then the quote
         (b'w("it\'s password bb\\n")', b'bb\\n")', (3, 21)),  # another quote before the span
         (b"w(\"password ab'c", b"ab'c", None),  # another quote in the span, and no closing one
@@ -73,6 +74,8 @@ def test_a_url_password_is_judged_decoded_with_its_host() -> None:
     assert not url_example("Xk9%23mP2vQ", "https://u:Xk9%23mP2vQ@example.com")
     assert not url_example("%8f%a3%c1%07", "https://u:%8f%a3%c1%07@db.acme-corp.io")  # no UTF-8: as written
     assert not url_example("quoted", "no host")
+    assert url_example("3000?next=user", "http://localhost:3000?next=user@acme-corp.io")
+    assert not url_example("Xk9#mP2vQ", "postgres://admin:Xk9#mP2vQ@db.acme-corp.io")
 
 
 def test_a_netrc_password_is_judged_with_its_machine() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from bot.engine.content.secrets import SecretsRule
 from bot.engine.findings import RuleId, Violation
-from tests.content.helpers import change_of, scan
+from tests.content.helpers import change_of, fake_base64, scan
 from tests.gitrepo import GitRepo
 
 RULE = SecretsRule()
@@ -95,6 +95,20 @@ def _secrets_in(repo: GitRepo, path: str, text: str) -> list[Violation]:
             '        ("http://user%20space:pass%3Acolon@example.com/", ("user space", "pass:colon")),\n',
         ),
         ("test/test_util.py", '        ("http://user%22:quoted@example.com/", (\'user"\', "quoted")),\n'),
+        # pallets/werkzeug@a792bc2d1e:tests/test_wrappers.py — `pässword`, percent-encoded
+        (
+            "tests/test_wrappers.py",
+            '    assert headers["Location"] == "http://%C3%BCser:p%C3%A4ssword@xn--n3h.net/p%C3%A5th"\n',
+        ),
+        # aio-libs/aiohttp@c207cadb25:tests/test_web_functional.py — RFC 6455's sample nonce, whose
+        # base64 reads "the sample nonce"
+        (
+            "tests/test_web_functional.py",
+            '            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\\r\\n"\n',
+        ),
+        # a port, then a query or a fragment holding an `@`: no password at all
+        ("app/links.py", 'NEXT = "http://localhost:3000?next=user@acme-corp.io"\n'),
+        ("app/links.py", 'TOP = "https://api.acme-corp.io:8443#top@acme-corp.io"\n'),
     ],
 )
 def test_placeholders_test_vectors_and_documentation_stay_quiet(repo: GitRepo, path: str, text: str) -> None:
@@ -138,6 +152,10 @@ def test_placeholders_test_vectors_and_documentation_stay_quiet(repo: GitRepo, p
         ),
         # a real netrc file, one token a line
         (".netrc", "machine api.acme-corp.io\nlogin octocat\npassword Xk9mP2vQz7Lw\n", "netrc-password", 12),
+        # base64 of a credential, not of a placeholder ("user:Xk9mP2vQ7Lw")
+        ("app/settings.py", 'api_key = "dXNlcjpYazltUDJ2UTdMdw=="\n', "generic-api-key", 24),
+        # accented, but not a stand-in
+        ("app/settings.py", 'URL = "https://u:Xk%C3%A49mP2vQ@db.acme-corp.io"\n', "url-credentials", 14),
         # the documentation host is an example, but this password is not
         (".netrc", "machine example.com login alice password Rt5#kP9vLq2W\n", "netrc-password", 12),
     ],
@@ -156,3 +174,15 @@ def test_a_secret_is_bounded_by_the_literal_it_starts_in(repo: GitRepo) -> None:
     found = _secrets_in(repo, "tools/netrc.py", text)
     assert [v.id for v in found] == ["netrc-password"]
     assert "(12 characters)" in found[0].message
+
+
+def test_a_private_key_written_as_concatenated_literals_is_still_found(repo: GitRepo) -> None:
+    """The shape of Nosey Parker's np.pem.1 example: one literal a line, joined by `+`; the key's
+    format spans lines and literals, so no literal bounds it."""
+    body = fake_base64("pem-in-literals", 64 * 8)
+    lines = [
+        '"-----BEGIN RSA PRIVATE KEY-----" +',
+        *(f'"{body[i : i + 64]}" +' for i in range(0, len(body), 64)),
+    ]
+    text = "KEY = (\n" + "\n".join([*lines, '"-----END RSA PRIVATE KEY-----"']) + "\n)\n"
+    assert [v.id for v in _secrets_in(repo, "src/keys.py", text)] == ["private-key"]

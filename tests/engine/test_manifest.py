@@ -121,7 +121,7 @@ extra: 1
         "m.yml:10:24: excess.max_distance: must be at most 1, got 2",
         "m.yml:10:39: excess.max_excess: must be a finite number, got nan",
         "m.yml:11:1: extra: unknown key; expected one of: version, applies_to, paths, budgets, locality, "
-        "content, tests, excess, report",
+        "content, tests, excess, report, mode, waivers",
     ]
 
 
@@ -247,6 +247,8 @@ def test_json_schema_describes_every_key() -> None:
         "tests",
         "excess",
         "report",
+        "mode",
+        "waivers",
     }
     assert props["tests"]["properties"]["references"]["type"] == "boolean"
     assert "tests-edited" in props["report"]["properties"]["require"]["items"]["enum"]

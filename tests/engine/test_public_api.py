@@ -17,6 +17,8 @@ ENGINE = Path(bot.engine.__file__).resolve().parent
 FORBIDDEN = ("os", "subprocess", "pathlib", "socket", "time", "datetime", "shutil", "tempfile",
              "http", "urllib", "httpx", "githubkit", "fastapi", "sqlalchemy",
              "bot.local", "bot.github", "bot.gather", "bot.server", "bot.cli", "action")  # fmt: skip
+# Pure string functions inside a forbidden package: percent-decoding a URL touches nothing outside.
+PURE = ("urllib.parse",)
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
@@ -35,7 +37,7 @@ def test_the_engine_imports_no_io_module() -> None:
         f"{path.relative_to(ENGINE.parents[1])}:{line}: import {name}"
         for path in sorted(ENGINE.rglob("*.py"))
         for line, name in _imports(path)
-        if any(name == f or name.startswith(f + ".") for f in FORBIDDEN)
+        if any(name == f or name.startswith(f + ".") for f in FORBIDDEN) and name not in PURE
     ]
     assert offending == []
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from bot.engine.applies import PullRequestFacts, covers
@@ -200,6 +202,8 @@ def test_violations_sort_deterministically_and_dedupe() -> None:
         "line": None,
         "message": "m",
         "id": "paths.allow_binary",
+        # rule, sub-rule, path and content (none for a path rule), NUL-separated, hashed
+        "waiver_id": "binary:" + hashlib.sha256(b"binary\0paths.allow_binary\0a.png\0").hexdigest()[:16],
     }
     assert "id" not in b.as_json(with_id=False)
 

@@ -259,10 +259,12 @@ def b64(data: bytes) -> str:
     return "".join(text[i : i + 60] + "\n" for i in range(0, len(text), 60))
 
 
-def commit(repo: str, info: gitdata.CommitInfo) -> dict[str, Any]:
-    def person(p: tuple[str, str, str]) -> dict[str, Any]:
-        return {"name": p[0], "email": p[1], "date": p[2]}
+def person(p: tuple[str, str, str]) -> dict[str, Any]:
+    """A commit's author or committer (name, email, date)."""
+    return {"name": p[0], "email": p[1], "date": p[2]}
 
+
+def commit(repo: str, info: gitdata.CommitInfo) -> dict[str, Any]:
     return {
         "url": f"{API}/repos/{repo}/commits/{info.sha}",
         "sha": info.sha,
@@ -285,10 +287,6 @@ def commit(repo: str, info: gitdata.CommitInfo) -> dict[str, Any]:
 
 def git_commit(repo: str, info: gitdata.CommitInfo) -> dict[str, Any]:
     """A commit as the Git database API gives it (`GET /repos/{o}/{r}/git/commits/{sha}`)."""
-
-    def person(p: tuple[str, str, str]) -> dict[str, Any]:
-        return {"name": p[0], "email": p[1], "date": p[2]}
-
     return {
         "sha": info.sha,
         "node_id": f"C_{info.sha[:10]}",

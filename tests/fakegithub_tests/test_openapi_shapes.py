@@ -65,6 +65,9 @@ def test_repository_endpoints_parse(github_app: AppWorld) -> None:
         _parsed(gh.rest.repos.compare_commits(OWNER, NAME, f"{pull.base_sha}...{pull.head_sha}")).ahead_by
         == 1
     )
+    commit = _parsed(gh.rest.git.get_commit(OWNER, NAME, pull.head_sha))
+    assert [p.sha for p in commit.parents] == [pull.base_sha] and commit.tree.sha
+    assert _parsed(gh.rest.git.get_ref(OWNER, NAME, "heads/main")).object_.sha == pull.base_sha
     tree = _parsed(gh.rest.git.get_tree(OWNER, NAME, pull.head_sha, recursive="1"))
     blob_sha = next(i.sha for i in tree.tree if i.path == "src/calc.py")
     assert _parsed(gh.rest.git.get_blob(OWNER, NAME, blob_sha)).encoding == "base64"

@@ -39,6 +39,45 @@ def test_repository_and_branches(github_app: AppWorld, token: str) -> None:
     assert (missing.status_code, missing.json()["message"]) == (404, "Branch not found")
 
 
+def _mergeability(world: AppWorld, token: str, number: int) -> tuple[Any, ...]:
+    pull = _get(world, token, f"/repos/acme/widgets/pulls/{number}").json()
+    return pull["mergeable"], pull["mergeable_state"], pull["merge_commit_sha"]
+
+
+def test_the_test_merge_is_computed_after_a_first_null_and_again_when_the_base_moves(
+    github_app: AppWorld, token: str
+) -> None:
+    world, pull = github_app, github_app.pull
+    assert _mergeability(world, token, 7) == (None, "unknown", None)  # GitHub starts its job
+    mergeable, state, sha = _mergeability(world, token, 7)
+    assert (mergeable, state) == (True, "clean")
+    assert world.origin.git("rev-parse", "refs/pull/7/merge").strip() == sha
+    assert world.origin.git("rev-list", "--parents", "-n", "1", sha).split()[1:] == [
+        pull.base_sha,
+        pull.head_sha,
+    ]
+    listed = _get(world, token, "/repos/acme/widgets/pulls").json()
+    assert listed[0]["mergeable"] is None  # lists never carry it
+
+    later = world.commit_to_base({"docs/later.md": "later\n"})
+    assert _mergeability(world, token, 7) == (None, "unknown", sha)  # the old merge, while computing
+    mergeable, _, again = _mergeability(world, token, 7)
+    assert mergeable is True and again != sha
+    assert world.origin.git("rev-list", "--parents", "-n", "1", again).split()[1:] == [later, pull.head_sha]
+
+
+def test_a_conflicting_pull_request_is_not_mergeable_and_gets_no_merge_commit(
+    github_app: AppWorld, token: str
+) -> None:
+    world = github_app
+    world.fake.mergeability_reads = 0
+    pull = world.open_pull({"src/calc.py": "def add(a, b):\n    return a * b\n"}, number=8)
+    world.commit_to_base({"src/calc.py": "def add(a, b):\n    return b - a\n"})
+    assert _mergeability(world, token, 8) == (False, "dirty", None)
+    assert "refs/pull/8/merge" not in world.origin.git("for-each-ref", "refs/pull/")
+    assert pull.merge.mergeable is False
+
+
 def test_a_merge_group_is_a_real_merge_commit_on_a_readonly_queue_branch(
     github_app: AppWorld, token: str
 ) -> None:

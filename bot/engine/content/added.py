@@ -112,6 +112,21 @@ class AddedFile:
         """The diff line number of line `line` of `head`."""
         return line if self.head_lines is None else self.head_lines[line - 1]
 
+    def added_line(self, number: int) -> str | None:
+        """The text of added head line `number`, or None if the change does not add it."""
+        for fragment in self.fragments:
+            if number in fragment.numbers:
+                lines = fragment.memo(_LINES, _split_lines)  # once per fragment, however many findings
+                return lines[fragment.numbers.index(number)]
+        return None
+
+
+_LINES = object()
+
+
+def _split_lines(fragment: Fragment) -> list[str]:
+    return fragment.text.split("\n")
+
 
 _TEXT = attrgetter("text")  # in C: a new file of a large change has hundreds of thousands of lines
 

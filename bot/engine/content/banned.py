@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.engine.change import Change
-from bot.engine.content.added import AddedFile, Fragment, added_files
+from bot.engine.content.added import AddedFile, Fragment
+from bot.engine.content.exclude import read_files
 from bot.engine.content.limits import capped
 from bot.engine.findings import RuleId, Violation
 from bot.engine.globs import matches
@@ -85,7 +86,7 @@ class BannedPatternsRule:
     def scan(self, change: Change, manifest: Manifest) -> Iterator[Violation]:
         entries = [_Compiled.of(e, manifest.patterns) for e in manifest.content.banned]
         work = MatchWork("content.banned's patterns against the text this change adds")
-        for file in added_files(change) if entries else ():
+        for file in read_files(change, manifest, None) if entries else ():
             for compiled in entries:
                 paths = compiled.entry.paths
                 if paths is None or matches(paths, file.path, manifest.patterns):

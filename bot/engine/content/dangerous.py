@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from bot.engine.change import Change
-from bot.engine.content.added import AddedFile, Fragment, added_files
+from bot.engine.content.added import AddedFile, Fragment
+from bot.engine.content.exclude import read_files
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
 from bot.engine.content.prefilter import Prefilter
@@ -229,7 +230,7 @@ class DangerousRule:
     def scan(self, change: Change, manifest: Manifest) -> Iterator[Violation]:
         if not manifest.content.dangerous:
             return
-        for file in added_files(change):
+        for file in read_files(change, manifest, "dangerous"):
             if file.kind is Kind.DOCUMENT:
                 continue
             python = file.kind is Kind.PYTHON

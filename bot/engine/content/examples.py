@@ -26,6 +26,7 @@ _DOCUMENTATION_SUFFIXES = (
 )
 _WORD = re.compile(r"[a-z]+")
 _URL_HOST = re.compile(r"@([^@]+)\Z")  # the url-credentials match ends with its host
+_PORT_THEN_MORE = re.compile(r"\d{1,5}[?#]")
 _NETRC_MACHINE = re.compile(r"\Amachine\s+(\S+)")
 
 
@@ -51,7 +52,10 @@ def _decoded(secret: str) -> str:
 
 
 def url_example(secret: str, match: str) -> bool:
-    """A URL's password, percent-decoded, is an example."""
+    """A URL's password, percent-decoded, is an example; digits before a `?` or `#` are a port
+    and a query or fragment holding an `@` (`localhost:3000?next=a@b`), not a password."""
+    if _PORT_THEN_MORE.match(secret):
+        return True
     host = _URL_HOST.search(match)
     return _example(_decoded(secret), host.group(1) if host else None)
 

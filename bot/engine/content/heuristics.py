@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import binascii
 import math
 import re
+import unicodedata
 from collections import Counter
 from itertools import pairwise
 
@@ -18,6 +20,7 @@ _PLACEHOLDER_EXACT = frozenset({"password", "passwd", "pass", "pwd", "secret", "
 # metasyntactic variables.
 _STAND_IN_WORDS = _PLACEHOLDER_EXACT | {"foo", "bar", "baz", "qux", "quux", "foobar", "word", "username"}
 _LETTER_RUNS = re.compile(r"[a-z]+")
+_BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 # Characters written for the letters they look like (`p@ssw0rd`), and the separators between parts.
 _LOOK_ALIKES = str.maketrans(
     {"@": "a", "4": "a", "3": "e", "1": "i", "!": "i", "0": "o", "$": "s", "5": "s", "7": "t"}
@@ -59,14 +62,21 @@ def looks_like_name(value: str) -> bool:
     return len(parts) >= 2 and all(_word(p) for p in parts if p)
 
 
+def _unaccented(text: str) -> str:
+    """`pässword` → `password`: letters without their accents."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 def _spells_stand_in(lowered: str) -> bool:
     """Lower-case words, one of them a stand-in, however joined (`pass_word`, `other-password`,
-    `foo(b]c`); or a stand-in spelled with look-alikes or split (`p@ssw0rd`, `pa ssword`)."""
+    `foo(b]c`); or a stand-in spelled with look-alikes, accents or split (`p@ssw0rd`, `pässword`,
+    `pa ssword`)."""
     if lowered.isascii() and not has_digit(lowered):
         parts = _LETTER_RUNS.findall(lowered)
         if any(part in _STAND_IN_WORDS for part in parts):
             return True
-    return "".join(c for c in lowered.translate(_LOOK_ALIKES) if c.isalpha()) in _STAND_IN_WORDS
+    spelled = _unaccented(lowered).translate(_LOOK_ALIKES)
+    return "".join(c for c in spelled if c.isalpha()) in _STAND_IN_WORDS
 
 
 def _in_sequence(alnum: str) -> bool:
@@ -78,6 +88,21 @@ def _in_sequence(alnum: str) -> bool:
         else:
             runs.append(1)
     return min(runs) >= 3
+
+
+def base64_text(value: str) -> str | None:
+    """What `value` holds when it is base64 (either alphabet) of printable text, else None: a
+    credential's base64 holds random bytes, a sample's holds words (`dGhlIHNhbXBsZSBub25jZQ==` is
+    "the sample nonce")."""
+    if len(value) % 4 or not _BASE64.fullmatch(value):
+        return None
+    try:
+        text = binascii.a2b_base64(value.replace("-", "+").replace("_", "/"), strict_mode=True).decode(
+            "utf-8"
+        )
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    return text if text.isprintable() else None
 
 
 def is_placeholder(value: str) -> bool:

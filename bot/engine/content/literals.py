@@ -1,5 +1,6 @@
-"""The quoted string literal a secret starts in, so a match never runs past the literal that holds
-it: `f.write("... password bbbb\\n")` holds the password `bbbb`, not `bbbb\\n")`.
+"""The quoted string literal a secret starts in, so a secret on one line never runs past the literal
+that holds it: `f.write("... password bbbb\\n")` holds the password `bbbb`, not `bbbb\\n")`. A
+secret of a format that spans lines (a PEM key, written as concatenated literals too) is left whole.
 
 Quotes are read on the secret's own line, left to right with backslash escapes, as the languages
 that write credentials in strings read them (Python, JavaScript, shell, JSON, YAML). Inside the
@@ -58,8 +59,8 @@ class Literals:
         """(start, end) of the text of the literal that holds byte `start`, when that literal closes
         before `end`; None when `start` is in no literal or the span stays inside its literal."""
         data = self._data
-        if _QUOTE.search(data, start, end) is None:
-            return None
+        if _QUOTE.search(data, start, end) is None or data.find(b"\n", start, end) >= 0:
+            return None  # no quote to run past; or a format that spans lines (and literals: a PEM key)
         self._advance(start)
         quote = self._quote
         if quote is None:
@@ -73,8 +74,6 @@ class Literals:
                 escaped = True
             elif byte == quote:
                 return self._opened + 1, at
-            elif byte == 0x0A:
-                return None
         return None
 
 

@@ -30,13 +30,20 @@ from bot.engine.content._noseyparker_rules import RULES as NOSEY_PARKER_RULES
 from bot.engine.content.added import AddedFile, Fragment, added_files
 from bot.engine.content.detectors import CHECKSUMS, OWN_DETECTORS, VALIDATORS, VERIFIED_FORMATS
 from bot.engine.content.examples import EXAMPLES
-from bot.engine.content.heuristics import has_digit, is_placeholder, looks_like_name, shannon_entropy
+from bot.engine.content.exclude import excluded_by, excluded_note
+from bot.engine.content.heuristics import (
+    base64_text,
+    has_digit,
+    is_placeholder,
+    looks_like_name,
+    shannon_entropy,
+)
 from bot.engine.content.limits import capped
 from bot.engine.content.literals import Literals, literal_text
 from bot.engine.content.prefilter import Prefilter
 from bot.engine.content.redact import redact
 from bot.engine.content.ruleset import Allowlist, SecretPattern, Target
-from bot.engine.findings import RuleId, Violation
+from bot.engine.findings import RuleId, Violation, hashed_basis
 from bot.engine.gitpath import matchable
 from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2, widened
@@ -297,9 +304,10 @@ class SecretScanner:
         chosen.difference_update(i for i in self._common if i not in matching)
         return sorted(chosen)
 
-    def scan(self, path: str, fragment: Fragment) -> list[SecretFinding]:
+    def scan(self, path: str, fragment: Fragment, *, verified_only: bool = False) -> list[SecretFinding]:
+        """`verified_only`: the path is excluded (content.exclude), where only verified findings count."""
         data = fragment.data
-        allowlisted = self.path_allowlisted(path)
+        allowlisted = verified_only or self.path_allowlisted(path)
         found: list[SecretFinding] = []
         for index in self._candidates(fragment):
             detector = self._detectors[index]
@@ -374,6 +382,9 @@ class SecretScanner:
             return False
         if (detector.own or detector.checksum) and is_placeholder(secret):
             return False
+        decoded = None if detector.verifies else base64_text(secret)
+        if decoded is not None and is_placeholder(decoded):
+            return False
         text = match.group(0).decode("utf-8", "replace")
         example = EXAMPLES.get(detector.id)
         if example is not None and example(secret, text):
@@ -432,12 +443,22 @@ def describe(finding: SecretFinding) -> str:
     )
 
 
-def file_findings(scanner: SecretScanner, file: AddedFile) -> list[SecretFinding]:
-    return [f for fragment in file.fragments for f in scanner.scan(file.path, fragment)]
+def file_findings(
+    scanner: SecretScanner, file: AddedFile, *, verified_only: bool = False
+) -> list[SecretFinding]:
+    return [
+        f
+        for fragment in file.fragments
+        for f in scanner.scan(file.path, fragment, verified_only=verified_only)
+    ]
 
 
-def _violations(file: AddedFile, found: list[SecretFinding]) -> Iterator[Violation]:
-    listed = [Violation(RuleId.SECRET, file.path, f.line, describe(f), f.detector) for f in found]
+def _violations(file: AddedFile, found: list[SecretFinding], excluded: str | None) -> Iterator[Violation]:
+    note = excluded_note(excluded) if excluded is not None else ""
+    listed = [
+        Violation(RuleId.SECRET, file.path, f.line, describe(f) + note, f.detector, hashed_basis(f.secret))
+        for f in found
+    ]
     return capped(listed, rule=RuleId.SECRET, path=file.path, what="possible secret(s)", more_id="more")
 
 
@@ -453,4 +474,6 @@ class SecretsRule:
             return
         scanner = self.scanner or default_scanner()
         for file in added_files(change):
-            yield from _violations(file, file_findings(scanner, file))
+            excluded = excluded_by(manifest, "secrets", file.path)
+            found = file_findings(scanner, file, verified_only=excluded is not None)
+            yield from _violations(file, found, excluded)

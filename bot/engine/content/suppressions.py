@@ -16,7 +16,8 @@ from functools import cache
 from typing import Any
 
 from bot.engine.change import Change
-from bot.engine.content.added import AddedFile, Fragment, added_files
+from bot.engine.content.added import AddedFile, Fragment
+from bot.engine.content.exclude import read_files
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
 from bot.engine.content.linescan import LineScan
@@ -155,16 +156,19 @@ class _Side:
 
 def _regex_uses(kind: Kind, hunk: int, fragment: Fragment, prefilter: Prefilter) -> Iterator[_Use]:
     _, regexes = _compiled()
+    texts: dict[int, str] = {}  # by line: a long line of many markers is found and decoded once
     for index in prefilter.present(fragment, MARKED):
         marker = MARKERS[index]
         scan = LineScan(fragment.data, kind) if marker.code else None
         for match in regexes[index].finditer(fragment.data):
             if scan is not None and scan.hidden(match.start(1)):
                 continue
-            start, end = fragment.line_bounds(match.start(1))
-            text = fragment.data[start:end].decode("utf-8", "replace").strip()
+            line = fragment.index_at(match.start(1))
+            if line not in texts:
+                start, end = fragment.line_bounds(match.start(1))
+                texts[line] = fragment.data[start:end].decode("utf-8", "replace").strip()
             written = match.group(1).decode("utf-8", "replace")
-            yield _Use(marker.id, fragment.line_at(match.start(1)), written, hunk, text)
+            yield _Use(marker.id, fragment.numbers[line], written, hunk, texts[line])
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -282,6 +286,6 @@ class SuppressionsRule:
     def scan(self, change: Change, manifest: Manifest) -> Iterator[Violation]:
         if not manifest.content.suppressions:
             return
-        for file in added_files(change):
+        for file in read_files(change, manifest, "suppressions"):
             if file.kind is not Kind.DOCUMENT:
                 yield from _file_violations(change, file, self.prefilter)

@@ -22,7 +22,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from bot.engine.change import Change
-from bot.engine.content.added import AddedFile, Fragment, added_files
+from bot.engine.content.added import AddedFile, Fragment
+from bot.engine.content.exclude import read_files
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
 from bot.engine.content.linescan import LineScan
@@ -249,5 +250,5 @@ class InvisibleUnicodeRule:
     in the manifest."""
 
     def scan(self, change: Change, manifest: Manifest) -> Iterator[Violation]:
-        for file in added_files(change):
+        for file in read_files(change, manifest, "invisible_unicode"):
             yield from _file_violations(file)

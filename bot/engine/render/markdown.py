@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from textwrap import indent
 
 from bot.engine.findings import Violation
 from bot.engine.manifest import ManifestSource
@@ -12,7 +13,9 @@ from bot.engine.render.escape import md_code, md_text
 from bot.engine.render.excess_text import headline, notes
 from bot.engine.render.merge_text import merge_sentence
 from bot.engine.render.policy_text import budgets_line, dry_run_errors
+from bot.engine.render.waiver_text import entry_for, how, listed
 from bot.engine.semantic import SemanticStatus
+from bot.engine.waivers import WaiverResult
 
 SUMMARY_LIMIT = 65_535
 _URL = re.compile(r"https?://[A-Za-z0-9._~:/?#@!$&'*+,;=%-]+")
@@ -106,9 +109,19 @@ def _excess_lines(receipt: Receipt) -> list[str]:
     return ["", "### Excess", " ".join([headline(x), *notes(x, md_code)])]
 
 
-def _violation_item(v: Violation) -> str:
+def _violation_item(v: Violation, waivers: WaiverResult) -> str:
     where = "the change" if v.path is None else md_code(v.path) + (f" line {v.line}" if v.line else "")
-    return f"- **{v.rule.value}** {where}: {md_text(v.message)}"
+    item = f"- **{v.rule.value}** {where}: {md_text(v.message)}"
+    entry = entry_for(v, waivers)  # its text is receipt's own (a hex id, a date): safe in a fence
+    return item if entry is None else item + "\n  ```yaml\n" + indent(entry, "  ") + "\n  ```"
+
+
+def _waiver_lines(receipt: Receipt) -> list[str]:
+    waived, warnings = listed(receipt.waivers)
+    lines = ["", "### Waived findings", *(f"- {md_text(w)}" for w in waived)] if waived else []
+    if warnings:
+        lines += ["", "### Waiver warnings", *(f"- ⚠️ {md_text(w)}" for w in warnings)]
+    return lines
 
 
 def _policy_lines(receipt: Receipt) -> list[str]:
@@ -146,7 +159,8 @@ def render_markdown(receipt: Receipt, *, limit: int = SUMMARY_LIMIT) -> str:
     """The check-run summary. Violation lists are cut, with a count, to stay under `limit`."""
     v = receipt.verdict
     head = [
-        f"## {_ICONS[v.conclusion]} receipt: {v.conclusion.value}",
+        f"## {_ICONS[v.conclusion]} receipt: {v.conclusion.value}"
+        + (f" (observe mode; enforce mode: {v.enforced.value})" if v.enforced is not None else ""),
         "",
         *(f"- {md_text(r)}" for r in v.reasons),
         "",
@@ -155,6 +169,7 @@ def render_markdown(receipt: Receipt, *, limit: int = SUMMARY_LIMIT) -> str:
         *_references_lines(receipt),
         *_report_lines(receipt),
         *_excess_lines(receipt),
+        *_waiver_lines(receipt),
     ]
     tail = [
         *_policy_lines(receipt),
@@ -176,10 +191,10 @@ def render_markdown(receipt: Receipt, *, limit: int = SUMMARY_LIMIT) -> str:
             continue
         if not items:
             continue
-        body.extend(["", f"### {title}"])
-        budget -= len(title) + 6
+        body.extend(["", f"### {title}", "", how(md_code)])
+        budget -= len(title) + len(body[-1]) + 8
         for n, item in enumerate(items):
-            line = _violation_item(item)
+            line = _violation_item(item, receipt.waivers)
             if len(line) + 1 > budget:
                 cut += len(items) - n
                 break

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from textwrap import indent
+
 from bot.engine.receipt import ManifestInfo, Receipt
 from bot.engine.render.excess_text import headline, notes
 from bot.engine.render.merge_text import merge_sentence
 from bot.engine.render.policy_text import budgets_line, dry_run_errors
+from bot.engine.render.waiver_text import entry_for, how, listed
 
 _MAX_LISTED = 50
 _INDENT = " " * 13  # continuation lines line up under the values
@@ -52,11 +55,18 @@ def _report(receipt: Receipt) -> list[str]:
     return lines
 
 
+def _waivers(receipt: Receipt) -> list[str]:
+    waived, warnings = listed(receipt.waivers)
+    lines = ["", *(f"waived: {one_line(w)}" for w in waived)] if waived else []
+    return lines + [f"warning: {one_line(w)}" for w in warnings]
+
+
 def render_terminal(receipt: Receipt) -> str:
     v = receipt.verdict
     c = receipt.change
     lines = [
-        f"receipt: {v.conclusion.value.upper()}",
+        f"receipt: {v.conclusion.value.upper()}"
+        + (f" (observe mode; enforce mode: {v.enforced.value.upper()})" if v.enforced is not None else ""),
         f"  change     {c.files} file(s), {c.hunks} hunk(s), +{c.added_lines} -{c.removed_lines}, "
         f"{c.logical_lines} logical line(s)",
         *([f"  merged     {one_line(merged)}"] if (merged := merge_sentence(receipt)) else []),
@@ -97,8 +107,14 @@ def render_terminal(receipt: Receipt) -> str:
             else one_line(item.path) + (f":{item.line}" if item.line else "")
         )
         lines.append(f"{where}: {item.rule.value}: {one_line(item.message)}")
+        entry = entry_for(item, receipt.waivers)
+        if entry is not None:
+            lines.append(indent(entry, "    "))
     if len(found) > _MAX_LISTED:
         lines.append(f"... and {len(found) - _MAX_LISTED} more (see --json or --markdown)")
+    if found:
+        lines.append(how(str))
+    lines.extend(_waivers(receipt))
     for check in receipt.checks:
         if check.conclusion.value != "success" and check.details:
             lines.extend(["", f"--- {one_line(check.name)}: {check.conclusion.value} ---", check.details])
