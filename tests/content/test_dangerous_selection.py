@@ -27,7 +27,7 @@ from tests.texts import change_with_texts
 
 SELECTED = DangerousRule()
 WHOLE = DangerousRule(parse_whole_files=True)
-ALONE = "(Judged from this line alone"
+ALONE = "(Judged from this statement alone"
 # str.splitlines breaks lines at these, and so does the diff parser: the corpus has them replaced
 # by blanks, as bench/content_rules.py does.
 _LINE_BREAKS = str.maketrans(dict.fromkeys("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", " "))
@@ -509,11 +509,12 @@ def test_an_unterminated_template_string_makes_it_decline() -> None:
 # --- files that do not parse -------------------------------------------------------------------
 
 
-def test_a_selection_that_does_not_parse_falls_back_to_each_line_alone() -> None:
+def test_a_selection_that_does_not_parse_falls_back_to_each_statement_alone() -> None:
+    """A statement that does not parse alone (Python 2's print) still has its calls read."""
     text = "import os\nprint 'python 2', eval(x)\nos.system(cmd)\n"
     assert _selected(text) is not None
     findings = _both(_change({"m.py": text}))
-    assert [(v.line, v.id) for v in findings] == [(3, "python-os-system")]
+    assert [(v.line, v.id) for v in findings] == [(2, "python-eval"), (3, "python-os-system")]
     assert all(ALONE in v.message for v in findings)
 
 
@@ -534,11 +535,11 @@ def test_a_file_that_does_not_parse_with_nothing_found_either_way() -> None:
 
 def test_a_call_in_a_string_of_a_file_that_does_not_parse_stays_quiet() -> None:
     """The added line alone reads as a call, but the file's statements say it sits in a string:
-    the selection, which parses, decides (the whole-file reference judges the line alone)."""
+    both the selection and the statements read alone from the new text say so."""
     text = "doc = '''\neval(x)\n'''\nprint 'python 2'\n"
     change = _change({"m.py": text}, {"m.py": {2}})
     assert _both(change) == []
-    assert [(v.line, v.id) for v in WHOLE.scan(change, manifest())] == [(2, "python-eval")]
+    assert list(WHOLE.scan(change, manifest())) == []
 
 
 def test_a_module_too_deep_for_ast_parse_is_judged_on_its_selection() -> None:

@@ -52,7 +52,7 @@ from bot.engine.content.pyconstructs import DANGEROUS_CALLS
 from bot.engine.regex import compile_re2
 
 _ESCAPE = r"\\(?:\r\n|.)"
-_STRING_OR_COMMENT = re.compile(
+STRING_OR_COMMENT = re.compile(
     r"(#[^\r\n]*+"
     rf"|'''[^'\\]*+(?:(?:{_ESCAPE}|'(?!''))[^'\\]*+)*+(?:'''|.*)"
     rf'|"""[^"\\]*+(?:(?:{_ESCAPE}|"(?!""))[^"\\]*+)*+(?:"""|.*)'
@@ -112,7 +112,7 @@ def _code(text: str) -> str | None:
     (see above)."""
     if "\r" in text and _LONE_CR.search(text):
         return None
-    pieces = _STRING_OR_COMMENT.split(text)
+    pieces = STRING_OR_COMMENT.split(text)
     spans = pieces[1::2]
     # Tens of thousands of strings and comments in a large module: replaced in comprehensions, and
     # only the few strings after a prefix letter looked at again.
