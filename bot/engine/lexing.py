@@ -1,7 +1,8 @@
 """Line-level tokens for locality: what a line says once whitespace and comments are set aside.
 
 Hunks are seen line by line (a diff has no whole file), so this is a small per-language lexer over
-one line at a time rather than a full tokenizer: strings, words, single punctuation characters and
+one line at a time (a line as the language reads it: `tokenize_lines`) rather than a full
+tokenizer: strings, words, single punctuation characters and
 the line's comment. Lines inside a multi-line string or block comment are read as code, except the
 conventional ` * ` continuation of C-style block comments.
 """
@@ -12,6 +13,8 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
+
+from bot.engine.sourcetext import split_line
 
 _STRING = r"\"(?:[^\"\\]|\\.)*\"?|'(?:[^'\\]|\\.)*'?|`(?:[^`\\]|\\.)*`?"
 _QUOTES = "\"'`"
@@ -166,3 +169,9 @@ def tokenize_line(text: str, lexicon: Lexicon) -> LineTokens:
         else:
             code.append(token)
     return LineTokens(tuple(code), tuple(comment))
+
+
+def tokenize_lines(text: str, lexicon: Lexicon) -> list[LineTokens]:
+    """The tokens of each line the language reads in one diff line (a lone CR ends a Python line;
+    `sourcetext.py`), so that code after it is not read as part of a comment before it."""
+    return [tokenize_line(line, lexicon) for line in split_line(text, lexicon.name)]

@@ -10,7 +10,7 @@ from bot.engine.diff import Diff, DiffLine, FileDiff, Hunk, LineKind
 from bot.engine.findings import RuleId, Violation
 from bot.engine.globs import matches
 from bot.engine.groups import MANIFEST_PATH
-from bot.engine.lexing import Lexicon, LineTokens, lexicon_for, tokenize_line
+from bot.engine.lexing import Lexicon, LineTokens, lexicon_for, tokenize_lines
 from bot.engine.manifest import Manifest, Reformat
 
 
@@ -52,27 +52,27 @@ def _blocks(hunk: Hunk) -> Iterator[tuple[list[DiffLine], list[DiffLine]]]:
 def measure_block(removed: Sequence[DiffLine], added: Sequence[DiffLine], lexicon: Lexicon) -> BlockMeasure:
     """Logical and formatting-only lines of one block (DESIGN: a one-operator fix is 1 line).
 
-    Blank and comment-only lines do not count; removed/added pairs whose code tokens are equal
-    cancel out. A pair, or the whole block, whose tokens *including comments* are equal is
-    formatting-only (whitespace, wrapping, quote style), so editing a comment is not churn.
+    Lines are those the language reads (`tokenize_lines`). Blank and comment-only lines do not
+    count; removed/added pairs whose code tokens are equal cancel out. A pair, or the whole block,
+    whose tokens *including comments* are equal is formatting-only (whitespace, wrapping, quote
+    style), so editing a comment is not churn.
     """
     first = added[0].number if added else removed[0].number
-    if len(removed) == 1 and len(added) == 1:
-        return _measure_pair(
-            tokenize_line(removed[0].text, lexicon), tokenize_line(added[0].text, lexicon), first
-        )
-    old = [tokenize_line(line.text, lexicon) for line in removed]
-    new = [tokenize_line(line.text, lexicon) for line in added]
-    if _joined(old, everything=True) == _joined(new, everything=True):
+    old = [t for line in removed for t in tokenize_lines(line.text, lexicon)]
+    new = [(line.number, t) for line in added for t in tokenize_lines(line.text, lexicon)]
+    if len(old) == 1 and len(new) == 1:
+        return _measure_pair(old[0], new[0][1], first)
+    new_tokens = [t for _, t in new]
+    if _joined(old, everything=True) == _joined(new_tokens, everything=True):
         return BlockMeasure(0, max(len(old), len(new)), first)
-    if _joined(old, everything=False) == _joined(new, everything=False):
+    if _joined(old, everything=False) == _joined(new_tokens, everything=False):
         return BlockMeasure(0, 0, None)
     old_code = Counter(t.code for t in old if t.code)
     pending_formatting = Counter(t.everything for t in old if t.code)
     unmatched_new = 0
     formatting = 0
     first_formatting: int | None = None
-    for line, tokens in zip(added, new, strict=True):
+    for number, tokens in new:
         if not tokens.code:
             continue
         if old_code[tokens.code] > 0:
@@ -80,7 +80,7 @@ def measure_block(removed: Sequence[DiffLine], added: Sequence[DiffLine], lexico
             if pending_formatting[tokens.everything] > 0:
                 pending_formatting[tokens.everything] -= 1
                 formatting += 1
-                first_formatting = first_formatting or line.number
+                first_formatting = first_formatting or number
         else:
             unmatched_new += 1
     unmatched_old = sum(old_code.values())

@@ -75,10 +75,11 @@ def test_a_modified_extensionless_file_reads_its_first_line_from_the_hunk(repo: 
     assert file.kind is Kind.SHELL
 
 
-def test_an_extensionless_file_whose_first_line_is_not_added_is_other(repo: GitRepo) -> None:
-    change = change_of(repo, {"run": "#!/bin/sh\necho hi\n"}, {"run": "#!/bin/sh\n"}, texts=False)
+def test_an_extensionless_file_whose_first_line_is_not_added_is_read_as_shell(repo: GitRepo) -> None:
+    """Without its `#!` line, an extensionless file is what a shell would run it as."""
+    change = change_of(repo, {"run": "#!/usr/bin/perl\necho hi\n"}, {"run": "#!/usr/bin/perl\n"}, texts=False)
     [file] = added_files(change)
-    assert file.kind is Kind.OTHER
+    assert file.kind is Kind.SHELL
 
 
 def test_the_same_change_is_built_once(repo: GitRepo) -> None:
@@ -152,8 +153,8 @@ def test_fragment_lists_the_lines_a_span_touches(
         ("tool", "#!/usr/local/bin/node", Kind.JAVASCRIPT),
         ("tool", "#!/bin/dash", Kind.SHELL),
         ("tool", "#!/usr/bin/perl", Kind.OTHER),
-        ("tool", "echo hi", Kind.OTHER),
-        ("tool", None, Kind.OTHER),
+        ("tool", "echo hi", Kind.SHELL),
+        ("tool", None, Kind.SHELL),
     ],
 )
 def test_kind_of(path: str, first: str | None, kind: Kind) -> None:

@@ -100,7 +100,7 @@ def test_a_construct_the_diff_does_not_add_is_never_reported(repo: GitRepo) -> N
     assert where(scan(RULE, inconsistent)) == [("a.py", 1, "python-eval")]
 
 
-def test_without_the_new_text_each_added_line_is_judged_alone(repo: GitRepo) -> None:
+def test_without_the_new_text_each_added_statement_is_judged_alone(repo: GitRepo) -> None:
     base = {"app.py": "import os\n\n\ndef f(cmd):\n    return 0\n"}
     head = {
         "app.py": "import os\n\n\ndef f(cmd):\n"
@@ -113,9 +113,9 @@ def test_without_the_new_text_each_added_line_is_judged_alone(repo: GitRepo) -> 
         "    # eval(cmd); os.system(cmd)\n"
     }
     found = _dangerous(repo, head, base, texts=False)
-    assert where(found) == [("app.py", 5, "python-os-system")]
+    assert where(found) == [("app.py", 5, "python-os-system"), ("app.py", 9, "python-eval")]
     assert found[0].message.endswith(
-        "(Judged from this line alone: the file's new text was not available or does not parse.)"
+        "(Judged from this statement alone: the file's new text was not available or does not parse.)"
     )
 
 

@@ -27,7 +27,7 @@ from tests.texts import change_with_texts
 
 SELECTED = DangerousRule()
 WHOLE = DangerousRule(parse_whole_files=True)
-ALONE = "(Judged from this line alone"
+ALONE = "(Judged from this statement alone"
 # str.splitlines breaks lines at these, and so does the diff parser: the corpus has them replaced
 # by blanks, as bench/content_rules.py does.
 _LINE_BREAKS = str.maketrans(dict.fromkeys("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", " "))
@@ -124,7 +124,10 @@ def test_the_standard_library_as_new_files_has_the_whole_file_findings() -> None
     assert len(files) > 500 and len(found) > 50
     candidates = [f.head for f in added_files(change) if f.kind is Kind.PYTHON and dangerous.worth_parsing(f)]
     declined = [h for h in candidates if h is None or _selected(h) is None]
-    assert len(candidates) > 50 and len(declined) * 20 < len(candidates)  # the selection did the work
+    # The selection did the work; it declines a file that reaches a module or builtin around its
+    # name (getattr, sys.modules["x"], builtins, an importer given a string, a module named bare),
+    # as a quarter of these do.
+    assert len(candidates) > 50 and len(declined) * 3 < len(candidates)
 
 
 def test_the_standard_library_as_modified_files_has_the_whole_file_findings() -> None:
@@ -214,7 +217,9 @@ def test_the_selection_keeps_every_call_it_answers_for(monkeypatch: pytest.Monke
         assert _module_bindings(tree) & pyselect._ALWAYS == _module_bindings(whole) & pyselect._ALWAYS, path
         assert python_constructs(tree) == python_constructs(whole), path
         checked += len(wanted)
-    assert checked > 5_000 and declined < 20
+    # A file that reaches a module or builtin around its name (getattr, sys.modules["x"], builtins,
+    # an importer given a string, a module named bare) is declined: the tree follows those.
+    assert checked > 3_500 and declined < 400
 
 
 # --- what the selection keeps -------------------------------------------------------------------
@@ -486,11 +491,12 @@ def test_what_the_selection_cannot_read_is_parsed_whole(text: str, expected: lis
 
 
 def test_a_lone_carriage_return_makes_it_decline() -> None:
-    """Python breaks a line at a lone carriage return, the diff does not."""
+    """Python breaks a line at a lone carriage return, the diff does not: the selection declines,
+    and the rule reads both of Python's lines, each call placed on the diff line holding it."""
     head = "eval(a)\reval(b)\n"
     assert _selected(head) is None
     change = change_with_texts(_diff({"m.py": "eval(a) eval(b)\n"}), {"m.py": FileTexts(None, head)})
-    assert [(v.line, v.id) for v in _both(change)] == [(1, "python-eval")]
+    assert [(v.line, v.id) for v in _both(change)] == [(1, "python-eval"), (1, "python-eval")]
 
 
 def test_an_unterminated_template_string_makes_it_decline() -> None:
@@ -503,11 +509,12 @@ def test_an_unterminated_template_string_makes_it_decline() -> None:
 # --- files that do not parse -------------------------------------------------------------------
 
 
-def test_a_selection_that_does_not_parse_falls_back_to_each_line_alone() -> None:
+def test_a_selection_that_does_not_parse_falls_back_to_each_statement_alone() -> None:
+    """A statement that does not parse alone (Python 2's print) still has its calls read."""
     text = "import os\nprint 'python 2', eval(x)\nos.system(cmd)\n"
     assert _selected(text) is not None
     findings = _both(_change({"m.py": text}))
-    assert [(v.line, v.id) for v in findings] == [(3, "python-os-system")]
+    assert [(v.line, v.id) for v in findings] == [(2, "python-eval"), (3, "python-os-system")]
     assert all(ALONE in v.message for v in findings)
 
 
@@ -528,11 +535,11 @@ def test_a_file_that_does_not_parse_with_nothing_found_either_way() -> None:
 
 def test_a_call_in_a_string_of_a_file_that_does_not_parse_stays_quiet() -> None:
     """The added line alone reads as a call, but the file's statements say it sits in a string:
-    the selection, which parses, decides (the whole-file reference judges the line alone)."""
+    both the selection and the statements read alone from the new text say so."""
     text = "doc = '''\neval(x)\n'''\nprint 'python 2'\n"
     change = _change({"m.py": text}, {"m.py": {2}})
     assert _both(change) == []
-    assert [(v.line, v.id) for v in WHOLE.scan(change, manifest())] == [(2, "python-eval")]
+    assert list(WHOLE.scan(change, manifest())) == []
 
 
 def test_a_module_too_deep_for_ast_parse_is_judged_on_its_selection() -> None:

@@ -170,6 +170,7 @@ BANDIT_LABELS: dict[str, list[tuple[str, int]]] = {
     "eval.py": [("python-eval", 3), ("python-eval", 4), ("python-eval", 5)],
     "exec.py": [("python-exec", 1)],
     "os_system.py": [("python-os-system", 3)],
+    "os-popen.py": [("python-os-system", n) for n in (6, 7, 8, 9)],
     "wildcard-injection.py": [("python-os-system", 5), ("python-os-system", 6)],
     "subprocess_shell.py": [
         ("python-subprocess-shell", n) for n in (37, 38, 41, 46, 47, 48, 49, 51, 52, 53, 54)

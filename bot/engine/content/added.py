@@ -1,4 +1,6 @@
-"""The text a change adds, as the content rules read it.
+"""The text a change adds, as the content rules read it: as its language reads it (`sourcetext.py`:
+a Python file's declared encoding, each language's line terminators), every line numbered by the
+diff line that holds it.
 
 Each hunk's added lines are joined by newlines into one fragment (gitleaks does the same), so a
 pattern can span lines (a PEM private key) and the regex engines run once per hunk instead of once
@@ -17,6 +19,7 @@ from typing import Any, TypeVar
 from bot.engine.change import Change
 from bot.engine.content.filekinds import Kind, kind_of
 from bot.engine.diff import FileDiff, FileStatus, Hunk, LineKind
+from bot.engine.sourcetext import Declared, declared_encoding, read_lines, read_text
 
 T = TypeVar("T")
 
@@ -85,13 +88,18 @@ class Fragment:
 
 @dataclass(frozen=True, slots=True)
 class AddedFile:
-    """One changed file's added text. `head` is its full new text when known (fetched by the
-    gatherer, or rebuilt from the diff for a new file), else None."""
+    """One changed file's added text, as its language reads it (`sourcetext.py`). `head` is its full
+    new text when known (fetched by the gatherer, or rebuilt from the diff for a new file), else
+    None; `head_lines` the diff line number of each line of `head`, when the language's line
+    terminators or declared encoding make them differ from the diff's (else None). `encoding` is the
+    encoding a Python file declares."""
 
     file: FileDiff
     kind: Kind
     fragments: tuple[Fragment, ...]
     head: str | None
+    head_lines: Sequence[int] | None = None
+    encoding: Declared | None = None
 
     @property
     def path(self) -> str:
@@ -99,6 +107,10 @@ class AddedFile:
 
     def added_numbers(self) -> frozenset[int]:
         return frozenset(n for f in self.fragments for n in f.numbers)
+
+    def diff_line(self, line: int) -> int:
+        """The diff line number of line `line` of `head`."""
+        return line if self.head_lines is None else self.head_lines[line - 1]
 
     def added_line(self, number: int) -> str | None:
         """The text of added head line `number`, or None if the change does not add it."""
@@ -119,33 +131,42 @@ def _split_lines(fragment: Fragment) -> list[str]:
 _TEXT = attrgetter("text")  # in C: a new file of a large change has hundreds of thousands of lines
 
 
-def _fragment(hunk: Hunk) -> Fragment | None:
+def _added_lines(hunk: Hunk) -> tuple[list[str], Sequence[int]]:
     if hunk.old_len == 0:  # only added lines: a new file, or lines put into an empty one
-        lines = hunk.lines
-        numbers: Sequence[int] = range(hunk.new_start, hunk.new_start + len(lines))
-    else:
-        lines = tuple(line for line in hunk.lines if line.kind is LineKind.ADDED)
-        numbers = tuple(line.number for line in lines)
-    if not lines:
-        return None
-    return Fragment("\n".join(map(_TEXT, lines)), numbers)
+        return list(map(_TEXT, hunk.lines)), range(hunk.new_start, hunk.new_start + len(hunk.lines))
+    lines = [line for line in hunk.lines if line.kind is LineKind.ADDED]
+    return list(map(_TEXT, lines)), tuple(line.number for line in lines)
 
 
-def _head_text(change: Change, file: FileDiff, fragments: tuple[Fragment, ...]) -> str | None:
+def _head_text(change: Change, file: FileDiff, hunks: list[tuple[list[str], Sequence[int]]]) -> str | None:
     head = change.texts_of(file).head
     if head is not None:
         return head
-    if file.status is FileStatus.ADDED and len(fragments) == 1:
-        return fragments[0].text + "\n"
+    if file.status is FileStatus.ADDED and len(hunks) == 1:
+        return "\n".join(hunks[0][0]) + "\n"
     return None
 
 
-def _first_line(head: str | None, fragments: tuple[Fragment, ...]) -> str | None:
+def _start(head: str | None, hunks: list[tuple[list[str], Sequence[int]]]) -> str | None:
+    """The file's first lines as far as known: its new text, or a hunk that starts the file."""
     if head is not None:
-        return head.split("\n", 1)[0]
-    if fragments and fragments[0].numbers[0] == 1:
-        return fragments[0].text.split("\n", 1)[0]
+        return head[:4096]
+    if hunks and hunks[0][1][0] == 1:
+        return "\n".join(hunks[0][0][:2])
     return None
+
+
+def _added_file(change: Change, file: FileDiff) -> AddedFile | None:
+    hunks = [lines for lines in map(_added_lines, file.hunks) if lines[0]]
+    if not hunks:
+        return None
+    raw_head = _head_text(change, file, hunks)
+    start = _start(raw_head, hunks)
+    kind = kind_of(file.path, None if start is None else start.split("\n", 1)[0])
+    declared = declared_encoding(start) if kind is Kind.PYTHON and start is not None else None
+    fragments = tuple(Fragment(*read_lines(lines, numbers, kind, declared)) for lines, numbers in hunks)
+    head, head_lines = (None, None) if raw_head is None else read_text(raw_head, kind, declared)
+    return AddedFile(file, kind, fragments, head, head_lines, declared)
 
 
 def _build(change: Change) -> tuple[AddedFile, ...]:
@@ -153,11 +174,9 @@ def _build(change: Change) -> tuple[AddedFile, ...]:
     for file in change.diff.files:
         if file.binary or file.is_submodule or file.adds_symlink or file.new_path is None:
             continue
-        fragments = tuple(f for f in map(_fragment, file.hunks) if f is not None)
-        if not fragments:
-            continue
-        head = _head_text(change, file, fragments)
-        out.append(AddedFile(file, kind_of(file.path, _first_line(head, fragments)), fragments, head))
+        added = _added_file(change, file)
+        if added is not None:
+            out.append(added)
     return tuple(out)
 
 

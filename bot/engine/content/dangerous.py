@@ -4,16 +4,21 @@ Python is decided on the syntax tree of the file's new text (`pyconstructs.py`),
 constructs that occupy an added line are reported. Only the statements that can hold or change a
 construct are parsed (`pyselect.py`: the rest become empty lines, so the findings are the whole
 file's); when the selection cannot say, the whole file is parsed. When the new text is unknown, or
-neither it nor its selection parses, each added line that could hold a construct is parsed alone,
-and a line that sits inside a triple-quoted string of its hunk is left alone: without the syntax
-tree, receipt says less rather than something false. JavaScript/TypeScript and shell are matched
-line by line (`textconstructs.py`).
+neither it nor its selection parses, each statement that could hold a construct on an added line is
+parsed alone with the file's imports, statements found across brackets and continuations
+(`pystatements.py`), and a statement that does not parse alone has its calls parsed one by one:
+without the syntax tree, receipt says less rather than something false. A declared source encoding
+other than UTF-8 is a finding of its own (`python-source-encoding`). JavaScript/TypeScript (also
+markup's script blocks) and shell are matched line by line (`textconstructs.py`).
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Container, Iterator
+import re
+import unicodedata
+from bisect import bisect_right
+from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -24,7 +29,8 @@ from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
 from bot.engine.content.prefilter import Prefilter
 from bot.engine.content.pyconstructs import Found, PyConstruct, python_constructs
-from bot.engine.content.pyselect import selected_source
+from bot.engine.content.pyselect import STRING_OR_COMMENT, selected_source
+from bot.engine.content.pystatements import call_at, logical_lines
 from bot.engine.content.textconstructs import text_constructs
 from bot.engine.diff import FileStatus
 from bot.engine.findings import RuleId, Violation
@@ -32,27 +38,42 @@ from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2
 
 _CALLED = (
-    r"eval|exec|system|__import__|getoutput|getstatusoutput|create_subprocess_shell|unsafe_load(?:_all)?"
-    r"|Unpickler"
+    r"eval|exec|system|popen|__import__|import_module|getoutput|getstatusoutput"
+    r"|create_subprocess_(?:shell|exec)|unsafe_load(?:_all)?|Unpickler|exec[lv]p?e?|spawn[lv]p?e?"
+    r"|posix_spawnp?|builtins|__builtins__"
+)
+# Words of prose too ("the file system"): a trigger only as an attribute, a call or an import.
+_COMMON = r"system|popen|exec[lv]p?e?|spawn[lv]p?e?"
+_RARE = (
+    r"eval|exec|__import__|import_module|getoutput|getstatusoutput|create_subprocess_(?:shell|exec)"
+    r"|unsafe_load(?:_all)?|Unpickler|posix_spawnp?|builtins|__builtins__"
 )
 _MODULES = r"c?[Pp]ickle|_pickle|yaml"
-# An import that makes a call by another name one (`from os import system as run`, then `run(cmd)`).
+# An import or assignment that makes a call by another name one (`from os import system as run`,
+# `run = os.system`, then `run(cmd)`).
 _IMPORTED_SOURCE = (
     rf"\b(?:{_CALLED}|loads?|load_all)\s+as\s+\w|\bimport\s+(?:{_MODULES})\s+as\b"
-    rf"|\bfrom\s+(?:{_MODULES})\s+import\b"
+    rf"|\bfrom\s+(?:{_MODULES})\s+import\b|\w\s*=\s*[\w.]*\b(?:{_CALLED}|getattr|modules)\b"
 )
 _IMPORTED = compile_re2(_IMPORTED_SOURCE)
-# A Python file is parsed only when its added text could hold a construct: a call by one of these
-# names, `shell=`, a pickle or yaml loader called through its module, or such an import. When
-# the import came earlier and only the call is added, the file's new text says so.
+# A Python file is parsed only when its added text could hold a construct: one of these names
+# (called or not: `(eval)(x)`, `e = eval`), `shell=`, a shell's `-c` option in a string, a pickle
+# or yaml loader called through its module, `sys.modules`, or such an import. When the import came
+# earlier and only the call is added, the file's new text says so. Identifiers are matched as
+# Python reads them, NFKC-normalized (`ｅｖａｌ`).
 _TRIGGER_SOURCE = (
-    rf"\b(?:{_CALLED})\s*\(|\bshell\s*=|\b(?:{_MODULES})\s*\.\s*(?:loads?|load_all|Unpickler)\b"
-    rf"|{_IMPORTED_SOURCE}"
+    rf"\b(?:{_RARE})\b|(?:\.\s*|\bimport\b[^\n]*?\b)(?:{_COMMON})\b|\b(?:{_COMMON})\s*[(\\]"
+    rf"|\bshell\s*=|['\"]-[a-z]*c[a-z]*['\"]|\bsys\s*\.\s*modules\b"
+    rf"|\b(?:{_MODULES})\s*\.\s*(?:loads?|load_all|Unpickler)\b|{_IMPORTED_SOURCE}"
 )
 _TRIGGER = compile_re2(_TRIGGER_SOURCE)
 TRIGGER = "dangerous-trigger"
 PREFILTER_GROUPS = {TRIGGER: (_TRIGGER_SOURCE,)}
-_TRIPLE_QUOTES = (b'"""', b"'''")
+# The words a call found without the parser is named by (`pystatements.call_at` finds its extent).
+_CALL_WORDS = re.compile(
+    rf"\b(?:{_CALLED}|getattr|loads?|load_all|Unpickler|run|call|check_call|check_output|Popen)\b"
+)
+SOURCE_ENCODING = "python-source-encoding"
 
 _OVERRIDE = (
     "If it is deliberate, that is a maintainer's call: merge with admin approval, or set "
@@ -66,7 +87,7 @@ _PYTHON_ADVICE = {
     PyConstruct.OS_SYSTEM: "runs its argument through the shell: shell injection if any part of it "
     "comes from outside. Use subprocess.run with a list of arguments and no shell.",
     PyConstruct.SHELL: "runs a command built at run time through the shell: shell injection. Pass "
-    "subprocess.run a list of arguments, without shell=True.",
+    "subprocess.run a list of arguments, without shell=True or a shell's -c.",
     PyConstruct.PICKLE: "runs code chosen by whoever wrote the data it loads. Never unpickle data you "
     "did not produce; use json or another data-only format.",
     PyConstruct.YAML: "without a safe Loader builds arbitrary Python objects from the document. Use "
@@ -74,7 +95,7 @@ _PYTHON_ADVICE = {
     PyConstruct.IMPORT: "imports whichever module a run-time value names. Map the allowed names to "
     "modules explicitly.",
 }
-_ALONE = " (Judged from this line alone: the file's new text was not available or does not parse.)"
+_ALONE = " (Judged from this statement alone: the file's new text was not available or does not parse.)"
 
 
 def _python_message(found: Found, *, alone: bool) -> str:
@@ -93,12 +114,22 @@ def _own_prefilter() -> Prefilter:
     return Prefilter(PREFILTER_GROUPS)
 
 
+def _nfkc_text(text: str) -> bytes:
+    return unicodedata.normalize("NFKC", text).encode("utf-8", "surrogatepass")
+
+
+def _nfkc(fragment: Fragment) -> bytes:
+    return _nfkc_text(fragment.text)
+
+
 def worth_parsing(file: AddedFile, prefilter: Prefilter | None = None) -> bool:
     """Whether a Python file's added text could hold a construct (or its new text an import that
     makes an added call one), so that the file must be read on its syntax tree. `prefilter` must
     hold PREFILTER_GROUPS (by default, one of its own)."""
     trigger = prefilter or _own_prefilter()
     if any(trigger.present(f, TRIGGER) for f in file.fragments):
+        return True
+    if any(_TRIGGER.search(_nfkc(f)) for f in file.fragments if not f.data.isascii()):
         return True
     if file.head is None or file.file.status is FileStatus.ADDED:
         return False  # a new file's added text is all of it
@@ -107,43 +138,109 @@ def worth_parsing(file: AddedFile, prefilter: Prefilter | None = None) -> bool:
 
 def _whole_file(file: AddedFile, tree: ast.Module) -> Iterator[Violation]:
     numbers = file.fragments[0].numbers
-    if len(file.fragments) == 1 and isinstance(numbers, range):  # a new file: every line is added
-        added: Container[int] = numbers
+    if len(file.fragments) == 1 and isinstance(numbers, range) and file.head_lines is None:
+        added: Container[int] = numbers  # a new file: every line is added
         found_on = python_constructs(tree)
     else:
         added = file.added_numbers()
-        found_on = python_constructs(tree, lines=sorted(added))
+        lines = file.head_lines
+        on = sorted(added) if lines is None else [i for i, n in enumerate(lines, start=1) if n in added]
+        found_on = python_constructs(tree, lines=on)
     for found in found_on:
-        on_added = next((n for n in range(found.line, found.end_line + 1) if n in added), None)
+        spanned = (file.diff_line(n) for n in range(found.line, found.end_line + 1))
+        on_added = next((n for n in spanned if n in added), None)
         if on_added is not None:
             message = _python_message(found, alone=False)
             yield Violation(RuleId.DANGEROUS, file.path, on_added, message, found.construct.value)
 
 
-def _line_alone(file: AddedFile, fragment: Fragment) -> Iterator[Violation]:
-    data = fragment.data
-    counted_to = 0
-    quotes = 0
-    seen: set[int] = set()
-    for match in _TRIGGER.finditer(data):
-        index = fragment.index_at(match.start())
-        line_start, line_end = fragment.line_bounds(match.start())
-        quotes += sum(data.count(q, counted_to, line_start) for q in _TRIPLE_QUOTES)
-        counted_to = max(counted_to, line_start)
-        if index in seen or quotes % 2:
+_IMPORT_LINE = re.compile(r"(?m)^[ \t\f]*(?:from[ \t]+[\w.]+[ \t]+)?import\b[^\n]*")
+_DEFINED = re.compile(r"\b(?:def|class)\s+\Z")
+
+
+def _parsed_alone(statement: str, first_line: int) -> ast.Module | None:
+    """One statement parsed alone at its place: as it is, or as the header of a block (`if
+    eval(x):`), its line numbers those of the text it comes from."""
+    text = statement.lstrip(" \t\f")
+    tree = _parse(text) or (_parse(text + " pass") if text.rstrip().endswith(":") else None)
+    if tree is not None:
+        ast.increment_lineno(tree, first_line - 1)
+    return tree
+
+
+def _calls_alone(statement: str, first_line: int) -> ast.Module | None:
+    """The calls of a statement that does not parse alone, each parsed alone: those named by a
+    trigger word, from the start of their dotted name to their closing bracket."""
+    body: list[ast.stmt] = []
+    hidden = [m.span() for m in STRING_OR_COMMENT.finditer(statement)]
+    for match in _CALL_WORDS.finditer(statement):
+        at = bisect_right(hidden, (match.start(), len(statement))) - 1
+        in_string = at >= 0 and match.start() < hidden[at][1]
+        if in_string or _DEFINED.search(statement, max(0, match.start() - 16), match.start()):
+            continue  # a word in a string or comment, or a definition's name
+        extent = call_at(statement, *match.span())
+        tree = None if extent is None else _parse("(" + statement[extent[0] : extent[1]] + ")")
+        if extent is not None and tree is not None:
+            ast.increment_lineno(tree, first_line + statement.count("\n", 0, extent[0]) - 1)
+            body.extend(tree.body)
+    return ast.Module(body=body, type_ignores=[]) if body else None
+
+
+def _imports_of(text: str) -> list[ast.stmt]:
+    """Every import of `text` on a line of its own (also inside a bracket a broken line left open)."""
+    imports: list[ast.stmt] = []
+    for line in _IMPORT_LINE.findall(text):
+        tree = _parse(line.strip())
+        imports.extend(tree.body if tree is not None else ())
+    return imports
+
+
+def _could_hold(statement: str) -> bool:
+    data = statement.encode("utf-8", "surrogatepass")
+    return _TRIGGER.search(data) is not None or (
+        not data.isascii() and _TRIGGER.search(_nfkc_text(statement)) is not None
+    )
+
+
+def _statements_alone(file: AddedFile, text: str, diff_line: Callable[[int], int]) -> Iterator[Violation]:
+    """Each statement of `text` (its lines numbered in the diff by `diff_line`) that could hold a
+    construct on an added line, parsed alone with the text's imports (`pystatements.py`)."""
+    spans = logical_lines(text)
+    imports = _imports_of(text)
+    added = file.added_numbers()
+    line = 1
+    counted = 0
+    for start, end in spans:
+        line += text.count("\n", counted, start)
+        counted = start
+        statement = text[start:end]
+        lines = range(line, line + statement.count("\n") + 1)
+        if not any(diff_line(n) in added for n in lines) or not _could_hold(statement):
             continue
-        seen.add(index)
-        tree = _parse(data[line_start:line_end].decode("utf-8", "replace").strip())
-        for found in python_constructs(tree, whole=False) if tree else ():
-            message = _python_message(found, alone=True)
-            yield Violation(
-                RuleId.DANGEROUS, file.path, fragment.numbers[index], message, found.construct.value
-            )
+        tree = _parsed_alone(statement, line) or _calls_alone(statement, line)
+        if tree is None:
+            continue
+        tree.body[:0] = imports
+        for found in python_constructs(tree, whole=False):
+            spanned = (diff_line(n) for n in range(found.line, found.end_line + 1))
+            on_added = next((n for n in spanned if n in added), None)
+            if on_added is not None:
+                message = _python_message(found, alone=True)
+                yield Violation(RuleId.DANGEROUS, file.path, on_added, message, found.construct.value)
 
 
 def _alone(file: AddedFile) -> Iterator[Violation]:
+    """Without a syntax tree of the file: its statements alone, read from its new text when known
+    (brackets opened on lines the change keeps count), else from each hunk's added lines."""
+    if file.head is not None:
+        yield from _statements_alone(file, file.head, file.diff_line)
+        return
     for fragment in file.fragments:
-        yield from _line_alone(file, fragment)
+        yield from _statements_alone(file, fragment.text, _numbered(fragment.numbers))
+
+
+def _numbered(numbers: Sequence[int]) -> Callable[[int], int]:
+    return lambda line: numbers[line - 1]
 
 
 def _selected(file: AddedFile, head: str) -> list[Violation] | None:
@@ -157,7 +254,23 @@ def _selected(file: AddedFile, head: str) -> list[Violation] | None:
     return None if tree is None else list(_whole_file(file, tree))
 
 
+def _encoding(file: AddedFile) -> Iterator[Violation]:
+    """A declared source encoding other than UTF-8, on the added line that declares it."""
+    declared = file.encoding
+    if declared is None or declared.utf8 or declared.line not in file.added_numbers():
+        return
+    read = "with that codec" if declared.codec is not None else "with a codec Python does not know"
+    message = (
+        f"Declares its source encoding as {declared.name!r} (PEP 263): Python decodes the file {read}, "
+        "so the code it runs is not the text reviewers, editors and most tools show (under UTF-7, "
+        "`+AGUAdgBhAGw-(x)` is eval(x)). Save the file as UTF-8 and remove the declaration, or "
+        f"declare utf-8. {_OVERRIDE}"
+    )
+    yield Violation(RuleId.DANGEROUS, file.path, declared.line, message, SOURCE_ENCODING)
+
+
 def _python(file: AddedFile, *, select: bool, prefilter: Prefilter | None) -> Iterator[Violation]:
+    yield from _encoding(file)
     if not worth_parsing(file, prefilter):
         return
     if select and file.head is not None:

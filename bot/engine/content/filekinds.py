@@ -1,4 +1,10 @@
-"""Which language a changed file is written in, from its name or its `#!` line."""
+"""Which language a changed file is written in, from its name or its `#!` line.
+
+A file without an extension is what its `#!` line names; without one, a shell runs it when it is
+executed (execve refuses it, and the shell reads it as a script), so it is shell, unless its name
+says it is a document (`README`, `LICENSE`) or another tool's file (`Gemfile`, `.gitignore`).
+Markup (`.html`, `.vue`, `.svelte`) holds JavaScript in its `<script>` blocks.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ class Kind(StrEnum):
     DOCKERFILE = "dockerfile"
     MAKEFILE = "makefile"
     CI = "ci"
+    MARKUP = "markup"
     DOCUMENT = "document"
     OTHER = "other"
 
@@ -25,6 +32,8 @@ _EXTENSIONS = {
     ".dockerfile": Kind.DOCKERFILE, ".mk": Kind.MAKEFILE,
     ".md": Kind.DOCUMENT, ".markdown": Kind.DOCUMENT, ".rst": Kind.DOCUMENT, ".txt": Kind.DOCUMENT,
     ".adoc": Kind.DOCUMENT,
+    ".html": Kind.MARKUP, ".htm": Kind.MARKUP, ".xhtml": Kind.MARKUP, ".vue": Kind.MARKUP,
+    ".svelte": Kind.MARKUP,
 }  # fmt: skip
 _NAMES = {
     "Dockerfile": Kind.DOCKERFILE, "Containerfile": Kind.DOCKERFILE,
@@ -32,16 +41,29 @@ _NAMES = {
     "Jenkinsfile": Kind.CI, ".gitlab-ci.yml": Kind.CI, "azure-pipelines.yml": Kind.CI,
 }  # fmt: skip
 _CI_DIRECTORIES = (".github/workflows/", ".github/actions/", ".circleci/")
+_DOCUMENT_NAMES = frozenset(
+    {"README", "LICENSE", "LICENCE", "COPYING", "NOTICE", "AUTHORS", "CONTRIBUTORS", "CHANGELOG",
+     "CHANGES", "HISTORY", "NEWS", "TODO", "INSTALL", "THANKS", "MAINTAINERS", "PATENTS", "CODEOWNERS",
+     "OWNERS", "VERSION"}
+)  # fmt: skip
+# Extensionless files of other tools (Ruby DSLs, TOML, lists of patterns): no shell runs them.
+_OTHER_NAMES = frozenset(
+    {"Gemfile", "Rakefile", "Vagrantfile", "Podfile", "Fastfile", "Brewfile", "Guardfile", "Capfile",
+     "Pipfile", "Berksfile", "Dangerfile", "Appfile", "Matchfile"}
+)  # fmt: skip
+_SHELL_DOTFILES = frozenset(
+    {".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile",
+     ".zshenv", ".zlogin", ".kshrc", ".envrc"}
+)  # fmt: skip
 _INTERPRETERS = {
     "python": Kind.PYTHON, "node": Kind.JAVASCRIPT, "deno": Kind.JAVASCRIPT, "bun": Kind.JAVASCRIPT,
     "sh": Kind.SHELL, "bash": Kind.SHELL, "zsh": Kind.SHELL, "ksh": Kind.SHELL, "dash": Kind.SHELL,
+    "ash": Kind.SHELL, "mksh": Kind.SHELL, "nodejs": Kind.JAVASCRIPT,
 }  # fmt: skip
 
 
 def _interpreter(first_line: str) -> Kind | None:
     """The language a `#!` line names: `#!/bin/sh`, `#!/usr/bin/env -S python3 -u`."""
-    if not first_line.startswith("#!"):
-        return None
     words = first_line[2:].split()
     for word in words[:4]:
         name = basename(word).rstrip("0123456789.")
@@ -61,6 +83,12 @@ def kind_of(path: str, first_line: str | None = None) -> Kind:
     extension = splitext(name)[1].lower()
     if extension in _EXTENSIONS:
         return _EXTENSIONS[extension]
-    if not extension and first_line is not None:
+    if extension:
+        return Kind.OTHER
+    if first_line is not None and first_line.startswith("#!"):
         return _interpreter(first_line) or Kind.OTHER
-    return Kind.OTHER
+    if name.upper() in _DOCUMENT_NAMES and not name.islower():  # `bin/install` is a script
+        return Kind.DOCUMENT
+    if name in _OTHER_NAMES or (name.startswith(".") and name not in _SHELL_DOTFILES):
+        return Kind.OTHER
+    return Kind.SHELL

@@ -16,7 +16,7 @@ class LineScan:
 
     def __init__(self, data: bytes, kind: Kind) -> None:
         self.data = data
-        self.javascript = kind is Kind.JAVASCRIPT
+        self.javascript = kind in (Kind.JAVASCRIPT, Kind.MARKUP)
         self.marker = b"//" if self.javascript else b"#"
         self.line_start = -1
         self.seen = 0

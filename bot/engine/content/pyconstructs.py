@@ -1,7 +1,12 @@
 """Dangerous constructs in Python, decided on the syntax tree.
 
-Calls are resolved through the module's imports (`import os as o`, `from pickle import loads as
-lp`), so `o.system(...)` is `os.system`; a name the module defines itself (`def eval`) is not the
+Calls are resolved as Python resolves them: identifiers are NFKC-normalized by the parser (`ｅｖａｌ`
+is `eval`), parentheses and backslash continuations are not in the tree, and a function is followed
+through the module's imports (`import os as o`, `from pickle import loads as lp`), through names
+assigned it (`e = eval`, `run = os.system`, `(e := eval)(x)`, wherever the assignment is), through
+`getattr(module, "name")` (with the name a string constant, also one built by `+`), `builtins` and
+`__builtins__`, `sys.modules["os"]`, and the modules `__import__("os")` and
+`importlib.import_module("os")` return. A name the module defines itself (`def eval`) is not the
 builtin. Strings and comments that merely mention `eval` are not calls, so they never match.
 """
 
@@ -38,6 +43,19 @@ _BUILTINS = frozenset(dir(builtins))
 _SUBPROCESS_SHELL_ARG = frozenset(
     f"subprocess.{f}" for f in ("Popen", "call", "check_call", "check_output", "run")
 )
+# Calls that run a program with arguments, which run a command through a shell when the program is
+# one (`["sh", "-c", cmd]`, `os.execl("/bin/sh", "sh", "-c", cmd)`).
+_EXEC_FAMILY = frozenset(
+    {
+        *(f"os.exec{s}" for s in ("l", "le", "lp", "lpe", "v", "ve", "vp", "vpe")),
+        *(f"os.spawn{s}" for s in ("l", "le", "lp", "lpe", "v", "ve", "vp", "vpe")),
+        "os.posix_spawn",
+        "os.posix_spawnp",
+        "pty.spawn",
+        "asyncio.create_subprocess_exec",
+    }
+)
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "csh", "tcsh", "fish", "mksh"})
 _ALWAYS_SHELL = frozenset(
     {"subprocess.getoutput", "subprocess.getstatusoutput", "asyncio.create_subprocess_shell"}
 )
@@ -53,12 +71,29 @@ _SIMPLE = {
     "os.system": PyConstruct.OS_SYSTEM,
     "posix.system": PyConstruct.OS_SYSTEM,
     "nt.system": PyConstruct.OS_SYSTEM,
+    "os.popen": PyConstruct.OS_SYSTEM,
 }
 _IMPORTERS = frozenset({"__import__", "importlib.__import__"})
 # Every name `_judge` can find a construct for: a call whose function resolves to none of these is
 # never reported (pyselect.py relies on this to leave the rest of a file unparsed).
 DANGEROUS_CALLS = frozenset(
-    {*_SIMPLE, *_SUBPROCESS_SHELL_ARG, *_ALWAYS_SHELL, *_PICKLE, *_YAML_LOADS, *_YAML_UNSAFE, *_IMPORTERS}
+    {
+        *_SIMPLE,
+        *_SUBPROCESS_SHELL_ARG,
+        *_EXEC_FAMILY,
+        *_ALWAYS_SHELL,
+        *_PICKLE,
+        *_YAML_LOADS,
+        *_YAML_UNSAFE,
+        *_IMPORTERS,
+    }
+)
+# A name worth remembering when assigned: a dangerous call, or a module (or attribute) that leads to one.
+_LEADS_TO = frozenset(
+    ".".join(parts[:n])
+    for name in (*DANGEROUS_CALLS, "builtins.eval", "sys.modules.x", "importlib.import_module", "getattr")
+    for parts in (name.split("."),)
+    for n in range(1, len(parts) + 1)
 )
 
 
@@ -169,27 +204,105 @@ def _calls(tree: ast.Module, lines: Sequence[int] | None) -> Iterator[ast.Call]:
                 pending.append(value)
 
 
+def _string(node: ast.expr) -> str | None:
+    """The value of a string constant, also one built by `+` of constants or an f-string without fields."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _string(node.left), _string(node.right)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.JoinedStr):
+        parts = [_string(v) for v in node.values]
+        return None if None in parts else "".join(p for p in parts if p is not None)
+    return None
+
+
 class _Resolver:
-    """Names as the module's imports define them. Without the whole module (`whole=False`: one line
-    judged alone), a name that is neither bound nor imported is taken to be the module it spells."""
+    """Names as the module's imports and assignments define them. Without the whole module
+    (`whole=False`: one line judged alone), a name that is neither bound nor imported is taken to
+    be the module it spells."""
 
     def __init__(self, tree: ast.Module, *, whole: bool) -> None:
         self.aliases = _imports(tree)
         self.bound = _module_bindings(tree)
         self.whole = whole
+        self.assigned: dict[str, str] = {}
+        for statement in _statements(tree, into_scopes=True):
+            for target, value in _assignments(statement):
+                resolved = self._resolve(value)
+                if resolved is not None and resolved.removeprefix("builtins.") in _LEADS_TO:
+                    self.assigned[target] = resolved
+
+    def _named(self, name: str) -> str:
+        if name in self.aliases:
+            return self.aliases[name]
+        if name in self.assigned:
+            return self.assigned[name]
+        if name == "__builtins__":
+            return "builtins"
+        if name in self.bound or (self.whole and name not in _BUILTINS):
+            return f"<local>.{name}"
+        return name
 
     def name(self, node: ast.expr) -> str | None:
-        """The dotted name a call's function stands for (`o.system` → `os.system`), or None."""
+        """The dotted name an expression stands for (`o.system` → `os.system`, `builtins.eval` →
+        `eval`), or None."""
+        resolved = self._resolve(node)
+        return None if resolved is None else resolved.removeprefix("builtins.")
+
+    def _resolve(self, node: ast.expr) -> str | None:
         if isinstance(node, ast.Name):
-            if node.id in self.aliases:
-                return self.aliases[node.id].removeprefix("builtins.")
-            if node.id in self.bound or (self.whole and node.id not in _BUILTINS):
-                return f"<local>.{node.id}"
-            return node.id
+            return self._named(node.id)
         if isinstance(node, ast.Attribute):
-            base = self.name(node.value)
+            base = self._resolve(node.value)
             return None if base is None else f"{base}.{node.attr}"
+        if isinstance(node, ast.NamedExpr):
+            return self._resolve(node.value)
+        if isinstance(node, ast.Subscript):
+            return self._item(node)
+        if isinstance(node, ast.Call):
+            return self._returned(node)
         return None
+
+    def _item(self, node: ast.Subscript) -> str | None:
+        """`sys.modules["os"]` is `os`; `builtins.__dict__["eval"]` and `__builtins__["eval"]`, eval."""
+        key = _string(node.slice)
+        base = self._resolve(node.value)
+        if key is None or base is None:
+            return None
+        if base == "sys.modules":
+            return key
+        return key if base in ("builtins", "builtins.__dict__", "__dict__") else None
+
+    def _returned(self, call: ast.Call) -> str | None:
+        """What a call returns, when it is a module or a module's attribute: `__import__("os")`,
+        `importlib.import_module("os")`, `getattr(os, "system")`."""
+        function = self.name(call.func)
+        if function in ("__import__", "importlib.__import__", "importlib.import_module") and call.args:
+            module = _string(call.args[0])
+            if module is None:
+                return None
+            return module.split(".", 1)[0] if function != "importlib.import_module" else module
+        if function == "getattr" and len(call.args) >= 2:
+            base, attribute = self._resolve(call.args[0]), _string(call.args[1])
+            return None if base is None or attribute is None else f"{base}.{attribute}"
+        return None
+
+
+def _assignments(statement: ast.stmt) -> Iterator[tuple[str, ast.expr]]:
+    """(name, value) of each name a statement assigns a whole value (`e = eval`, `a, b = x, y`)."""
+    if isinstance(statement, ast.Assign):
+        pairs = [(t, statement.value) for t in statement.targets]
+    elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+        pairs = [(statement.target, statement.value)]
+    else:
+        return
+    while pairs:
+        target, value = pairs.pop()
+        if isinstance(target, ast.Name):
+            yield target.id, value
+        elif isinstance(target, ast.Tuple | ast.List) and isinstance(value, ast.Tuple | ast.List):
+            pairs.extend(zip(target.elts, value.elts, strict=False))
 
 
 def argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
@@ -231,6 +344,32 @@ def _loader_is_safe(call: ast.Call, resolver: _Resolver) -> bool:
     return name is not None and name.rsplit(".", 1)[-1] in _SAFE_LOADERS
 
 
+def _argv(call: ast.Call) -> list[ast.expr]:
+    """A call's positional arguments with lists and tuples spread out, then its `args=`."""
+    out: list[ast.expr] = []
+    for argument in (*call.args, *(kw.value for kw in call.keywords if kw.arg == "args")):
+        out.extend(argument.elts if isinstance(argument, ast.List | ast.Tuple) else (argument,))
+    return out
+
+
+def _shell_command(call: ast.Call) -> bool:
+    """Whether a call runs a shell with `-c` and a command that is not fixed in the source:
+    `["sh", "-c", cmd]`, `("/bin/bash", "-ec", cmd)`."""
+    argv = _argv(call)
+    for index, argument in enumerate(argv):
+        program = _string(argument)
+        if program is None or program.rsplit("/", 1)[-1] not in _SHELLS:
+            continue
+        for after in range(index + 1, len(argv)):
+            option = _string(argv[after])
+            if option is None or not option.startswith("-") or option.startswith("--"):
+                break
+            if "c" in option:
+                command = argv[after + 1] if after + 1 < len(argv) else None
+                return command is None or not _literal(command)
+    return False
+
+
 def _judge(call: ast.Call, name: str, resolver: _Resolver) -> PyConstruct | None:
     if name in _SIMPLE:
         return _SIMPLE[name]
@@ -239,7 +378,9 @@ def _judge(call: ast.Call, name: str, resolver: _Resolver) -> PyConstruct | None
         command = argument(call, 0, "args")
         if shell is not None and _may_be_true(shell) and command is not None and not _literal(command):
             return PyConstruct.SHELL
-        return None
+        return PyConstruct.SHELL if _shell_command(call) else None
+    if name in _EXEC_FAMILY:
+        return PyConstruct.SHELL if _shell_command(call) else None
     if name in _ALWAYS_SHELL:
         command = argument(call, 0, "cmd")
         return PyConstruct.SHELL if command is not None and not _literal(command) else None
@@ -262,8 +403,7 @@ def python_constructs(
     resolver = _Resolver(tree, whole=whole)
     found: list[Found] = []
     for node in _calls(tree, lines):
-        resolved = resolver.name(node.func)
-        name = None if resolved is None else resolved.removeprefix("builtins.")
+        name = resolver.name(node.func)
         construct = None if name is None else _judge(node, name, resolver)
         if name is not None and construct is not None:
             end = node.end_lineno if node.end_lineno is not None else node.lineno

@@ -5,8 +5,10 @@ What `python_constructs` finds in a whole module depends on three things only:
 - its calls whose function resolves to one of DANGEROUS_CALLS (`m.f`, or a builtin `f`). Such a
   call names `f` in its own text (`x.f(...)`, or `f(...)` after `from m import f`), and `m` is
   named somewhere in the module's code (in the import that defines the name, or in the call). Only
-  `f` imported under another name (`from m import f as g`, then `g(...)`) escapes this: then there
-  is no selection, and the caller parses the whole file;
+  `f` imported under another name (`from m import f as g`, then `g(...)`), or reached without
+  being called where it is named (an alias `e = eval` or `o = os`, `getattr`, `builtins`,
+  `sys.modules`, an importer given a string) escapes this: then there is no
+  selection, and the caller parses the whole file;
 - its imports, wherever they are (what each name stands for; the last import of a name wins);
 - the names it binds at its top level, of which only those of builtins it judges (eval, exec,
   __import__) change a verdict, and binding one names it.
@@ -50,7 +52,7 @@ from bot.engine.content.pyconstructs import DANGEROUS_CALLS
 from bot.engine.regex import compile_re2
 
 _ESCAPE = r"\\(?:\r\n|.)"
-_STRING_OR_COMMENT = re.compile(
+STRING_OR_COMMENT = re.compile(
     r"(#[^\r\n]*+"
     rf"|'''[^'\\]*+(?:(?:{_ESCAPE}|'(?!''))[^'\\]*+)*+(?:'''|.*)"
     rf'|"""[^"\\]*+(?:(?:{_ESCAPE}|"(?!""))[^"\\]*+)*+(?:"""|.*)'
@@ -74,6 +76,9 @@ _FIELD = (
 _FIELDS = re.compile(_FIELD)
 _TEMPLATE_BODY = re.compile(rf"(?:[^{{}}\\]|\\[^{{}}]|\\(?=[{{}}])|\{{\{{|\}}\}}|{_FIELD})*+", re.DOTALL)
 _WORD = re.compile(r"\w+")
+# Before each word of a template string's fields: a blank to the statement reader, and a mark that
+# the word's punctuation is gone (so `{os.system(c)}` is no bare `os`).
+_FIELD_WORD = "\x02"
 _LONE_CR = re.compile(r"\r(?!\n)")
 # A line break inside a string: the next line starts with \x01, so it never starts a statement.
 _BREAK = "\n\x01"
@@ -98,7 +103,7 @@ def _template_words(span: str) -> str | None:
     body = span[len(quote) : -len(quote)]
     if _TEMPLATE_BODY.fullmatch(body) is None:
         return None
-    return "".join(" " + word for word in _WORD.findall("".join(_FIELDS.findall(body))))
+    return "".join(_FIELD_WORD + word for word in _WORD.findall("".join(_FIELDS.findall(body))))
 
 
 def _code(text: str) -> str | None:
@@ -107,7 +112,7 @@ def _code(text: str) -> str | None:
     (see above)."""
     if "\r" in text and _LONE_CR.search(text):
         return None
-    pieces = _STRING_OR_COMMENT.split(text)
+    pieces = STRING_OR_COMMENT.split(text)
     spans = pieces[1::2]
     # Tens of thousands of strings and comments in a large module: replaced in comprehensions, and
     # only the few strings after a prefix letter looked at again.
@@ -150,6 +155,36 @@ def _word_patterns(words: frozenset[str]) -> tuple[Any, Any]:
         compile_re2(rf"\b(?:import|{alternatives})\b"),
         compile_re2(rf"\b(?:{alternatives})[\s\\]+as\b"),
     )
+
+
+# Import statements name modules and functions without calling them: left out of the check below.
+_IMPORT_STATEMENT = re.compile(rb"\n[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import\b(?:\([^)]*\)|\\\r?\n|[^\n])*+")
+# What leads to a module or builtin the tree resolves (pyconstructs.py): builtins, an importer or
+# `sys.modules` given a string (`S` here), `sys.modules` handed on (`m = sys.modules`).
+_INDIRECT = compile_re2(
+    r"\b(?:builtins|__builtins__)\b|\b(?:__import__|import_module)[ \t]*\([ \t]*S\b"
+    r"|\bmodules[ \t]*\[[ \t]*S\b|\bmodules\b[ \t]*(?:[\n,)]|\z)"
+)
+
+
+@cache
+def _bare_patterns(words: frozenset[str]) -> Any:
+    """A dangerous word not called right there (`e = eval`, `(eval)(x)`, `eval \\` then `(x)`), or
+    a module that holds one not followed by its attribute (`o = os`) (RE2)."""
+    called = "|".join(sorted(words))
+    modules = "|".join(sorted(_GATED))
+    return compile_re2(
+        rf"(?:^|[^\x02])\b(?:{called})\b[ \t]*(?:[^ \t(\x02]|\z)"
+        rf"|(?:^|[^\x02])\b(?:{modules})\b[ \t]*(?:[^ \t.\x02]|\z)"
+    )
+
+
+def _reaches_around(data: bytes, words: frozenset[str]) -> bool:
+    """Whether code outside imports may reach a dangerous call without naming it where it is called:
+    through an alias (`e = eval`, `o = os`), getattr, builtins, sys.modules or an importer. The
+    syntax tree follows those across statements, so only the whole file says what they reach."""
+    code = _IMPORT_STATEMENT.sub(b"\n", data) if b"import" in data else data
+    return _INDIRECT.search(code) is not None or _bare_patterns(words).search(code) is not None
 
 
 @cache
@@ -247,7 +282,7 @@ def selected_source(text: str) -> str | None:
     data = code.encode("ascii")
     words = _ALWAYS.union(*(_GATED[m.group().decode()] for m in _MODULES.finditer(data)))
     matters, renamed = _word_patterns(words)
-    if renamed.search(data):
+    if renamed.search(data) or _reaches_around(data, words):
         return None
     words_at = [m.start() for m in matters.finditer(data)]
     selection = _Selection(code, data, words_at, enter_blocks="\t" not in code and "\f" not in code)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -32,6 +32,7 @@ from bot.engine.diff import FileStatus, LineKind
 from bot.engine.findings import RuleId, Violation
 from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2
+from bot.engine.sourcetext import read_lines, read_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +155,8 @@ class _Side:
     fragment per hunk, with each hunk's index in the file's diff."""
 
     fragments: tuple[tuple[int, Fragment], ...]
-    source: str | None  # that side's whole text, when known
+    source: str | None  # that side's whole text, when known, as the language reads it
+    lines: Sequence[int] | None = None  # the diff line of each line of `source`, when they differ
 
     def hunk_and_text(self) -> dict[int, tuple[int, str]]:
         return {
@@ -194,9 +196,12 @@ def _tree_uses(side: _Side) -> Iterator[_Use]:
     if tree is None:
         return
     where = side.hunk_and_text()
-    for use in skip_uses(tree, sorted(where)):
-        hunk, text = where[use.line]
-        yield _Use(use.marker, use.line, use.written, hunk, text)
+    lines = side.lines
+    on = sorted(where) if lines is None else [i for i, n in enumerate(lines, start=1) if n in where]
+    for use in skip_uses(tree, on):
+        line = use.line if lines is None else lines[use.line - 1]
+        hunk, text = where[line]
+        yield _Use(use.marker, line, use.written, hunk, text)
 
 
 def _uses(side: _Side, kind: Kind, prefilter: Prefilter, *, tree: bool) -> list[_Use]:
@@ -222,18 +227,22 @@ def _read_on_the_tree(file: AddedFile, prefilter: Prefilter) -> bool:
 
 def _removed_side(file: AddedFile, base: str | None) -> _Side:
     fragments = []
-    for hunk, lines in enumerate(h.lines for h in file.file.hunks):
-        removed = [line for line in lines if line.kind is LineKind.REMOVED]
+    for hunk, hunk_lines in enumerate(h.lines for h in file.file.hunks):
+        removed = [line for line in hunk_lines if line.kind is LineKind.REMOVED]
         if removed:
             fragments.append(
-                (hunk, Fragment("\n".join(line.text for line in removed), [line.number for line in removed]))
+                (
+                    hunk,
+                    Fragment(*read_lines([r.text for r in removed], [r.number for r in removed], file.kind)),
+                )
             )
-    return _Side(tuple(fragments), base)
+    source, lines = (None, None) if base is None else read_text(base, file.kind)
+    return _Side(tuple(fragments), source, lines)
 
 
 def _added_side(file: AddedFile) -> _Side:
     hunks = (i for i, h in enumerate(file.file.hunks) if any(line.kind is LineKind.ADDED for line in h.lines))
-    return _Side(tuple(zip(hunks, file.fragments, strict=True)), file.head)
+    return _Side(tuple(zip(hunks, file.fragments, strict=True)), file.head, file.head_lines)
 
 
 class _Pool:

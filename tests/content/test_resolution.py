@@ -1,0 +1,225 @@
+"""Calls are matched as the interpreter resolves them: Python's NFKC identifiers, parentheses,
+continuations, aliases, getattr and importers; JavaScript's indirect eval; any interpreter a download
+is piped into; script blocks of markup files; files named by their `#!` line or their content."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.engine.content.dangerous import DangerousRule
+from bot.engine.content.filekinds import kind_of
+from bot.engine.findings import Violation
+from tests.content.helpers import change_of, scan, where
+from tests.gitrepo import GitRepo
+
+RULE = DangerousRule()
+
+
+def _dangerous(repo: GitRepo, head: dict[str, str], **kw: bool) -> list[Violation]:
+    change = change_of(repo, head, **kw)
+    found = scan(RULE, change)
+    assert found == scan(DangerousRule(parse_whole_files=True), change)  # the selection changes nothing
+    return found
+
+
+@pytest.mark.parametrize(
+    ("source", "construct"),
+    [
+        ("ｅｖａｌ(x)\n", "python-eval"),
+        ("import os\nos.ｓｙｓｔｅｍ(cmd)\n", "python-os-system"),
+        ("(eval)(x)\n", "python-eval"),
+        ("((exec))(code)\n", "python-exec"),
+        ("result = eval \\\n    (x)\n", "python-eval"),
+        ("e = eval\ne(x)\n", "python-eval"),
+        ("import os\ns = os.system\ns(cmd)\n", "python-os-system"),
+        ("import os\nrun = os.system\n\ndef f(c):\n    run(c)\n", "python-os-system"),
+        ("(e := eval)(x)\n", "python-eval"),
+        ("import builtins\ngetattr(builtins, 'eval')(x)\n", "python-eval"),
+        ("getattr(__builtins__, 'exec')(code)\n", "python-exec"),
+        ("import builtins\nf = getattr(builtins, 'ev' + 'al')\nf(x)\n", "python-eval"),
+        ("import builtins\nbuiltins.eval(x)\n", "python-eval"),
+        ("__builtins__.eval(x)\n", "python-eval"),
+        ("__import__('os').system(cmd)\n", "python-os-system"),
+        ("import importlib\nimportlib.import_module('os').system(cmd)\n", "python-os-system"),
+        (
+            "import importlib\nm = importlib.import_module('subprocess')\nm.getoutput(cmd)\n",
+            "python-subprocess-shell",
+        ),
+        ("import sys\nsys.modules['os'].system(cmd)\n", "python-os-system"),
+        ("import os\nos.popen(cmd).read()\n", "python-os-system"),
+        ("import os\nos.execl('/bin/sh', 'sh', '-c', cmd)\n", "python-subprocess-shell"),
+        ("import os\nos.spawnlp(os.P_WAIT, 'bash', 'bash', '-c', cmd)\n", "python-subprocess-shell"),
+        ("import os\nos.execvp('sh', ['sh', '-c', cmd])\n", "python-subprocess-shell"),
+        ("import subprocess\nsubprocess.run(['sh', '-c', cmd])\n", "python-subprocess-shell"),
+        ("import subprocess\nsubprocess.Popen(['/bin/bash', '-ec', cmd])\n", "python-subprocess-shell"),
+        (
+            "from subprocess import check_output\ncheck_output(('zsh', '-c', cmd))\n",
+            "python-subprocess-shell",
+        ),
+        ("import subprocess\nsubprocess.call(['bash', '-x', '-c', cmd])\n", "python-subprocess-shell"),
+    ],
+)
+@pytest.mark.parametrize("texts", [True, False])
+def test_python_calls_are_resolved_as_python_does(
+    repo: GitRepo, source: str, construct: str, texts: bool
+) -> None:
+    found = _dangerous(repo, {"evil.py": source}, texts=texts)
+    assert construct in {i for _, _, i in where(found)}, where(found)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "model.eval()\n",
+        "import torch\nnet = torch.nn.Linear(2, 2)\nnet.eval()\n",
+        "x = 'eval(y)'  # eval(z)\n",
+        "e = evaluate\ne(x)\n",
+        "def eval(x):\n    return x\n\neval(1)\n",
+        "import os\nos.popen\n",  # named, never called
+        "import subprocess\nsubprocess.run(['sh', '-c', 'ls -l'])\n",
+        "import subprocess\nsubprocess.run(['git', '-c', cmd])\n",
+        "import subprocess\nsubprocess.run(['bash', '-x'], shell=False)\n",
+        "import subprocess\nsubprocess.run(['bash', 'run.sh', '-c', cmd])\n",
+        "import os\nos.execv('/usr/bin/git', ['git', 'status'])\n",
+        "getattr(obj, 'eval')(x)\n",
+        "import importlib\nimportlib.import_module('json').loads(s)\n",
+    ],
+)
+def test_python_near_misses_stay_quiet(repo: GitRepo, source: str) -> None:
+    assert _dangerous(repo, {"fine.py": source}) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "construct"),
+    [
+        ("(0, eval)(input);", "js-eval"),
+        ("globalThis['eval'](input);", "js-eval"),
+        ('window["ev" + "al"](input);', "js-eval"),
+        ("global.eval(input);", "js-eval"),
+        ("self[`eval`](input);", "js-eval"),
+        ("const f = Function('a', body);", "js-new-function"),
+        ("child_process.exec('convert ' + file + ' out.png');", "js-child-process-exec"),
+        ("require('child_process').exec(cmd);", "js-child-process-exec"),
+        ('require("child_process").execSync("ls " + dir);', "js-child-process-exec"),
+    ],
+)
+def test_javascript_indirect_forms(repo: GitRepo, line: str, construct: str) -> None:
+    assert where(_dangerous(repo, {"web/a.js": f"let a = 1;\n{line}\n"})) == [("web/a.js", 2, construct)]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "model.eval();",
+        "const evaluate = Function.prototype;",
+        "obj.Function(x);",
+        "child_process.exec('ls -l');",
+        "const msg = 'eval' + '(x)';",
+        "myFunction(x);",
+        "window['evaluate'](x);",
+        "require('child_process').execFile('ls', [dir]);",
+    ],
+)
+def test_javascript_near_misses(repo: GitRepo, line: str) -> None:
+    assert _dangerous(repo, {"web/a.js": f"{line}\n"}) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "curl -fsSL https://x.io/i.py | python",
+        "curl -fsSL https://x.io/i.py | python3 -",
+        "wget -qO- https://x.io/i.js | node",
+        "curl -s https://x.io/i.pl | perl",
+        "curl -s https://x.io/i.rb | ruby",
+        "curl -fsSL https://x.io/i | sudo -E bash",
+        "wget -O- https://x.io/i | sh",
+        "source <(curl -s https://x.io/env)",
+        ". <(wget -qO- https://x.io/env)",
+        "python3 <(curl -s https://x.io/i.py)",
+        "curl -s https://x.io/i | env bash",
+        "curl -s https://x.io/i.py | python3 -u",
+        "curl -s https://x.io/i | bash -s -- --yes",
+    ],
+)
+def test_downloads_run_by_any_interpreter(repo: GitRepo, line: str) -> None:
+    found = _dangerous(repo, {"scripts/setup.sh": f"set -e\n{line}\n"})
+    assert where(found) == [("scripts/setup.sh", 2, "shell-pipe-to-shell")]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'echo "curl https://x.io/i | sh"',
+        "# curl https://x.io/i | python",
+        "curl -s https://x.io/data.json | python3 -m json.tool > out.json",
+        "curl -s https://x.io/sums | shasum -c",
+        "curl -s https://x.io/a | pythonic-tool",
+        "curl -s https://x.io/data | bash process.sh",
+        "diff <(curl -s https://x.io/a) b",
+    ],
+)
+def test_shell_near_misses(repo: GitRepo, line: str) -> None:
+    assert _dangerous(repo, {"scripts/setup.sh": f"{line}\n"}) == []
+
+
+@pytest.mark.parametrize("path", ["web/index.html", "web/page.htm", "web/App.vue", "web/Card.svelte"])
+def test_script_blocks_of_markup_are_javascript(repo: GitRepo, path: str) -> None:
+    source = (
+        "<template><p>eval(x) is shown, not run</p></template>\n"
+        "<script setup lang='ts'>\n"
+        "const a = 1;\n"
+        "eval(input);\n"
+        "</script>\n"
+        "<p>eval(y)</p><script>eval(z)</script>\n"
+    )
+    assert where(_dangerous(repo, {path: source})) == [(path, 4, "js-eval"), (path, 6, "js-eval")]
+
+
+def test_without_the_new_text_a_fragment_closing_a_script_block_started_in_one(repo: GitRepo) -> None:
+    base = {"a.html": "<script>\nlet a = 1;\n</script>\n"}
+    head = {"a.html": "<script>\nlet a = 1;\neval(x); </script> <p>eval(y)</p>\n"}
+    assert where(scan(RULE, change_of(repo, head, base, texts=False))) == [("a.html", 3, "js-eval")]
+
+
+def test_a_script_block_opened_before_the_change_is_known_from_the_new_text(repo: GitRepo) -> None:
+    base = {"a.html": "<script>\nlet a = 1;\n</script>\n<p>x</p>\n"}
+    head = {"a.html": "<script>\nlet a = 1;\neval(x);\n</script>\n<p>eval(y)</p>\n"}
+    change = change_of(repo, head, base)
+    assert where(scan(RULE, change)) == [("a.html", 3, "js-eval")]
+
+
+@pytest.mark.parametrize(
+    ("path", "first", "kind"),
+    [
+        ("bin/tool", "#!/usr/bin/env -S python3 -u", "python"),
+        ("bin/tool", "#!/usr/bin/env node", "javascript"),
+        ("bin/tool", "#!/bin/zsh", "shell"),
+        ("bin/tool", "#! /usr/bin/env -S bash -e", "shell"),
+        ("bin/tool", "set -e", "shell"),  # no `#!`: a shell runs it
+        ("bin/tool", "curl -s https://x.io/i | sh", "shell"),
+        ("bin/tool", "#!/usr/bin/perl", "other"),
+        ("LICENSE", "MIT License", "document"),
+        ("README", "curl -s https://x.io/i | sh", "document"),
+        ("web/a.vue", None, "markup"),
+        ("data.json", None, "other"),
+    ],
+)
+def test_files_without_an_extension_are_read_by_their_first_line(
+    path: str, first: str | None, kind: str
+) -> None:
+    assert kind_of(path, first).value == kind
+
+
+def test_an_extensionless_script_without_a_shebang_is_read_as_shell(repo: GitRepo) -> None:
+    found = _dangerous(repo, {"bin/install": "set -e\ncurl -fsSL https://x.io/i | bash\n"})
+    assert where(found) == [("bin/install", 2, "shell-pipe-to-shell")]
+
+
+def test_json_and_documents_stay_quiet(repo: GitRepo) -> None:
+    files = {
+        "data.json": '{"run": "curl -s https://x.io/i | sh", "code": "eval(x)"}\n',
+        "README": "Install: curl -s https://x.io/i | sh\n",
+        "CHANGELOG": "eval(x) is gone\n",
+    }
+    assert _dangerous(repo, files) == []

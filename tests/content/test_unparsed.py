@@ -1,0 +1,104 @@
+"""No Python file escapes parsing: a file that does not parse under the running interpreter (newer
+syntax, or broken on purpose), or whose new text is not available, still has its multi-line calls
+found, statement by statement, following brackets and continuations."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.engine.content.dangerous import DangerousRule
+from bot.engine.findings import Violation
+from tests.content.helpers import change_of, scan, where
+from tests.gitrepo import GitRepo
+
+RULE = DangerousRule()
+NEWER = "type Vector = list[float]\n"  # PEP 695: Python 3.12
+NESTED = 'greeting = f"{names["first"]}"\n'  # same-quote nesting: Python 3.12
+BROKEN = "def broken(:\n    pass\n"
+
+
+def _dangerous(
+    repo: GitRepo, head: dict[str, str], base: dict[str, str] | None = None, **kw: bool
+) -> list[Violation]:
+    change = change_of(repo, head, base, **kw)
+    found = scan(RULE, change)
+    # Parsed whole, such a file falls back to its statements alone; its selection may parse.
+    assert where(found) == where(scan(DangerousRule(parse_whole_files=True), change))
+    return found
+
+
+@pytest.mark.parametrize("spoiler", [NEWER, NESTED, BROKEN])
+@pytest.mark.parametrize(
+    ("body", "line", "construct"),
+    [
+        ("result = eval(\n    data)\n", 1, "python-eval"),
+        ("import os\nos.system(\\\n    cmd)\n", 2, "python-os-system"),
+        ("value = compute(\n    eval\n    (x))\n", 2, "python-eval"),
+        ("if eval(x):\n    pass\n", 1, "python-eval"),
+        ("import os as o\no.system(\n    cmd,\n)\n", 2, "python-os-system"),
+        ("import subprocess\nsubprocess.run(\n    cmd,\n    shell=True,\n)\n", 2, "python-subprocess-shell"),
+        ("x = 1; exec(\n    code)\n", 1, "python-exec"),
+    ],
+)
+def test_calls_in_a_file_that_does_not_parse_are_found_across_lines(
+    repo: GitRepo, spoiler: str, body: str, line: int, construct: str
+) -> None:
+    found = _dangerous(repo, {"new.py": spoiler + body})
+    assert where(found) == [("new.py", spoiler.count("\n") + line, construct)]
+    whole = scan(
+        DangerousRule(parse_whole_files=True),
+        change_of(GitRepo.create(repo.root.parent / "w"), {"new.py": spoiler + body}),
+    )
+    assert whole[0].message.endswith(
+        "(Judged from this statement alone: the file's new text was not available or does not parse.)"
+    )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '"""\neval(x)\n"""\n',
+        "# eval(\n#   x)\n",
+        "model.eval(\n)\n",
+        "text = 'eval(y)'\n",
+        "def eval(x):\n    return x\n",
+    ],
+)
+def test_near_misses_in_a_file_that_does_not_parse_stay_quiet(repo: GitRepo, body: str) -> None:
+    assert _dangerous(repo, {"new.py": BROKEN + body}) == []
+
+
+def test_a_call_split_over_added_lines_is_found_without_the_new_text(repo: GitRepo) -> None:
+    base = {"app.py": "import os\n\n\ndef f(cmd):\n    return 0\n"}
+    head = {
+        "app.py": "import os\n\n\ndef f(cmd):\n    os.system(\n        cmd)\n    return eval(\n        cmd)\n"
+    }
+    found = _dangerous(repo, head, base, texts=False)
+    assert where(found) == [("app.py", 5, "python-os-system"), ("app.py", 7, "python-eval")]
+
+
+def test_a_call_whose_opening_line_is_context_is_found_from_the_new_text(repo: GitRepo) -> None:
+    base = {"app.py": BROKEN + "import subprocess\nsubprocess.run(\n    cmd,\n    check=True,\n)\n"}
+    head = {"app.py": BROKEN + "import subprocess\nsubprocess.run(\n    cmd,\n    shell=True,\n)\n"}
+    assert where(_dangerous(repo, head, base)) == [("app.py", 6, "python-subprocess-shell")]
+
+
+def test_an_unclosed_bracket_does_not_hide_what_follows_a_newline_inside_it(repo: GitRepo) -> None:
+    found = _dangerous(repo, {"new.py": "broken = (\neval(x)\n"})
+    assert where(found) == [("new.py", 2, "python-eval")]
+
+
+def test_a_call_whose_bracket_never_closes_is_not_read(repo: GitRepo) -> None:
+    assert _dangerous(repo, {"new.py": BROKEN + "eval(x, (1, 2)\n"}) == []
+
+
+def test_a_call_spanning_lines_that_are_context_is_reported_on_its_added_line(repo: GitRepo) -> None:
+    base = {"app.py": BROKEN + "import os\nos.system(\n    cmd,\n)\nx = 1\n"}
+    head = {"app.py": BROKEN + "import os\nos.system(\n    cmd,\n)\nx = 2\n"}
+    assert _dangerous(repo, head, base) == []
+
+
+def test_a_call_in_a_changed_statement_but_not_on_an_added_line_is_not_reported(repo: GitRepo) -> None:
+    base = {"app.py": BROKEN + "value = compute(\n    eval(x),\n    y=1,\n)\n"}
+    head = {"app.py": BROKEN + "value = compute(\n    eval(x),\n    y=builtins,\n)\n"}
+    assert _dangerous(repo, head, base) == []
