@@ -138,6 +138,15 @@ def test_only_imports_on_added_lines_count(repo: GitRepo) -> None:
     assert found[0].message.startswith("Imports `requests` (line 4 of src/a.py)")
 
 
+def test_an_import_after_a_lone_carriage_return_is_placed_on_the_diff_line_holding_it(repo: GitRepo) -> None:
+    # Python ends a line at a lone CR: the tree numbers four lines where the diff shows two.
+    base = {"src/a.py": "x = 1\n"}
+    head = {"src/a.py": "x = 1\n# note\rimport requests\n# note\rfrom requests import get\n"}
+    found = _imports(repo, head, base)
+    assert where(found) == [("src/a.py", 2, "requests"), ("src/a.py", 3, "requests")]
+    assert found[0].message.startswith("Imports `requests` (line 2 of src/a.py)")
+
+
 def test_an_import_spanning_lines_is_reported_on_its_first_added_line(repo: GitRepo) -> None:
     base = {"src/a.py": "from os import (\n    path,\n)\n"}
     head = {"src/a.py": "from os import (\n    path,\n)\nimport os, \\\n    requests\n"}

@@ -112,6 +112,13 @@ class AddedFile:
         """The diff line number of line `line` of `head`."""
         return line if self.head_lines is None else self.head_lines[line - 1]
 
+    def added_head_numbers(self) -> list[int]:
+        """The numbers, in `head` (as a syntax tree numbers them), of the lines the change adds."""
+        added = self.added_numbers()
+        if self.head_lines is None:
+            return sorted(added)
+        return [n for n, diff_line in enumerate(self.head_lines, 1) if diff_line in added]
+
     def added_line(self, number: int) -> str | None:
         """The text of added head line `number`, or None if the change does not add it."""
         for fragment in self.fragments:

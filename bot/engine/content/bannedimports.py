@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.engine.change import Change
 from bot.engine.content.added import AddedFile
@@ -63,7 +63,8 @@ def _python(file: AddedFile, entries: list[BannedImport]) -> Iterator[Imported]:
         return
     tree = _parse(file.head) if file.head is not None else None
     if tree is not None:
-        yield from python_imports(tree, sorted(file.added_numbers()), calls=calls)
+        for imported in python_imports(tree, file.added_head_numbers(), calls=calls):
+            yield replace(imported, line=file.diff_line(imported.line))
         return
     for fragment in file.fragments:
         yield from python_imports_alone(fragment)
