@@ -11,8 +11,7 @@ included. Runs are interleaved (git diff, receipt, git diff, receipt, …) so a 
 load falls on both; figures are medians. Peak memory is the receipt process's maximum resident set.
 The load average is printed before and after: other processes slow every figure alike. The
 package's bytecode is compiled first, as an installed receipt's is. Measured in December 2026, the
-200k and 400k rows peak at about 6 and 12 GiB (the `references` check holds every changed file's
-parsed module): on a shared machine, leave them out with `--only`.
+200k row peaks at about 310 MiB; on a shared machine, run the large rows alone with `--only`.
 """
 
 from __future__ import annotations

@@ -118,6 +118,9 @@ def last_match(
     patterns: Sequence[str], path: str, store: PatternStore, caseless: Caseless = Caseless.NONE
 ) -> GlobMatch | None:
     """The pattern that decides `path` (gitignore: last match wins), or None."""
+    screen = store.screen(tuple(patterns))
+    if screen is not None and screen.search(matchable(path)) is None:
+        return None  # most paths: one match for the whole list, not one per pattern
     decided: GlobMatch | None = None
     for index, pattern in enumerate(patterns):
         found = match_one(pattern, path, store, caseless)

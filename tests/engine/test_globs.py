@@ -114,3 +114,26 @@ def test_patterns_too_many_for_one_screen_are_matched_one_by_one(monkeypatch: py
     decided = protection(manifest, "Tests/CONFTEST.py")
     assert decided is not None and decided.folded and decided.source == "built-in group test-harness"
     assert protection(manifest, "src/app.py") is None
+
+
+def test_a_list_is_screened_before_its_patterns_are_tried_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.engine import globs, patterns
+
+    store = PatternStore()
+    listed = ["tests/**", "!tests/data/**", "*.LOCK"]
+    tried: list[str] = []
+    one = globs.match_one
+
+    def counted(pattern: str, *args: object, **kwargs: object) -> GlobMatch | None:
+        tried.append(pattern)
+        return one(pattern, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(globs, "match_one", counted)
+    assert last_match(listed, "src/app.py", store) is None and tried == []  # no pattern can match
+    assert matches(listed, "a.lock", store, Caseless.INCLUDES) and tried == listed  # only in another case
+    assert not matches(listed, "a.lock", store)  # the screen lets it through; the exact spelling decides
+    assert not matches(listed, "tests/data/x", store)
+    monkeypatch.setattr(patterns, "_SCREEN_MAX_MEM", 1 << 10)
+    store = PatternStore()
+    assert matches(["conftest.py", "**/.github/workflows/**"], "Tests/CONFTEST.py", store, Caseless.INCLUDES)
+    assert not matches(["conftest.py", "**/.github/workflows/**"], "src/app.py", store)

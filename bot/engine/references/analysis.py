@@ -341,28 +341,28 @@ def _readers(
     """The modules that mention an interesting name, walked; re-exports under other names are
     followed for a few rounds."""
     remaining = {p: t for p, t in texts.items() if t is not None}
-    selected: dict[str, ModuleInfo] = {}
+    selected: dict[str, ast.Module] = {}
     pending = set(names)
     for _ in range(_ALIAS_ROUNDS):
         found = _mentioning(remaining, pending)
         aliases: set[str] = set()
         for path in found:
             del remaining[path]
-            info = head.info(path)
-            if info is None:  # a file the change left alone never ran either; one it wrote may hide a caller
+            read = head.read(path)
+            if read is None:  # a file the change left alone never ran either; one it wrote may hide a caller
                 (progress.gaps if path in touched else progress.notes).append(f"{path} does not parse here")
                 continue
-            selected[path] = info
-            aliases |= _re_exported(info, names)
+            selected[path] = read[0]
+            aliases |= _re_exported(read[1], names)
         names |= aliases
         pending = aliases
         if not pending:
             break
     walked: list[tuple[str, UsesWalker]] = []
     interesting = frozenset(names)
-    for path, info in sorted(selected.items()):
+    for path in sorted(selected):
         try:
-            walked.append((path, walk(info.tree, interesting)))
+            walked.append((path, walk(selected.pop(path), interesting)))
         except RecursionError:
             progress.gaps.append(f"{path} is nested too deeply to follow")
     return walked

@@ -8,8 +8,9 @@ more than one binding is known to exist, but nothing more is assumed about it.
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from bot.engine.references.signature import dotted_name
@@ -61,7 +62,6 @@ class ClassInfo:
 @dataclass(frozen=True, slots=True)
 class ModuleInfo:
     path: str
-    tree: ast.Module
     bindings: Mapping[str, tuple[Binding, ...]]
     stars: tuple[Star, ...]
     classes: Mapping[str, ClassInfo]  # top-level classes and the classes nested in them, by qualname
@@ -205,8 +205,35 @@ def _exports(bindings: Mapping[str, tuple[Binding, ...]]) -> frozenset[str] | No
     return frozenset(names) if len(names) == len(value.elts) else None
 
 
-def module_info(path: str, text: str) -> ModuleInfo | None:
-    """What `text` defines, or None when it does not parse."""
+def _class_header(node: ast.ClassDef) -> ast.ClassDef:
+    header = copy.copy(node)
+    header.body = [s for s in node.body if isinstance(s, ast.AnnAssign)]
+    return header
+
+
+def _compact(binding: Binding) -> Binding:
+    """The binding without what no caller sees: a def's body, a class's statements but its fields
+    (a dataclass's constructor reads them), of a value all but the callable it calls. Read modules
+    stay in memory to the end of the check; their bodies would hold most of it."""
+    node = binding.node
+    if isinstance(node, ast.ClassDef):
+        return replace(binding, node=_class_header(node))
+    if node is not None:
+        header = copy.copy(node)
+        header.body = []
+        return replace(binding, node=header)
+    if binding.value is not None:
+        value = binding.value
+        return replace(binding, value=ast.Call(value.func, [], []) if isinstance(value, ast.Call) else None)
+    return binding
+
+
+def _compacted(bindings: Mapping[str, tuple[Binding, ...]]) -> dict[str, tuple[Binding, ...]]:
+    return {name: tuple(_compact(b) for b in sites) for name, sites in bindings.items()}
+
+
+def read_module(path: str, text: str) -> tuple[ast.Module, ModuleInfo] | None:
+    """The parsed module and what it defines, or None when it does not parse."""
     tree = parse_python(text)
     if tree is None:
         return None
@@ -219,4 +246,13 @@ def module_info(path: str, text: str) -> ModuleInfo | None:
         if isinstance(node, ast.Global):
             for name in node.names:
                 bindings[name] = (*bindings.get(name, ()), Binding(Kind.VALUE, node.lineno))
-    return ModuleInfo(path, tree, bindings, stars, classes, _exports(bindings))
+    compact = {
+        q: replace(c, node=_class_header(c.node), members=_compacted(c.members)) for q, c in classes.items()
+    }
+    return tree, ModuleInfo(path, _compacted(bindings), stars, compact, _exports(bindings))
+
+
+def module_info(path: str, text: str) -> ModuleInfo | None:
+    """What `text` defines, or None when it does not parse."""
+    read = read_module(path, text)
+    return read[1] if read is not None else None

@@ -14,7 +14,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from bot.engine.references.definitions import DATACLASS, Binding, ClassInfo, Kind, ModuleInfo, module_info
+from bot.engine.references.definitions import (
+    DATACLASS,
+    Binding,
+    ClassInfo,
+    Kind,
+    ModuleInfo,
+    module_info,
+    read_module,
+)
 from bot.engine.references.modules import ModuleMap
 from bot.engine.references.signature import Flavor, Param, Signature, dotted_name, flavor, signature_of
 
@@ -126,6 +134,15 @@ class World:
         if key not in self._memo:
             self._memo[key] = module_info(path, text)
         return self._memo[key]
+
+    def read(self, path: str) -> tuple[ast.Module, ModuleInfo] | None:
+        """The module at `path` parsed, for a walk over its body; what it defines is remembered for
+        `info`, which keeps no body."""
+        text = self._texts[path]
+        assert text is not None  # readers are chosen among the texts that could be read
+        read = read_module(path, text)
+        self._memo.setdefault((path, text), read[1] if read is not None else None)
+        return read
 
     def module(self, importer: str, level: int, dotted: str) -> Target:
         """The module an import statement in `importer` names: missing only when the other side of
