@@ -96,6 +96,10 @@ def _reads_stdin_as_code(matched: bytes) -> bool:
     return True
 
 
+_CHILD_PROCESS_EXEC = (
+    "child_process exec with a command built at run time (interpolated, concatenated or a variable) "
+    "runs it through the shell: shell injection. Use execFile or spawn with an array of arguments."
+)
 TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
     TextConstruct(
         "js-eval",
@@ -139,17 +143,13 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
         "js-child-process-exec",
         _JS,
         r"\b((?:child_process|childProcess|cp)\s*\.\s*exec(?:Sync)?)\s*\(" + _COMPUTED,
-        "child_process exec with a command built at run time (interpolated, concatenated or a "
-        "variable) runs it through the shell: shell injection. Use execFile or spawn with an array "
-        "of arguments.",
+        _CHILD_PROCESS_EXEC,
     ),
     TextConstruct(
         "js-child-process-exec",
         _JS,
         r"\b(require\s*\(\s*['\"](?:node:)?child_process['\"]\s*\)\s*\.\s*exec(?:Sync)?)\s*\(" + _COMPUTED,
-        "child_process exec with a command built at run time (interpolated, concatenated or a "
-        "variable) runs it through the shell: shell injection. Use execFile or spawn with an array "
-        "of arguments.",
+        _CHILD_PROCESS_EXEC,
     ),
     TextConstruct(
         "js-child-process-exec",
