@@ -4,18 +4,14 @@ that visible in its imports. A waiver's expiry and "today" (an input) are `Day`s
 from __future__ import annotations
 
 import re
+from calendar import monthrange
 from dataclasses import dataclass
 
 _ISO = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
-_MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
-
-
-def _leap(year: int) -> bool:
-    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
 
 
 def _month_days(year: int, month: int) -> int:
-    return 29 if month == 2 and _leap(year) else _MONTH_DAYS[month - 1]
+    return monthrange(year, month)[1]  # the standard library's (pure) calendar, leap years included
 
 
 @dataclass(frozen=True, slots=True, order=True)
