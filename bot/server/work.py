@@ -314,11 +314,13 @@ def _evaluate(ctx: Context, job: Job) -> None:
     pending = receipt.verdict.conclusion is Conclusion.PENDING
     held = held_for_approval(evidence)
     notices.extend([approval_notice(held, repo, tests.timeout_minutes)] if held else [])
+    # The what-if does not depend on the test evidence: it is computed once, for the concluded
+    # receipt, rather than again for each pending one (and never delays the first in-progress run).
     whatif = (
         manifest_whatif(
             gh, repo, inputs, branch=pull.base_ref, last=ctx.settings.whatif_last, cache=ctx.cache
         )
-        if pull is not None
+        if pull is not None and not pending
         else ""
     )
     run = receipt_run(receipt, details_url=_details_url(ctx, link), actions=(REEVALUATE_ACTION,),
