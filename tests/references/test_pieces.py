@@ -55,8 +55,8 @@ CASES = {
     # The same statements in another order: each side's differing statement binds `x` as the shared
     # one does, so the order of the bindings changes, which only the whole comparison sees.
     "bindings reordered across shared statements": (
-        "x = 1\n" + _function("x"),
-        _function("x") + "x = 1\n",
+        "x = 1\n" + _function("x") + LONG,
+        _function("x") + "x = 1\n" + LONG,
         False,
     ),
     # `ﬁ` is `fi` to Python (NFKC): the shared text spells a bound name another way.
@@ -91,6 +91,8 @@ CASES = {
         False,
     ),
     "identical texts": (LONG, LONG, True),
+    # Most statements changed: they are read whole at once, not once alone and again whole.
+    "an edit of most statements": (LONG, LONG.replace("compute(a, 7)", "compute(a, 8)"), False),
     "repeated statements": (
         "x = 1\ny = 2\nx = 1\n" + _function("f"),
         "x = 1\nx = 1\ny = 2\n" + _function("f"),
