@@ -25,6 +25,7 @@ from bot.engine import (
     ReceiptError,
     TestEvidence,
     evaluate,
+    outcome_digest,
     render_json,
 )
 from bot.engine.render.whatif_text import pull_whatif_markdown
@@ -300,7 +301,9 @@ def _evaluate(ctx: Context, job: Job) -> None:
         evidence = past_deadline(evidence, tests.timeout_minutes)
     receipt = evaluate(replace(inputs, tests=evidence))
     body = render_json(receipt.as_json())
-    digest = receipt.as_json()["digest"]
+    # not the receipt's own digest: that holds the day it was judged on, and an unchanged pull
+    # request would be published again every day
+    digest = outcome_digest(receipt.as_json())
     unchanged = existing is not None and existing.digest == digest and not job.spec.get("fresh_run")
     if unchanged:
         return
