@@ -92,6 +92,9 @@ CASES = {
         False,
     ),
     "identical texts": (LONG, LONG, True),
+    "a module of one statement": (_function("f"), _edited(_function("f")), False),
+    "the same module of one statement": (_function("f"), _function("f"), True),
+    "a statement added after a module of one": (_function("f"), _function("f") + "x = 1\n", True),
     "a changed statement that binds nothing": (LONG + "main()\n", LONG + "main(1)\n", True),
     # Most statements changed: they are read whole at once, not once alone and again whole.
     "an edit of most statements": (LONG, LONG.replace("compute(a, 7)", "compute(a, 8)"), False),

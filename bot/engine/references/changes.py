@@ -19,12 +19,16 @@ less than half of: reading its pieces would save little, and a change found woul
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
 
 from bot.engine.pychunks import statement_chunks
 from bot.engine.references.definitions import Binding, ModuleInfo, described
 from bot.engine.references.words import mentions
 from bot.engine.tokens import parse_python
+
+# Where pychunks.py may cut: a line at column 0 that is not blank, indented or a comment.
+_CUT = re.compile(r"\n[^ \t\f\n#]")
 
 
 def _fingerprint(sites: tuple[Binding, ...]) -> tuple[object, ...]:
@@ -112,6 +116,8 @@ def _alone(pieces: list[str]) -> ModuleInfo | None:
 def unchanged(base: str, head: str) -> bool:
     """True when no name of the module changes meaning between `base` and `head`, proven from
     the statements they do not share; False when that cannot be proven this way."""
+    if base != head and _CUT.search(base) is None and _CUT.search(head) is None:
+        return False  # one statement each (a small module): cutting would only cost
     base_only, head_only, shared = matched(statement_chunks(base), statement_chunks(head))
     shared_text = "".join(shared)
     if 2 * len(shared_text) < max(len(base), len(head)):
