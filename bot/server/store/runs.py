@@ -26,9 +26,17 @@ def _hash(token: str) -> str:
 
 
 def store_receipt(
-    db: Database, *, body: str, repo: str, pr: int | None, head_sha: str, conclusion: str
+    db: Database,
+    *,
+    body: str,
+    repo: str,
+    pr: int | None,
+    head_sha: str,
+    conclusion: str,
+    whatif: str | None = None,
 ) -> ReceiptLink:
-    """Keep a receipt; the token is shown once (in the link) and only its hash is stored."""
+    """Keep a receipt (and the JSON of its what-if, if any); the token is shown once (in the link)
+    and only its hash is stored."""
     link = ReceiptLink(secrets.token_hex(16), secrets.token_urlsafe(32))
     with db.session() as session:
         session.add(
@@ -40,6 +48,7 @@ def store_receipt(
                 head_sha=head_sha,
                 conclusion=conclusion,
                 body=body,
+                whatif=whatif,
                 created_at=utcnow(),
             )
         )
