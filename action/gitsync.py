@@ -75,3 +75,12 @@ def find_merge_base(git: Git, base: str, head: str) -> str:
         f"base {base[:12]} and head {head[:12]} have no common ancestor in the full history: "
         "the histories are unrelated or the base is unreachable from the head"
     )
+
+
+def ensure_history(git: Git, rev: str, count: int) -> None:
+    """Deepen a shallow checkout until `rev` has `count` first-parent commits with their parents
+    (or its history ends)."""
+    have = git.run("rev-list", "--first-parent", f"--max-count={count + 1}", "--end-of-options", rev)
+    if len(have.split()) > count or not is_shallow(git):
+        return
+    _fetch(git, f"--deepen={count}", REMOTE, rev)

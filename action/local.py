@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from action.event import PullRequestEvent
-from action.gitsync import ensure_commits, find_merge_base
+from action.gitsync import ensure_commits, ensure_history, find_merge_base
 from action.settings import Settings
-from bot.engine import Inputs
+from bot.engine import Inputs, ReceiptError
+from bot.engine.whatif import Over, PullWhatIf
 from bot.gather import Revisions
+from bot.gather.whatif import proposed_manifest
 from bot.local.check import CheckOptions, inputs_at, request_of
 from bot.local.git import Git
+from bot.local.whatif import first_parent_rows
 
 TARGET_NO_TESTS = "pull_request_target: the action never runs the pull request's code next to a write token"
 # The test command is the pull request's code: it gets no token and no way to set this step's
@@ -52,3 +56,21 @@ def gather_local(settings: Settings, event: PullRequestEvent, environ: Mapping[s
         description=pull.description,
     )
     return inputs_at(git, revisions, options, request)
+
+
+def local_whatif(settings: Settings, event: PullRequestEvent, inputs: Inputs) -> PullWhatIf | None:
+    """`check`'s what-if of a manifest-editing pull request, read from the checkout: the base
+    commit's first-parent history (deepened as far as it needs), judged as `receipt whatif` judges
+    it. A failure to read it leaves the receipt as it is, with the reason in place of the table."""
+    proposed = proposed_manifest(inputs, settings.whatif_last)
+    if proposed is None:
+        return None
+    base = event.pull.base_sha
+    shown = PullWhatIf(proposed.name, Over.FIRST_PARENT, base, settings.whatif_last)
+    try:
+        git = Git.open(settings.workspace)
+        ensure_history(git, base, settings.whatif_last)
+        rows = first_parent_rows(git, base, settings.whatif_last, proposed, manifest_path=proposed.name)
+    except ReceiptError as exc:
+        return replace(shown, not_computed=str(exc))
+    return replace(shown, rows=tuple(rows))

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from githubkit import GitHub
 
 from action.event import EventError, PullRequestEvent, WorkflowRunEvent, load_event
-from action.local import gather_local
+from action.local import gather_local, local_whatif
 from action.publish import Refusal, choose_pull, load_artifact, reported_evidence, verify_subject
 from action.report import (
     print_annotations,
@@ -32,6 +32,7 @@ from action.report import (
 from action.runner import command, write_outputs
 from action.settings import Mode, Settings, read_settings
 from bot.engine import EXIT_CODES, ReceiptError, TooLargeToAssess, evaluate, receipt_annotations
+from bot.engine.render.whatif_text import pull_whatif_markdown
 from bot.gather import UsageError
 from bot.github.client import make_client
 from bot.github.errors import Forbidden, GitHubError, NotFound
@@ -62,7 +63,8 @@ def run_local(settings: Settings, event: PullRequestEvent, environ: Mapping[str,
     """`check` and `compute` on pull_request / pull_request_target."""
     publish = settings.mode is Mode.CHECK
     try:
-        receipt = evaluate(gather_local(settings, event, environ))
+        inputs = gather_local(settings, event, environ)
+        receipt = evaluate(inputs)
     except ReceiptError as exc:
         _finish_problem(settings, problem_of(exc), event.pull.head_sha, out, check_run=publish)
         return EXIT_USAGE
@@ -71,10 +73,10 @@ def run_local(settings: Settings, event: PullRequestEvent, environ: Mapping[str,
     annotations = receipt_annotations(receipt)
     notes: list[str] = []
     if publish:
-        outcome = publish_or_explain(
-            _client(settings), settings.repository, receipt_run(receipt, annotations=annotations)
-        )
-        notes.append(outcome.note)
+        whatif = pull_whatif_markdown(local_whatif(settings, event, inputs))
+        run_request = receipt_run(receipt, annotations=annotations, appendix=whatif)
+        outcome = publish_or_explain(_client(settings), settings.repository, run_request)
+        notes += [outcome.note, whatif]
         print_annotations(annotations, out)
     else:
         notes.append(
@@ -138,7 +140,9 @@ def run_publish(settings: Settings, run: WorkflowRunEvent, out: TextIO) -> int:
     write_receipt(receipt, target)
     print_receipt(receipt, out)
     annotations = receipt_annotations(receipt)
-    whatif = manifest_whatif(gh, settings.repository, inputs, branch=pull.base_ref, last=settings.whatif_last)
+    whatif = pull_whatif_markdown(
+        manifest_whatif(gh, settings.repository, inputs, branch=pull.base_ref, last=settings.whatif_last)
+    )
     run_request = receipt_run(receipt, annotations=annotations, appendix=whatif)
     outcome = publish_or_explain(gh, settings.repository, run_request)
     if outcome.published is None:

@@ -10,9 +10,9 @@ from pathlib import Path, PurePosixPath
 
 from bot.engine import MANIFEST_PATH
 from bot.gather import UsageError
+from bot.gather.whatif import DEFAULT_LAST, MAX_LAST
 from bot.github.client import DEFAULT_API_URL
 from bot.github.repo import RepoRef
-from bot.github.whatif import DEFAULT_LAST, MAX_LAST
 
 DEFAULT_RECEIPT_PATH = "receipt.json"
 

@@ -142,6 +142,20 @@ def test_inspect_verifies_every_reachable_digest(
     assert "MISMATCH  digest: the receipt says sha256:" in capsys.readouterr().out
 
 
+def test_inspect_leaves_the_apps_what_if_outside_the_digest(
+    pr: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _receipt_file(pr, tmp_path)
+    body = json.loads(path.read_text())
+    path.write_text(json.dumps({**body, "whatif": {"rows": []}}))
+    capsys.readouterr()
+    assert main(["inspect", str(path), "--repo", str(pr.root)]) == 0
+    assert "skipped   whatif: the what-if table is kept beside the receipt" in capsys.readouterr().out
+    body["verdict"]["conclusion"] = "failure"  # the receipt beside it is still held to its digest
+    path.write_text(json.dumps({**body, "whatif": {"rows": []}}))
+    assert main(["inspect", str(path), "--repo", str(pr.root)]) == 1
+
+
 def test_inspect_detects_a_receipt_for_another_change(
     pr: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -35,7 +35,8 @@ _EXPORTS = {
     "bot.engine.references": ("REFERENCES_CHECK",),
     "bot.engine.report.description": ("Description", "DescriptionSource"),
     "bot.engine.receipt": (
-        "EXIT_CODES", "SCHEMA", "Conclusion", "Receipt", "Subject", "digest_of", "render_json",
+        "EXIT_CODES", "SCHEMA", "Conclusion", "Receipt", "Subject", "digest_of", "outcome_digest",
+        "render_json",
     ),
     "bot.engine.render.annotations": (
         "Annotation", "Level", "manifest_error_annotations", "receipt_annotations",
@@ -124,6 +125,7 @@ __all__ = [
     "md_text",
     "measurable",
     "one_line",
+    "outcome_digest",
     "output_tail",
     "parse_bounded",
     "parse_diff",
@@ -191,7 +193,16 @@ if TYPE_CHECKING:
         measurable,
         parse_reference,
     )
-    from bot.engine.receipt import EXIT_CODES, SCHEMA, Conclusion, Receipt, Subject, digest_of, render_json
+    from bot.engine.receipt import (
+        EXIT_CODES,
+        SCHEMA,
+        Conclusion,
+        Receipt,
+        Subject,
+        digest_of,
+        outcome_digest,
+        render_json,
+    )
     from bot.engine.references import REFERENCES_CHECK
     from bot.engine.references.analysis import PythonTree
     from bot.engine.render.annotations import (

@@ -156,15 +156,30 @@ def tokenize_line(text: str, lexicon: Lexicon) -> LineTokens:
         return LineTokens((), tuple(stripped.split()))
     tokens = lexicon.pattern.findall(text)
     starts = lexicon.comment_starts
-    plain = "'" not in text and '"' not in text and "`" not in text
-    if plain and not any(s in text for s in starts):
+    quoted = "'" in text or '"' in text or "`" in text
+    commented = any(s in text for s in starts)
+    if not quoted and not commented:
         return LineTokens(tuple(tokens), _NO_COMMENT)
+    if lexicon.block_comments and "/*" in text:
+        return _split_comments(tokens, lexicon)
+    # A line comment's pattern runs to the end of the line, so only the last token can be one.
+    comment = _NO_COMMENT
+    if commented and tokens and tokens[-1].startswith(starts):
+        comment = tuple(tokens.pop().split())
+    if quoted:
+        tokens = [_normalize_string(t, lexicon) if t[0] in _QUOTES else t for t in tokens]
+    return LineTokens(tuple(tokens), comment)
+
+
+def _split_comments(tokens: list[str], lexicon: Lexicon) -> LineTokens:
+    """A line that may hold block comments anywhere in it, token by token."""
+    starts = lexicon.comment_starts
     code: list[str] = []
     comment: list[str] = []
     for token in tokens:
         if token[0] in _QUOTES:
             code.append(_normalize_string(token, lexicon))
-        elif starts and token.startswith(starts):
+        elif token.startswith(starts):
             comment.extend(token.split())
         else:
             code.append(token)

@@ -287,6 +287,17 @@ def digest_of(body: dict[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(canonical_bytes(unsigned)).hexdigest()
 
 
+def outcome_digest(body: dict[str, Any]) -> str:
+    """The digest of what a receipt decides and shows, leaving out the day it was judged on
+    (`waivers.as_of`): an unchanged change judged again on a later day has the same one, so it is
+    not published again, unless a waiver's expiry between the two days changed what the receipt
+    says (the finding is no longer waived, a warning names the expiry, the verdict flips)."""
+    waivers = body.get("waivers")
+    if isinstance(waivers, dict):
+        body = {**body, "waivers": {k: v for k, v in waivers.items() if k != "as_of"}}
+    return digest_of(body)
+
+
 def render_json(body: dict[str, Any]) -> str:
     """The receipt as a file: stable key order and indentation, so equal receipts are equal bytes."""
     return json.dumps(body, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
 
 from bot.engine.findings import Violation
 from bot.engine.receipt import Receipt
@@ -32,6 +34,40 @@ class WhatIfRow:
     @property
     def changed(self) -> bool:
         return self.before != self.after
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "commit": self.commit, "title": self.title, "before": self.before, "after": self.after,
+            "changed": self.changed, "why": list(self.why),
+        }  # fmt: skip
+
+
+class Over(StrEnum):
+    """Which changes a pull request's what-if replays."""
+
+    MERGED_PULLS = "merged-pulls"  # over the API: the pull requests merged into a branch
+    FIRST_PARENT = "first-parent"  # in a checkout: a commit's first-parent history
+
+
+@dataclass(frozen=True, slots=True)
+class PullWhatIf:
+    """A manifest-editing pull request's what-if: up to `asked` changes `over` `ref` (a branch, or
+    a commit) judged under the base manifest and under the pull request's `path`; the rows, or why
+    there are none."""
+
+    path: str
+    over: Over
+    ref: str
+    asked: int
+    rows: tuple[WhatIfRow, ...] = ()
+    not_computed: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path, "over": self.over.value, "ref": self.ref, "asked": self.asked,
+            "compared": len(self.rows), "changed": sum(r.changed for r in self.rows),
+            "rows": [r.as_json() for r in self.rows], "not_computed": self.not_computed,
+        }  # fmt: skip
 
 
 def _finding(v: Violation) -> str:

@@ -8,11 +8,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from bot.engine import Inputs, ReceiptError, TestEvidence, evaluate
+from bot.engine import (
+    DEFAULT_MANIFEST_TEXT,
+    Inputs,
+    ReceiptError,
+    TestEvidence,
+    evaluate,
+    manifest_paths,
+)
 from bot.engine.whatif import Judged, WhatIfRow, compare
 from bot.gather.core import GivenFile, Request
 
 NO_TESTS_REASON = "a what-if runs no tests"
+DEFAULT_LAST = 10  # a pull request's what-if: how many changes, unless configured
+MAX_LAST = 30
 
 Read = Callable[[Request], Inputs]
 """The change's inputs gathered for a request (its manifest: the base commit's, or a given file)."""
@@ -31,3 +40,15 @@ def judged(read: Read, request: Request) -> Judged:
 def whatif_row(commit: str, title: str, read: Read, request: Request, new: GivenFile) -> WhatIfRow:
     """The change judged by the base commit's manifest, then by `new`."""
     return compare(commit, title, judged(read, request), judged(read, replace(request, manifest_file=new)))
+
+
+def proposed_manifest(inputs: Inputs, last: int) -> GivenFile | None:
+    """What a pull request's what-if compares against the base manifest: None (no what-if, and
+    nothing read for one) unless its change edits the manifest (as the dry run decides it) and
+    `last` is above 0. A deleted manifest is compared as the built-in default, as its dry run is."""
+    paths = manifest_paths(inputs.manifest)
+    if last <= 0 or not any(p in paths for f in inputs.change.diff.files for p in f.paths):
+        return None
+    proposed = inputs.proposed_manifest
+    text = DEFAULT_MANIFEST_TEXT.encode() if proposed is None else proposed
+    return GivenFile(inputs.manifest.path, text)

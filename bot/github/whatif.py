@@ -21,19 +21,11 @@ from typing import Any
 import httpx
 from githubkit import GitHub
 
-from bot.engine import (
-    DEFAULT_MANIFEST_TEXT,
-    Description,
-    DescriptionSource,
-    Inputs,
-    ReceiptError,
-    manifest_paths,
-)
-from bot.engine.render.whatif_text import pull_whatif_markdown, whatif_not_computed
-from bot.engine.whatif import WhatIfRow
+from bot.engine import Description, DescriptionSource, Inputs, ReceiptError
+from bot.engine.whatif import Over, PullWhatIf, WhatIfRow
 from bot.gather import GivenFile, Request, Revisions, gather
 from bot.gather.source import ReadBudget
-from bot.gather.whatif import whatif_row
+from bot.gather.whatif import MAX_LAST, proposed_manifest, whatif_row
 from bot.github.cache import ObjectCache
 from bot.github.client import RetryPolicy
 from bot.github.diffs import fetch_range_diff
@@ -41,8 +33,6 @@ from bot.github.errors import GitHubError, UnexpectedResponse, translated
 from bot.github.repo import RepoRef
 from bot.github.source import ApiSource
 
-DEFAULT_LAST = 10
-MAX_LAST = 30
 PER_PAGE = 100
 MAX_LIST_PAGES = 3  # closed but unmerged pull requests are skipped; past this many pages, stop
 REQUESTS_PER_CHANGE = 40  # a commit, a compare, two manifests, two trees, the change's blobs
@@ -96,12 +86,11 @@ class Merged:
 @dataclass(frozen=True, slots=True)
 class WhatIfAsk:
     """What the pull request's what-if compares: `last` merged pull requests into `branch`,
-    under `proposed` (the pull request's manifest, named `path`)."""
+    under `proposed` (the pull request's manifest)."""
 
     branch: str
-    proposed: bytes
-    path: str
-    last: int = DEFAULT_LAST
+    proposed: GivenFile
+    last: int
 
 
 def _budgeted(gh: GitHub[Any], budget: RequestBudget) -> GitHub[Any]:
@@ -164,13 +153,13 @@ def _row(
         return gather(source, revisions, diff(), request)
 
     request = Request(
-        manifest_path=ask.path,
+        manifest_path=ask.proposed.name,
         repo=repo.full_name,
         pr=merged.number,
         description=Description(message, DescriptionSource.COMMIT_MESSAGE),
     )
     title = f"#{merged.number} {merged.title}"
-    return whatif_row(merged.merge_commit_sha, title, read, request, GivenFile(ask.path, ask.proposed))
+    return whatif_row(merged.merge_commit_sha, title, read, request, ask.proposed)
 
 
 def whatif_rows(
@@ -184,18 +173,20 @@ def whatif_rows(
     return [r for r in rows if r is not None]
 
 
-def whatif_section(gh: GitHub[Any], repo: RepoRef, ask: WhatIfAsk, cache: ObjectCache | None = None) -> str:
-    """The Markdown section below the receipt: the table, or why there is none. Never raises for
-    what GitHub answers."""
+def whatif_section(
+    gh: GitHub[Any], repo: RepoRef, ask: WhatIfAsk, cache: ObjectCache | None = None
+) -> PullWhatIf:
+    """The what-if below the receipt: the rows, or why there are none. Never raises for what
+    GitHub answers."""
     budget = RequestBudget(
         MAX_LIST_PAGES + WHATIF_READ.files + REQUESTS_PER_CHANGE * ask.last, WHATIF_SECONDS
     )
+    shown = PullWhatIf(ask.proposed.name, Over.MERGED_PULLS, ask.branch, ask.last)
     try:
         rows = whatif_rows(gh, repo, ask, budget, cache)
     except (GitHubError, BudgetSpent, ReceiptError) as exc:
-        reason = budget.refused or str(exc)
-        return whatif_not_computed(reason, path=ask.path)
-    return pull_whatif_markdown(rows, branch=ask.branch, asked=ask.last, path=ask.path)
+        return dataclasses.replace(shown, not_computed=budget.refused or str(exc))
+    return dataclasses.replace(shown, rows=tuple(rows))
 
 
 def manifest_whatif(
@@ -206,18 +197,10 @@ def manifest_whatif(
     branch: str,
     last: int,
     cache: ObjectCache | None = None,
-) -> str:
-    """The section for a pull request's receipt: empty, with no request made, unless its change
-    edits the manifest (as the dry run decides it) and `last` is above 0. A deleted manifest is
-    compared as the built-in default, as its dry run is."""
-    paths = manifest_paths(inputs.manifest)
-    if last <= 0 or not any(p in paths for f in inputs.change.diff.files for p in f.paths):
-        return ""
-    proposed = inputs.proposed_manifest
-    ask = WhatIfAsk(
-        branch=branch,
-        proposed=DEFAULT_MANIFEST_TEXT.encode() if proposed is None else proposed,
-        path=inputs.manifest.path,
-        last=min(last, MAX_LAST),
-    )
-    return whatif_section(gh, repo, ask, cache)
+) -> PullWhatIf | None:
+    """A pull request's what-if over the merged pull requests into `branch`; None, with no
+    request made, when it has none (bot/gather/whatif.py decides)."""
+    proposed = proposed_manifest(inputs, last)
+    if proposed is None:
+        return None
+    return whatif_section(gh, repo, WhatIfAsk(branch, proposed, min(last, MAX_LAST)), cache)

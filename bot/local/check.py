@@ -28,7 +28,6 @@ from bot.engine import (
 from bot.gather import GivenFile, MergeGiven, Request, Revisions, UsageError, gather
 from bot.local.git import Git, GitError
 from bot.local.source import LocalSource
-from bot.local.testrun import TestRun, run_tests
 
 DEFAULT_BASES = ("origin/HEAD", "origin/main", "origin/master", "main", "master")
 
@@ -103,6 +102,8 @@ def test_evidence(
     command = options.test_command or loaded.manifest.tests.command
     if not command:
         return TestEvidence(not_run_reason="no --test-command and no tests.command in the manifest")
+    from bot.local.testrun import TestRun, run_tests  # the sandbox and its file gate: only to run tests
+
     policy = loaded.manifest.tests
     return run_tests(
         git, head, TestRun(command, policy.timeout_minutes * 60, options.environment, policy, base)

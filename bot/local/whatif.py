@@ -10,7 +10,7 @@ from pathlib import Path
 
 from bot.engine import MANIFEST_PATH, Description, DescriptionSource, Inputs
 from bot.engine.whatif import WhatIfRow
-from bot.gather import Request, Revisions
+from bot.gather import GivenFile, Request, Revisions
 from bot.gather.whatif import NO_TESTS_REASON, whatif_row
 from bot.local.check import CheckOptions, inputs_at, read_given, request_of
 from bot.local.git import Git
@@ -30,11 +30,19 @@ def whatif_rows(options: WhatIfOptions) -> list[WhatIfRow]:
     """One row per first-parent commit that has a parent, newest first."""
     git = Git.open(options.repo)
     new = read_given(options.manifest, f"{options.manifest}: cannot read manifest")
+    return first_parent_rows(git, options.branch, options.last, new, manifest_path=options.manifest_path)
+
+
+def first_parent_rows(
+    git: Git, rev: str, last: int, new: GivenFile, *, manifest_path: str = MANIFEST_PATH
+) -> list[WhatIfRow]:
+    """The last `last` commits of `rev`'s first-parent history, each that has a parent (a shallow
+    clone's boundary has none) judged under its parent's manifest and under `new`."""
     check = CheckOptions(
-        repo=options.repo, manifest_path=options.manifest_path, no_tests=True, no_tests_reason=NO_TESTS_REASON
+        repo=git.root, manifest_path=manifest_path, no_tests=True, no_tests_reason=NO_TESTS_REASON
     )
     rows = []
-    for commit in select_commits(git, Selection(branch=options.branch, last=options.last)):
+    for commit in select_commits(git, Selection(branch=rev, last=last)):
         if not commit.parents:
             continue
         parent = commit.parents[0]

@@ -173,6 +173,40 @@ def _report(body: Mapping[str, Any]) -> str:
     return f"<ul id=report>{''.join(items)}</ul>"
 
 
+def _whatif_rows(rows: Sequence[Any]) -> str:
+    cells = []
+    for r in rows:
+        if isinstance(r, Mapping):
+            mark = " <b>changed</b>" if r.get("changed") else ""
+            why = "<br>".join(_text(w) for w in r.get("why") or []) or "no difference"
+            change = f"<code>{_text(str(r.get('commit'))[:12])}</code> {_text(r.get('title'))}"
+            cells.append(
+                f"<tr><td>{change}</td><td>{_text(r.get('before'))}</td>"
+                f"<td>{_text(r.get('after'))}{mark}</td><td>{why}</td></tr>"
+            )
+    head = "<tr><th>change</th><th>base policy</th><th>proposed policy</th><th>why</th></tr>"
+    return f"<table id=whatif>{head}{''.join(cells)}</table>"
+
+
+def _whatif(body: Mapping[str, Any]) -> str:
+    """A manifest-editing pull request's what-if (`whatif`, kept beside the receipt): its recent
+    merged changes judged under the base manifest and the proposed one; nothing for others."""
+    whatif = body.get("whatif")
+    if not isinstance(whatif, Mapping):
+        return ""
+    title = f"<h2>What-if: this pull request's <code>{_text(whatif.get('path'))}</code></h2>"
+    if whatif.get("not_computed") is not None:
+        return f"{title}<p id=whatif>what-if not computed: {_text(whatif.get('not_computed'))}</p>"
+    which = "merged pull requests into" if whatif.get("over") == "merged-pulls" else "first-parent commits of"
+    scope = (
+        f"<p>{_text(whatif.get('changed'))} of {_text(whatif.get('compared'))} change(s) would conclude "
+        f"differently: the last {which} <code>{_text(whatif.get('ref'))}</code> (up to "
+        f"{_text(whatif.get('asked'))}), no tests run; this pull request's verdict is still the base "
+        "manifest's.</p>"
+    )
+    return title + scope + _whatif_rows(whatif.get("rows") or [])
+
+
 def render_page(body: Mapping[str, Any], *, web_url: str | None) -> str:
     """The whole page, as one string of HTML."""
     verdict = _get(body, "verdict") or {}
@@ -196,7 +230,7 @@ def render_page(body: Mapping[str, Any], *, web_url: str | None) -> str:
         f"<h2>What the description does not say</h2>{_report(body)}"
         f"<h2>Size and budgets</h2>{_budgets(body)}"
         f"<h2>Tests</h2>{_checks(body)}"
-        f"<h2>Policy</h2>{_policy(body)}"
+        f"<h2>Policy</h2>{_policy(body)}{_whatif(body)}"
         f"<footer>schema {_text(body.get('schema'))} · verify with <code>receipt inspect</code></footer>"
         "</main></body></html>"
     )

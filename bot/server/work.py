@@ -25,8 +25,10 @@ from bot.engine import (
     ReceiptError,
     TestEvidence,
     evaluate,
+    outcome_digest,
     render_json,
 )
+from bot.engine.render.whatif_text import pull_whatif_markdown
 from bot.gather import MergeGiven, Request, Revisions, UsageError, gather
 from bot.github.auth import InstallationTokens, installation_of_repo
 from bot.github.cache import ObjectCache
@@ -299,21 +301,13 @@ def _evaluate(ctx: Context, job: Job) -> None:
         evidence = past_deadline(evidence, tests.timeout_minutes)
     receipt = evaluate(replace(inputs, tests=evidence))
     body = render_json(receipt.as_json())
-    digest = receipt.as_json()["digest"]
+    # not the receipt's own digest: that holds the day it was judged on, and an unchanged pull
+    # request would be published again every day
+    digest = outcome_digest(receipt.as_json())
     unchanged = existing is not None and existing.digest == digest and not job.spec.get("fresh_run")
     if unchanged:
         return
-    link = runs.store_receipt(
-        ctx.db,
-        body=body,
-        repo=job.repo,
-        pr=job.pr,
-        head_sha=job.head_sha,
-        conclusion=receipt.verdict.conclusion.value,
-    )
     pending = receipt.verdict.conclusion is Conclusion.PENDING
-    held = held_for_approval(evidence)
-    notices.extend([approval_notice(held, repo, tests.timeout_minutes)] if held else [])
     # The what-if does not depend on the test evidence: it is computed once, for the concluded
     # receipt, rather than again for each pending one (and never delays the first in-progress run).
     whatif = (
@@ -321,10 +315,21 @@ def _evaluate(ctx: Context, job: Job) -> None:
             gh, repo, inputs, branch=pull.base_ref, last=ctx.settings.whatif_last, cache=ctx.cache
         )
         if pull is not None and not pending
-        else ""
+        else None
     )
+    link = runs.store_receipt(
+        ctx.db,
+        body=body,
+        repo=job.repo,
+        pr=job.pr,
+        head_sha=job.head_sha,
+        conclusion=receipt.verdict.conclusion.value,
+        whatif=None if whatif is None else render_json(whatif.as_json()),
+    )
+    held = held_for_approval(evidence)
+    notices.extend([approval_notice(held, repo, tests.timeout_minutes)] if held else [])
     run = receipt_run(receipt, details_url=_details_url(ctx, link), actions=(REEVALUATE_ACTION,),
-                      notices=notices if pending else (), appendix=whatif)  # fmt: skip
+                      notices=notices if pending else (), appendix=pull_whatif_markdown(whatif))  # fmt: skip
     published = _publish(ctx, job, gh, run, _run_to_update(job, existing))
     waiting = [c.name for c in receipt.checks if c.conclusion.value == "pending"] if pending else []
     starts_waiting = pending and deadline is None

@@ -123,6 +123,21 @@ class Scenario:
         )
         return self.head_sha
 
+    def merged(self, number: int, files: dict[str, str]) -> str:
+        """A pull request merged into main with a merge commit, as the merge button leaves it."""
+        origin = self.origin
+        origin.branch(f"pr{number}", "main")
+        for path, text in files.items():
+            origin.write(path, text)
+        head = origin.commit(f"change {number}")
+        origin.checkout("main")
+        origin.git("merge", "-q", "--no-ff", head, "-m", f"Merge pull request #{number}\n\nchange {number}")
+        merge = origin.head()
+        self.github.state.add_pull(FakePull(REPO, number, "main", merge, f"pr{number}", head, REPO,
+                                            state="closed", title=f"change {number}", merged_sha=merge,
+                                            updated=number))  # fmt: skip
+        return merge
+
     def checkout(self, *, depth: int | None = 1, ref: str | None = None, name: str = "workspace") -> Path:
         """What actions/checkout leaves: by default the merge commit, fetched with depth 1."""
         workspace = self.tmp / name

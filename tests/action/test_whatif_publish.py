@@ -5,32 +5,15 @@ verdict stays the base manifest's."""
 from __future__ import annotations
 
 from tests.action.scenario import BASE_FILES, REPO, Scenario
-from tests.fakegithub import FakePull
 
 MANIFEST = ".github/receipt.yml"
 TIGHTER = BASE_FILES[MANIFEST] + "budgets: {files: 1}\n"
 
 
-def _merged(scenario: Scenario, number: int, files: dict[str, str]) -> str:
-    """A pull request merged with a merge commit, as the merge button leaves it."""
-    origin = scenario.origin
-    origin.branch(f"pr{number}", "main")
-    for path, text in files.items():
-        origin.write(path, text)
-    head = origin.commit(f"change {number}")
-    origin.checkout("main")
-    origin.git("merge", "-q", "--no-ff", head, "-m", f"Merge pull request #{number}\n\nchange {number}")
-    merge = origin.head()
-    scenario.github.state.add_pull(FakePull(REPO, number, "main", merge, f"pr{number}", head, REPO,
-                                            state="closed", title=f"change {number}", merged_sha=merge,
-                                            updated=number))  # fmt: skip
-    return merge
-
-
 def test_publish_adds_the_what_if_table_of_a_manifest_change(scenario: Scenario) -> None:
     scenario.base()
-    one = _merged(scenario, 1, {"src/one.py": "ONE = 1\n"})
-    two = _merged(scenario, 2, {"src/a.py": "A = 1\n", "src/b.py": "B = 1\n"})
+    one = scenario.merged(1, {"src/one.py": "ONE = 1\n"})
+    two = scenario.merged(2, {"src/a.py": "A = 1\n", "src/b.py": "B = 1\n"})
     scenario.base_sha = scenario.origin.head()
     head = scenario.pr({MANIFEST: TIGHTER})
     computed = scenario.run(scenario.checkout(), event=scenario.event(), inputs={"mode": "compute"})
@@ -54,7 +37,7 @@ def test_publish_adds_the_what_if_table_of_a_manifest_change(scenario: Scenario)
 
 def test_publish_with_whatif_off_lists_nothing(scenario: Scenario) -> None:
     scenario.base()
-    _merged(scenario, 1, {"src/one.py": "ONE = 1\n"})
+    scenario.merged(1, {"src/one.py": "ONE = 1\n"})
     scenario.base_sha = scenario.origin.head()
     head = scenario.pr({MANIFEST: TIGHTER})
     computed = scenario.run(scenario.checkout(), event=scenario.event(), inputs={"mode": "compute"})

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from bot.engine.change import change_from_diff
 from bot.engine.diff import DiffLine, LineKind
 from bot.engine.groups import MANIFEST_PATH
-from bot.engine.lexing import LineTokens, lexicon_for, tokenize_line
+from bot.engine.lexing import LineTokens, _split_comments, lexicon_for, tokenize_line
 from bot.engine.locality import evaluate_locality, measure_block, measure_file
 from bot.engine.manifest import parse_manifest
 from bot.local.git import Git
@@ -84,6 +86,43 @@ def test_tokens() -> None:
     assert tokenize_line("# not special here", plain).code == ("#", "not", "special", "here")
     assert tokenize_line("x ** 2", lexicon_for("a.js")).code == ("x", "*", "*", "2")
     assert tokenize_line("** bold", lexicon_for("a.js")).code == ("*", "*", "bold")
+
+
+_EVERY_LEXICON = [lexicon_for(p) for p in ("a.py", "a.js", "a.c", "a.sh", "a.sql", "a.ini", "a.tex", "a.txt")]
+_LINE_PIECES = [
+    "x",
+    " ",
+    "=",
+    "#",
+    "//",
+    "/*",
+    "*/",
+    "--",
+    ";",
+    "%",
+    "'",
+    '"',
+    "`",
+    "\\",
+    "a b",
+    "*",
+    "é",
+    "\t",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_LINE_PIECES), max_size=12), st.sampled_from(_EVERY_LEXICON))
+@example(["x", "/*", "a b", "*/", "x", "//", "y"], lexicon_for("a.js"))
+@example(["'", "#", "'", "x", "#", "y"], lexicon_for("a.py"))
+def test_line_reading_shortcuts_agree_with_reading_every_token(pieces: list[str], lexicon) -> None:  # type: ignore[no-untyped-def]
+    """The shortcuts (no quotes or comments; a line comment ends the line) give what the general
+    reading of every token gives, in every language."""
+    text = "".join(pieces)
+    stripped = text.lstrip()
+    if lexicon.block_comments and stripped.startswith("*") and not stripped.startswith("**"):
+        return  # a block comment's continuation line: read apart, by design
+    assert tokenize_line(text, lexicon) == _split_comments(lexicon.pattern.findall(text), lexicon)
 
 
 def _git_change(repo: GitRepo, base: str, head: str):  # type: ignore[no-untyped-def]

@@ -14,7 +14,7 @@ from bot.engine.days import Day
 from bot.engine.evaluation import evaluate
 from bot.engine.findings import RuleId, Violation
 from bot.engine.manifest import ManifestError, Waiver, parse_manifest
-from bot.engine.receipt import Conclusion, Receipt
+from bot.engine.receipt import Conclusion, Receipt, digest_of, outcome_digest
 from bot.engine.render.markdown import render_markdown
 from bot.engine.render.terminal import render_terminal
 from bot.engine.render.waiver_text import listed
@@ -289,3 +289,36 @@ def test_a_skipped_receipt_names_no_waiver_in_its_reasons(repo: GitRepo) -> None
     assert receipt.verdict.conclusion is Conclusion.SKIPPED
     assert receipt.verdict.reasons == ("this pull request is not covered by applies_to",)
     assert len(receipt.waivers.waived) == 1  # still recorded: the finding was waived
+
+
+def _on(repo: GitRepo, day: str) -> Receipt:
+    inputs = local_inputs(CheckOptions(repo=repo.root, base="main", head="pr", no_tests=True))
+    return evaluate(replace(inputs, today=Day.parse(day)))
+
+
+def test_an_unchanged_receipt_judged_a_day_later_is_not_published_again(repo: GitRepo) -> None:
+    """The App republishes when `outcome_digest` differs: the receipt's own digest holds the day
+    (`waivers.as_of`), the outcome digest does not, while no waiver's expiry falls between."""
+    _pull_request(repo)
+    _policy(repo, _entry(_finding_id(repo), expires="2026-12-31"))
+    monday, tuesday = _on(repo, "2026-11-30").as_json(), _on(repo, "2026-12-01").as_json()
+    assert monday["digest"] != tuesday["digest"]  # the receipt records the day it was judged on
+    assert outcome_digest(monday) == outcome_digest(tuesday)
+    assert monday["verdict"]["conclusion"] == "success"
+
+
+def test_a_waiver_expiring_between_the_two_days_publishes_the_flipped_verdict(repo: GitRepo) -> None:
+    _pull_request(repo)
+    _policy(repo, _entry(_finding_id(repo), expires="2026-11-30"))
+    last_day, after = _on(repo, "2026-11-30"), _on(repo, "2026-12-01")
+    assert (
+        last_day.verdict.conclusion is Conclusion.SUCCESS and after.verdict.conclusion is Conclusion.FAILURE
+    )
+    assert outcome_digest(last_day.as_json()) != outcome_digest(after.as_json())
+    # expired on both days: the same receipt, though judged a day apart
+    assert outcome_digest(after.as_json()) == outcome_digest(_on(repo, "2026-12-02").as_json())
+
+
+def test_the_outcome_digest_of_a_body_without_waivers_is_its_digest() -> None:
+    body = {"schema": "receipt/1", "verdict": {"conclusion": "success"}}
+    assert outcome_digest(body) == digest_of(body)

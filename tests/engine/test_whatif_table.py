@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from bot.engine.render.whatif_text import (
-    pull_whatif_markdown,
-    whatif_markdown,
-    whatif_not_computed,
-    whatif_terminal,
-)
-from bot.engine.whatif import Judged, WhatIfRow, compare
+from bot.engine.render.whatif_text import pull_whatif_markdown, whatif_markdown, whatif_terminal
+from bot.engine.whatif import Judged, Over, PullWhatIf, WhatIfRow, compare
 
 
 def test_sides_without_receipts_say_their_problems() -> None:
@@ -30,7 +25,8 @@ def test_a_row_lists_five_differences_then_counts_the_rest() -> None:
 
 def test_a_pull_requests_section_says_its_scope_and_keeps_the_table() -> None:
     row = WhatIfRow("c" * 40, "#3 add x", "success", "failure", ("+ budget budgets.files at the change",))
-    text = pull_whatif_markdown([row], branch="main", asked=10, path=".github/receipt.yml")
+    whatif = PullWhatIf(".github/receipt.yml", Over.MERGED_PULLS, "main", 10, rows=(row,))
+    text = pull_whatif_markdown(whatif)
     heading, rest = text.split("\n", 1)
     assert heading == "### What-if: this pull request's `.github/receipt.yml` against the base branch's"
     assert "1 change(s) compared" in rest and "up to 10" in rest and "still the base manifest's" in rest
@@ -38,8 +34,41 @@ def test_a_pull_requests_section_says_its_scope_and_keeps_the_table() -> None:
         "No tests are run" in rest and "| `cccccccccccc` \\#3 add x | success | failure **changed** |" in rest
     )
     assert text.count("### ") == 1  # the CLI table's own heading is replaced, not repeated
+    assert "merged pull requests into `main`" in rest
+
+
+def test_a_checkouts_section_names_the_first_parent_history_it_read() -> None:
+    row = WhatIfRow("c" * 40, "add x", "success", "success", ())
+    text = pull_whatif_markdown(PullWhatIf("p.yml", Over.FIRST_PARENT, "d" * 40, 5, rows=(row,)))
+    assert "1 change(s) compared: the last commits of the base `dddddddddddd`'s first-parent" in text
+    assert "(up to 5)" in text and "merged pull requests into" not in text
+
+
+def test_no_what_if_is_no_section() -> None:
+    assert pull_whatif_markdown(None) == ""
+
+
+def test_the_what_if_as_json_counts_its_rows() -> None:
+    rows = (
+        WhatIfRow("a" * 40, "one", "success", "failure", ("scope: pass → fail",)),
+        WhatIfRow("b" * 40, "two", "success", "success", ()),
+    )
+    data = PullWhatIf("p.yml", Over.MERGED_PULLS, "main", 10, rows=rows).as_json()
+    assert (data["over"], data["ref"], data["asked"], data["compared"], data["changed"]) == (
+        "merged-pulls",
+        "main",
+        10,
+        2,
+        1,
+    )
+    assert data["rows"][0] == {
+        "commit": "a" * 40, "title": "one", "before": "success", "after": "failure", "changed": True,
+        "why": ["scope: pass → fail"],
+    }  # fmt: skip
+    assert data["not_computed"] is None
 
 
 def test_a_section_that_could_not_be_computed_says_why() -> None:
-    text = whatif_not_computed("GitHub answered 502 <b>", path="p.yml")
+    whatif = PullWhatIf("p.yml", Over.MERGED_PULLS, "main", 10, not_computed="GitHub answered 502 <b>")
+    text = pull_whatif_markdown(whatif)
     assert text.endswith("\n\nwhat-if not computed: GitHub answered 502 \\<b\\>\n")  # GitHub's text, escaped

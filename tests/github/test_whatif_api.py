@@ -3,16 +3,24 @@ GitHub filters and pages it, and a rate limit that leaves the table out at once.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from bot.engine.render.whatif_text import pull_whatif_markdown
+from bot.gather import GivenFile
 from bot.github import whatif
 from bot.github.repo import RepoRef
-from bot.github.whatif import WhatIfAsk, merged_pulls, whatif_section
+from bot.github.whatif import WhatIfAsk, merged_pulls
 from tests.fakegithub.harness import REPO, AppWorld
 
 ASK = WhatIfAsk(
-    branch="main", proposed=b"version: 1\nbudgets: {files: 1}\n", path=".github/receipt.yml", last=5
+    branch="main", proposed=GivenFile(".github/receipt.yml", b"version: 1\nbudgets: {files: 1}\n"), last=5
 )
+
+
+def whatif_section(*args: Any) -> str:
+    return pull_whatif_markdown(whatif.whatif_section(*args))
 
 
 def _history(world: AppWorld, count: int) -> list[str]:

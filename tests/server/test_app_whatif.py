@@ -10,7 +10,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+import httpx
+from selenium.webdriver.common.by import By
+
 from bot.cli import main
+from tests.browser import browser
+from tests.fakegithub import FakePull
 from tests.fakegithub.harness import BASE_FILES, AppWorld, wait_until
 from tests.server.appprocess import AppHost
 
@@ -42,14 +47,19 @@ def _rows(markdown: str) -> list[tuple[str, str, str, str]]:
     return [(c, b, n.strip(), w.strip()) for c, b, n, w in found]
 
 
+def _tightened(world: AppWorld, host: AppHost) -> tuple[FakePull, dict[str, Any]]:
+    """The history, then a pull request that tightens the budget, and its completed run."""
+    _history(world)
+    pull = world.open_pull({MANIFEST: TIGHTER}, number=10, title="tighten the budget")
+    host.serve()
+    world.send_pull_request("opened", pull=pull)
+    return pull, _completed(world, pull.head_sha)
+
+
 def test_a_manifest_change_gets_the_cli_table_over_merged_pull_requests(
     github_app: AppWorld, host: AppHost, tmp_path: Path
 ) -> None:
-    _history(github_app)
-    pull = github_app.open_pull({MANIFEST: TIGHTER}, number=10, title="tighten the budget")
-    host.serve()
-    github_app.send_pull_request("opened", pull=pull)
-    run = _completed(github_app, pull.head_sha)
+    pull, run = _tightened(github_app, host)
     summary = run["output"]["summary"]
     section = summary[summary.index("### What-if") :]
     assert "3 change(s) compared" in section and "No tests are run" in section, section
@@ -102,3 +112,55 @@ def test_a_pull_request_that_does_not_edit_the_manifest_makes_no_what_if_request
         "GET", r"/repos/acme/widgets/(git/commits/|compare/[0-9a-f]+\.\.\.)[0-9a-f]{40}"
     )
     assert not [r for r in read if r.path[-40:] in merges], read
+
+
+def test_the_receipt_page_and_its_json_show_the_what_if(
+    github_app: AppWorld, host: AppHost, tmp_path: Path
+) -> None:
+    _, run = _tightened(github_app, host)
+    table = _rows(run["output"]["summary"])
+    url, token = run["details_url"].split("?token=")
+    served = httpx.get(f"{url}.json", params={"token": token})
+    whatif = served.json()["whatif"]
+    assert (whatif["over"], whatif["ref"], whatif["compared"], whatif["changed"]) == (
+        "merged-pulls",
+        "main",
+        3,
+        1,
+    )
+    assert [(r["commit"][:12], r["before"], r["after"]) for r in whatif["rows"]] == [
+        (c, b, n.replace(" **changed**", "")) for c, b, n, _ in table
+    ]
+    kept = tmp_path / "served.json"
+    kept.write_bytes(served.content)
+    assert main(["inspect", str(kept), "--repo", str(github_app.origin.root)]) == 0  # the digest still holds
+    with browser() as driver:
+        driver.get(run["details_url"])
+        shown = driver.find_element(By.ID, "whatif").text
+        assert "1 of 3 change(s) would conclude differently" in driver.find_element(By.TAG_NAME, "main").text
+        [flipped] = [r["commit"][:12] for r in whatif["rows"] if r["changed"]]
+        changed = [line for line in shown.splitlines() if "changed" in line]
+        assert len(changed) == 1 and changed[0].startswith(flipped), shown
+        assert "proposed policy" in shown and not driver.find_elements(By.TAG_NAME, "script")
+
+
+def test_a_manifest_change_never_waits_for_tests_and_gets_the_table_at_once(
+    github_app: AppWorld, host: AppHost
+) -> None:
+    """The App computes the what-if only for a concluded receipt, never for one waiting on tests.
+    A pull request that edits the manifest cannot be waiting: its unwaivable `manifest-change`
+    finding fails scope, so it concludes at once (neutral under `mode: observe`), with the table,
+    while its test check is still running."""
+    _history(github_app)
+    host.serve()
+    for number, mode, conclusion in ((10, "", "failure"), (11, "mode: observe\n", "neutral")):
+        checked = f"version: 1\n{mode}paths:\n  allow: ['src/**']\ntests:\n  checks: [test]\n"
+        github_app.commit_to_base({MANIFEST: checked})
+        pull = github_app.open_pull({MANIFEST: checked + "budgets: {files: 1}\n"}, number=number)
+        github_app.fake.add_check_run(
+            github_app.repo, pull.head_sha, "test", status="in_progress", emit=False
+        )
+        github_app.send_pull_request("opened", pull=pull)
+        run = _completed(github_app, pull.head_sha)
+        assert run["conclusion"] == conclusion and "semantic pending" in run["output"]["summary"], run
+        assert "change(s) compared" in run["output"]["summary"], run["output"]["summary"]

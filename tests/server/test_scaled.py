@@ -150,4 +150,4 @@ def test_a_server_on_an_unmigrated_postgresql_schema_refuses_to_start(
                               stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
         assert done.returncode == 2, done.stdout + done.stderr
         assert "run `receipt migrate` first" in done.stderr
-    assert "schema revision 0002" in host.migrate()
+    assert "schema revision 0003" in host.migrate()

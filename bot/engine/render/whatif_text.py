@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from bot.engine.render.escape import md_code, md_text
 from bot.engine.render.terminal import one_line
-from bot.engine.whatif import WhatIfRow
+from bot.engine.whatif import Over, PullWhatIf, WhatIfRow
 
 NO_TESTS = (
     "No tests are run: semantic is skipped under both policies, so only scope, locality, excess "
@@ -54,21 +54,30 @@ def whatif_terminal(rows: Sequence[WhatIfRow], *, base: str, new: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _pull_heading(path: str) -> str:
-    return f"### What-if: this pull request's {md_code(path)} against the base branch's"
-
-
-def pull_whatif_markdown(rows: Sequence[WhatIfRow], *, branch: str, asked: int, path: str) -> str:
-    """The table a pull request that edits the manifest gets below its receipt."""
-    scope = (
-        f"{len(rows)} change(s) compared: the last merged pull requests into {md_code(branch)} "
-        f"(up to {asked}), each judged as merged (its merge commit's first parent to the merge "
-        "commit). This pull request's own verdict above is still the base manifest's."
+def _scope(whatif: PullWhatIf) -> str:
+    if whatif.over is Over.MERGED_PULLS:
+        which = (
+            f"the last merged pull requests into {md_code(whatif.ref)} (up to {whatif.asked}), each "
+            "judged as merged (its merge commit's first parent to the merge commit)"
+        )
+    else:
+        which = (
+            f"the last commits of the base {md_code(whatif.ref[:12])}'s first-parent history in the "
+            f"checkout (up to {whatif.asked}), each judged from its first parent"
+        )
+    return (
+        f"{len(whatif.rows)} change(s) compared: {which}. This pull request's own verdict above is "
+        "still the base manifest's."
     )
-    table = whatif_markdown(rows, base=f"base {path}", new=f"proposed {path}")
-    return _pull_heading(path) + "\n\n" + scope + "\n" + table.split("\n", 1)[1]
 
 
-def whatif_not_computed(reason: str, *, path: str) -> str:
-    """What the section says when the merged pull requests could not be listed or read."""
-    return f"{_pull_heading(path)}\n\nwhat-if not computed: {md_text(reason)}\n"
+def pull_whatif_markdown(whatif: PullWhatIf | None) -> str:
+    """The section a pull request that edits the manifest gets below its receipt: the table, or
+    why there is none; nothing for a pull request that has no what-if."""
+    if whatif is None:
+        return ""
+    heading = f"### What-if: this pull request's {md_code(whatif.path)} against the base branch's"
+    if whatif.not_computed is not None:
+        return f"{heading}\n\nwhat-if not computed: {md_text(whatif.not_computed)}\n"
+    table = whatif_markdown(whatif.rows, base=f"base {whatif.path}", new=f"proposed {whatif.path}")
+    return heading + "\n\n" + _scope(whatif) + "\n" + table.split("\n", 1)[1]

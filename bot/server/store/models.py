@@ -99,6 +99,7 @@ class StoredReceipt(Base):
     head_sha: Mapped[str] = mapped_column(String(64), index=True)
     conclusion: Mapped[str] = mapped_column(String(32))
     body: Mapped[str] = mapped_column(Text)
+    whatif: Mapped[str | None] = mapped_column(Text)  # JSON: a manifest-editing pull request's what-if
     created_at: Mapped[datetime]
 
 

@@ -26,9 +26,17 @@ def _hash(token: str) -> str:
 
 
 def store_receipt(
-    db: Database, *, body: str, repo: str, pr: int | None, head_sha: str, conclusion: str
+    db: Database,
+    *,
+    body: str,
+    repo: str,
+    pr: int | None,
+    head_sha: str,
+    conclusion: str,
+    whatif: str | None = None,
 ) -> ReceiptLink:
-    """Keep a receipt; the token is shown once (in the link) and only its hash is stored."""
+    """Keep a receipt (and the JSON of its what-if, if any); the token is shown once (in the link)
+    and only its hash is stored."""
     link = ReceiptLink(secrets.token_hex(16), secrets.token_urlsafe(32))
     with db.session() as session:
         session.add(
@@ -40,6 +48,7 @@ def store_receipt(
                 head_sha=head_sha,
                 conclusion=conclusion,
                 body=body,
+                whatif=whatif,
                 created_at=utcnow(),
             )
         )
@@ -50,7 +59,7 @@ def load_receipt(db: Database, receipt_id: str, token: str | None) -> StoredRece
     """The receipt when the token matches (constant time); None otherwise, whichever part was wrong."""
     if not token or len(receipt_id) > 64 or len(token) > 200:
         return None
-    with db.session() as session:
+    with db.read() as session:
         found = session.get(StoredReceipt, receipt_id)
     expected = found.token_hash if found is not None else _hash("")
     if not hmac.compare_digest(expected, _hash(token)) or found is None:
@@ -59,7 +68,7 @@ def load_receipt(db: Database, receipt_id: str, token: str | None) -> StoredRece
 
 
 def latest_run(db: Database, repo: str, head_sha: str) -> CheckRun | None:
-    with db.session() as session:
+    with db.read() as session:
         query = (
             select(CheckRun)
             .where(CheckRun.repo == repo, CheckRun.head_sha == head_sha)
@@ -70,7 +79,7 @@ def latest_run(db: Database, repo: str, head_sha: str) -> CheckRun | None:
 
 
 def get_run(db: Database, run_id: int) -> CheckRun | None:
-    with db.session() as session:
+    with db.read() as session:
         return session.get(CheckRun, run_id)
 
 
@@ -108,7 +117,7 @@ def save_run(
 
 def overdue_runs(db: Database, now: datetime) -> list[CheckRun]:
     """Runs still waiting for test checks past their deadline."""
-    with db.session() as session:
+    with db.read() as session:
         query = select(CheckRun).where(
             CheckRun.status == "in_progress", CheckRun.deadline.is_not(None), CheckRun.deadline < now
         )

@@ -1,0 +1,69 @@
+"""The Action's `check` (issue 16): a pull request that edits the manifest gets the what-if table
+from the checkout, the base commit's first-parent history judged as `receipt whatif` judges it,
+in its check run and in the job summary; a shallow checkout is deepened for it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from bot.cli import main
+from tests.action.scenario import BASE_FILES, Scenario
+
+MANIFEST = ".github/receipt.yml"
+TIGHTER = BASE_FILES[MANIFEST] + "budgets: {files: 1}\n"
+
+
+def _rows(markdown: str) -> list[tuple[str, str, str, str]]:
+    found = re.findall(r"^\| `([0-9a-f]{12})`[^|]* \| (\w+) \| ([^|]+) \| ([^|]*) \|$", markdown, re.M)
+    return [(c, b, n.strip(), w.strip()) for c, b, n, w in found]
+
+
+def _history(scenario: Scenario, count: int) -> list[str]:
+    scenario.base()
+    merges = [
+        scenario.merged(n, {f"src/m{n}.py": "M = 1\n", f"src/n{n}.py": "N = 1\n"}) for n in range(1, count)
+    ]
+    merges.append(scenario.merged(count, {"src/one.py": "ONE = 1\n"}))
+    scenario.base_sha = scenario.origin.head()
+    return merges
+
+
+def test_check_adds_the_table_receipt_whatif_prints(scenario: Scenario, tmp_path: Path) -> None:
+    merges = _history(scenario, 2)
+    head = scenario.pr({MANIFEST: TIGHTER})
+    result = scenario.run(scenario.checkout(), event=scenario.event())
+    [run] = scenario.github.state.runs_for(head, "receipt")
+    summary = run["output"]["summary"]
+    section = summary[summary.index("### What-if") :]
+    assert "2 change(s) compared: the last commits of the base" in section, section
+    new = tmp_path / "new.yml"
+    new.write_text(TIGHTER)
+    cli_md = tmp_path / "cli.md"
+    main(["whatif", "--manifest", str(new), "--last", "10", "--repo", str(scenario.origin.root),
+          "--branch", scenario.base_sha, "--markdown", str(cli_md)])  # fmt: skip
+    cli = _rows(cli_md.read_text())
+    # the CLI also judges the base commit of the history (it has a parent); the checkout's walk
+    # is the same up to where the CLI's history is longer
+    assert _rows(section) == cli[: len(_rows(section))] and len(_rows(section)) == 2, (section, cli)
+    assert [r[0] for r in _rows(section)] == [m[:12] for m in reversed(merges)]
+    assert "failure **changed**" in section.split(merges[0][:12])[1].split("\n")[0], section
+    assert "### What-if" in result.summary  # the job summary has it too
+    assert not scenario.github.state.calls("GET", r"/repos/acme/widgets/pulls")  # read from git
+
+
+def test_a_shallow_checkout_is_deepened_for_the_table(scenario: Scenario) -> None:
+    _history(scenario, 4)
+    head = scenario.pr({MANIFEST: TIGHTER})
+    # depth 3 holds the merge-base (the base) without deepening, but only one commit of its history
+    scenario.run(scenario.checkout(depth=3), event=scenario.event(), inputs={"whatif-last": "3"})
+    [run] = scenario.github.state.runs_for(head, "receipt")
+    assert "3 change(s) compared" in run["output"]["summary"], run["output"]["summary"]
+
+
+def test_check_with_whatif_off_or_no_manifest_edit_has_no_table(scenario: Scenario) -> None:
+    _history(scenario, 1)
+    head = scenario.pr({MANIFEST: TIGHTER})
+    result = scenario.run(scenario.checkout(), event=scenario.event(), inputs={"whatif-last": "0"})
+    [run] = scenario.github.state.runs_for(head, "receipt")
+    assert "What-if" not in run["output"]["summary"] and "What-if" not in result.summary
