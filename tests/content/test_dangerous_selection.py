@@ -613,6 +613,15 @@ def test_the_selection_follows_names_exactly_as_far_as_the_whole_file_does(text:
         _found(placed)
 
 
+def test_more_names_than_the_selection_looks_for_are_parsed_whole() -> None:
+    many = pyselect._MOST_NAMES
+    text = "".join(f"a{i} = eval\n" for i in range(many)) + f"a{many - 1}(x)\n"
+    assert _selected(text) is None
+    assert _found(text) == [(many + 1, "python-eval")]
+    fewer = "".join(f"a{i} = eval\n" for i in range(3)) + "a2(x)\n"
+    assert _selected(fewer) is not None
+
+
 def test_a_chain_of_names_longer_than_the_rounds_is_parsed_whole() -> None:
     rounds = pyselect._ROUNDS
     chain = "a0 = eval\n" + "".join(f"a{i + 1} = a{i}\n" for i in range(rounds + 1))

@@ -52,7 +52,7 @@ import re
 from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterator
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any
 
 from bot.engine.content.pyconstructs import LEADING_CALLS, LEADS_TO, leading_names
@@ -160,13 +160,11 @@ _MODULES = compile_re2(r"\b(?:" + "|".join(sorted(_GATED)) + r")\b")
 _BARE = frozenset(_GATED)
 
 
-@lru_cache(maxsize=256)
 def _words_pattern(words: frozenset[str]) -> Any:
     """What makes a statement matter wherever it stands: `import` or one of `words` (RE2)."""
     return compile_re2(rf"\b(?:import|{'|'.join(sorted(words))})\b")
 
 
-@lru_cache(maxsize=256)
 def _bare_pattern(names: frozenset[str]) -> Any:
     """One of `names` not followed by an attribute (RE2). (An attribute of what a name stands for
     leads somewhere only through a word of `_GATED`, which matters wherever it stands.)"""
@@ -260,8 +258,10 @@ class _Selection:
 
 
 # A file whose names lead to one another in a long chain (`a = eval`, `b = a`, ...) learns one link
-# a round: past this many, the caller parses it whole.
+# a round: past this many, the caller parses it whole. So it does past this many names, which would
+# make the patterns that look for them large.
 _ROUNDS = 4
+_MOST_NAMES = 512
 
 
 def parse_module(source: str) -> ast.Module | None:
@@ -294,6 +294,8 @@ def selected(text: str) -> tuple[str, ast.Module | None] | None:
         more = names.keys() - words - bare
         if not roots and not more:
             return source, tree
+        if len(bare) + len(more) > _MOST_NAMES:
+            return None
         modules |= roots
         words = words.union(*(_GATED.get(m, ()) for m in roots))
         bare = bare | more
