@@ -20,7 +20,7 @@ def test_each_hunk_is_one_fragment_of_its_added_lines(repo: GitRepo) -> None:
     assert [list(f.numbers) for f in file.fragments] == [[4, 5], [27]]
     assert file.added_numbers() == frozenset({4, 5, 27})
     assert file.head == head
-    assert file.kind is Kind.OTHER
+    assert file.kind is Kind.CONFIG
 
 
 def test_a_new_file_is_one_fragment_and_its_text_is_rebuilt_without_texts(repo: GitRepo) -> None:
@@ -144,11 +144,15 @@ def test_fragment_lists_the_lines_a_span_touches(
         (".github/workflows/ci.yml", None, Kind.CI),
         (".github/actions/setup/action.yaml", None, Kind.CI),
         (".gitlab-ci.yml", None, Kind.CI),
-        ("config/ci.yml", None, Kind.OTHER),
+        ("config/ci.yml", None, Kind.CONFIG),
+        ("pyproject.toml", None, Kind.CONFIG),
+        ("tox.ini", None, Kind.CONFIG),
+        ("patches/requests.patch", None, Kind.PATCH),
+        ("fix.diff", None, Kind.PATCH),
         ("README.md", None, Kind.DOCUMENT),
         ("docs/guide.rst", None, Kind.DOCUMENT),
         ("notes.txt", None, Kind.DOCUMENT),
-        ("setup.cfg", "#!/bin/sh", Kind.OTHER),
+        ("setup.cfg", "#!/bin/sh", Kind.CONFIG),
         ("tool", "#!/usr/bin/env -S python3.12 -u", Kind.PYTHON),
         ("tool", "#!/usr/local/bin/node", Kind.JAVASCRIPT),
         ("tool", "#!/bin/dash", Kind.SHELL),

@@ -10,8 +10,9 @@ from collections import Counter
 import pytest
 
 from bot.engine.references import changes, definitions
-from bot.engine.references.changes import changed_names, matched, mentions, unchanged
+from bot.engine.references.changes import changed_names, matched, unchanged
 from bot.engine.references.definitions import module_info
+from bot.engine.references.words import mentions
 from tests.gitrepo import GitRepo
 from tests.references.helpers import change, found, references
 
@@ -91,6 +92,10 @@ CASES = {
         False,
     ),
     "identical texts": (LONG, LONG, True),
+    "a module of one statement": (_function("f"), _edited(_function("f")), False),
+    "the same module of one statement": (_function("f"), _function("f"), True),
+    "a statement added after a module of one": (_function("f"), _function("f") + "x = 1\n", True),
+    "a changed statement that binds nothing": (LONG + "main()\n", LONG + "main(1)\n", True),
     # Most statements changed: they are read whole at once, not once alone and again whole.
     "an edit of most statements": (LONG, LONG.replace("compute(a, 7)", "compute(a, 8)"), False),
     "repeated statements": (
@@ -179,9 +184,13 @@ def _subsequence(part: list[str], of: list[str]) -> bool:
 
 
 def test_a_word_is_found_whole() -> None:
-    assert mentions("x = run(1)", "run") and mentions("run", "run")
-    assert not mentions("rerun(1); run_all(); _run", "run")
-    assert mentions("rerun(1); run", "run")
+    assert mentions("x = run(1)", {"run"}) and mentions("run", {"run", "other"})
+    assert not mentions("rerun(1); run_all(); _run", {"run"}) and not mentions("run", set())
+    assert mentions("rerun(1); run", {"run"})
+    assert mentions(
+        " ".join("a" * 20 + f"{i}" for i in range(3_000)), {f"x{i}" for i in range(2_999)} | {"a" * 20 + "7"}
+    )
+    assert not mentions("a" * 50_000, {"a" * k for k in range(1, 3_000)})  # linear: no name is a word
 
 
 def test_a_body_only_edit_of_a_large_module_reads_no_module_whole(

@@ -3,7 +3,9 @@
 A file without an extension is what its `#!` line names; without one, a shell runs it when it is
 executed (execve refuses it, and the shell reads it as a script), so it is shell, unless its name
 says it is a document (`README`, `LICENSE`) or another tool's file (`Gemfile`, `.gitignore`).
-Markup (`.html`, `.vue`, `.svelte`) holds JavaScript in its `<script>` blocks.
+Markup (`.html`, `.vue`, `.svelte`) holds JavaScript in its `<script>` blocks. A patch (`.patch`,
+`.diff`) is text that becomes code only where it adds lines; configuration (YAML, TOML, INI) is data
+whose comments no linter of the code reads.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ class Kind(StrEnum):
     CI = "ci"
     MARKUP = "markup"
     DOCUMENT = "document"
+    PATCH = "patch"
+    CONFIG = "config"
     OTHER = "other"
 
 
@@ -34,6 +38,9 @@ _EXTENSIONS = {
     ".adoc": Kind.DOCUMENT,
     ".html": Kind.MARKUP, ".htm": Kind.MARKUP, ".xhtml": Kind.MARKUP, ".vue": Kind.MARKUP,
     ".svelte": Kind.MARKUP,
+    ".patch": Kind.PATCH, ".diff": Kind.PATCH,
+    ".yml": Kind.CONFIG, ".yaml": Kind.CONFIG, ".toml": Kind.CONFIG, ".ini": Kind.CONFIG,
+    ".cfg": Kind.CONFIG,
 }  # fmt: skip
 _NAMES = {
     "Dockerfile": Kind.DOCKERFILE, "Containerfile": Kind.DOCKERFILE,

@@ -6,6 +6,11 @@ Comment markers (`# noqa`, `// eslint-disable-line`) are matched as written; mar
 Python also on the syntax tree, through imports (`pyskips.py`). Documents (Markdown,
 reStructuredText, plain text) are not read: they mention markers, not use them.
 
+Markers count where their tool reads them. Python's linters, type checkers and coverage read their
+markers in code, never in a configuration file's comments (YAML, TOML, INI: prose naming `# noqa`
+there silences nothing). A patch file's text becomes code only where the patch adds a line: a marker
+on its removed or context lines is the patch's text, one on a line it adds (`+`) counts.
+
 A marker on an added line counts only when no marker of the same id on a removed line of the file
 accounts for it (`_unpaired`): a change that edits a line and keeps its `# noqa`, or moves the line,
 adds nothing; one that removes one marker and adds two adds one.
@@ -15,8 +20,8 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -34,15 +39,20 @@ from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2
 from bot.engine.sourcetext import read_lines, read_text
 
+# Configuration files: no tool of Python code reads a marker in their comments
+_CONFIGURATION = frozenset({Kind.CONFIG, Kind.CI})
+
 
 @dataclass(frozen=True, slots=True)
 class Marker:
-    """`regex` captures the marker in group 1; `code` markers must sit outside comments and strings."""
+    """`regex` captures the marker in group 1; `code` markers must sit outside comments and strings;
+    `unread_in`: the kinds of file where the tools the marker silences never read it."""
 
     id: str
     regex: str
     silences: str
     code: bool = False
+    unread_in: frozenset[Kind] = frozenset()
 
 
 _TEST = "a test: it stops running (or its failure stops counting), which turns a red suite green"
@@ -53,21 +63,27 @@ _OTHER_LINTERS = (
 )
 _EXCUSED = "a test's failure: it stops counting, which turns a red suite green"
 
+
+def _python_tool(marker_id: str, regex: str, silences: str) -> Marker:
+    """A marker a tool of Python code reads: in code, never in a configuration file's comments."""
+    return Marker(marker_id, regex, silences, unread_in=_CONFIGURATION)
+
+
 MARKERS: tuple[Marker, ...] = (
-    Marker("noqa", r"(?i)#[ \t]*(noqa)\b", "flake8/ruff findings"),
-    Marker(
+    _python_tool("noqa", r"(?i)#[ \t]*(noqa)\b", "flake8/ruff findings"),
+    _python_tool(
         "noqa", r"(?i)#[ \t]*((?:ruff|flake8)[ \t]*:[ \t]*noqa)\b", "flake8/ruff findings in the whole file"
     ),
-    Marker("type-ignore", r"#[ \t]*(type:[ \t]*ignore)\b", _TYPES),
-    Marker("type-ignore", r"#[ \t]*(mypy:[ \t]*(?:ignore-errors|disable-error-code))\b", _TYPES),
-    Marker(
+    _python_tool("type-ignore", r"#[ \t]*(type:[ \t]*ignore)\b", _TYPES),
+    _python_tool("type-ignore", r"#[ \t]*(mypy:[ \t]*(?:ignore-errors|disable-error-code))\b", _TYPES),
+    _python_tool(
         "type-ignore",
         r"#[ \t]*(pyright:[ \t]*(?:ignore|basic|report\w+[ \t]*=[ \t]*(?:false|none|information|warning)))\b",
         _TYPES,
     ),
-    Marker("type-ignore", r"#[ \t]*(pyre-(?:ignore|fixme))\b", _TYPES),
-    Marker("type-ignore", r"#[ \t]*(pytype:[ \t]*disable)\b", _TYPES),
-    Marker("pylint-disable", r"#[ \t]*(pylint:[ \t]*(?:disable|skip-file))\b", "pylint findings"),
+    _python_tool("type-ignore", r"#[ \t]*(pyre-(?:ignore|fixme))\b", _TYPES),
+    _python_tool("type-ignore", r"#[ \t]*(pytype:[ \t]*disable)\b", _TYPES),
+    _python_tool("pylint-disable", r"#[ \t]*(pylint:[ \t]*(?:disable|skip-file))\b", "pylint findings"),
     Marker("nosec", r"#[ \t]*(nosec)\b", "security scanner findings (bandit, gosec)"),
     Marker("nosemgrep", r"\b(nosemgrep)\b", "Semgrep findings"),
     Marker("gitleaks-allow", r"(gitleaks:allow)", "gitleaks secret findings"),
@@ -85,7 +101,7 @@ MARKERS: tuple[Marker, ...] = (
     Marker("ts-ignore", r"(@ts-ignore)\b", "TypeScript errors"),
     Marker("ts-ignore", r"(@ts-nocheck)\b", "TypeScript errors"),
     Marker("ts-ignore", r"(@ts-expect-error)\b", "TypeScript errors"),
-    Marker(
+    _python_tool(
         "pragma-no-cover", r"(?i)#[ \t]*(pragma:?[ \t]*no[ \t]*(?:cover|branch))\b", "coverage measurement"
     ),
     Marker("pragma-no-cover", r"(?://|/\*)[ \t]*((?:istanbul|c8|v8)[ \t]+ignore)\b", "coverage measurement"),
@@ -140,13 +156,18 @@ def _compiled() -> tuple[Prefilter, tuple[Any, ...]]:
 @dataclass(frozen=True, slots=True)
 class _Use:
     """A marker on a line of one side of the diff: its id, line number on that side, how it is
-    written, the hunk holding it, and the line's text without its indentation."""
+    written, the hunk holding it, and the line's text without its indentation; `code`, the text
+    before the marker (its comment opener left out), and `tail`, the marker and the rest of the
+    line (its codes: `noqa: S108`); `place`, where the line sits among the changed lines (`_places`)."""
 
     marker: str
     line: int
     written: str
     hunk: int
     text: str
+    code: str
+    tail: str
+    place: tuple[int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +178,7 @@ class _Side:
     fragments: tuple[tuple[int, Fragment], ...]
     source: str | None  # that side's whole text, when known, as the language reads it
     lines: Sequence[int] | None = None  # the diff line of each line of `source`, when they differ
+    places: Mapping[int, tuple[int, int]] = field(default_factory=dict)  # by line: `_places`
 
     def hunk_and_text(self) -> dict[int, tuple[int, str]]:
         return {
@@ -166,21 +188,49 @@ class _Side:
         }
 
 
-def _regex_uses(kind: Kind, hunk: int, fragment: Fragment, prefilter: Prefilter) -> Iterator[_Use]:
+def _places(file: AddedFile, kind: LineKind) -> dict[int, tuple[int, int]]:
+    """Where each line of `kind` sits: the run of changed lines holding it (runs are counted over
+    the file's diff, split by context lines and hunks) and its index among that run's lines of
+    `kind`. A removed line and the added line at the same place are the line the change rewrote."""
+    places: dict[int, tuple[int, int]] = {}
+    run = 0
+    for hunk in file.file.hunks:
+        run, seen = run + 1, 0
+        for line in hunk.lines:
+            if line.kind is LineKind.CONTEXT:
+                run, seen = run + 1, 0
+            elif line.kind is kind:
+                places[line.number] = (run, seen)
+                seen += 1
+    return places
+
+
+def _regex_uses(
+    side: _Side, kind: Kind, hunk: int, fragment: Fragment, prefilter: Prefilter
+) -> Iterator[_Use]:
     _, regexes = _compiled()
+    data = fragment.data
     texts: dict[int, str] = {}  # by line: a long line of many markers is found and decoded once
     for index in prefilter.present(fragment, MARKED):
         marker = MARKERS[index]
-        scan = LineScan(fragment.data, kind) if marker.code else None
-        for match in regexes[index].finditer(fragment.data):
-            if scan is not None and scan.hidden(match.start(1)):
+        if kind in marker.unread_in:
+            continue
+        scan = LineScan(data, kind) if marker.code else None
+        for match in regexes[index].finditer(data):
+            at = match.start(1)
+            if scan is not None and scan.hidden(at):
                 continue
-            line = fragment.index_at(match.start(1))
+            start, end = fragment.line_bounds(at)
+            if kind is Kind.PATCH and not data.startswith(b"+", start):
+                continue  # a line the patch removes or keeps: its text, not code it adds
+            line = fragment.index_at(at)
             if line not in texts:
-                start, end = fragment.line_bounds(match.start(1))
-                texts[line] = fragment.data[start:end].decode("utf-8", "replace").strip()
+                texts[line] = data[start:end].decode("utf-8", "replace").strip()
+            code = data[start:at].decode("utf-8", "replace").strip().rstrip("#/* \t")
+            tail = data[at:end].decode("utf-8", "replace").strip()
             written = match.group(1).decode("utf-8", "replace")
-            yield _Use(marker.id, fragment.numbers[line], written, hunk, texts[line])
+            number = fragment.numbers[line]
+            yield _Use(marker.id, number, written, hunk, texts[line], code, tail, side.places[number])
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -201,14 +251,14 @@ def _tree_uses(side: _Side) -> Iterator[_Use]:
     for use in skip_uses(tree, on):
         line = use.line if lines is None else lines[use.line - 1]
         hunk, text = where[line]
-        yield _Use(use.marker, line, use.written, hunk, text)
+        yield _Use(use.marker, line, use.written, hunk, text, text, use.written, side.places[line])
 
 
 def _uses(side: _Side, kind: Kind, prefilter: Prefilter, *, tree: bool) -> list[_Use]:
     """The side's markers, one per marker id and line, in order."""
     found: dict[tuple[str, int], _Use] = {}
     for hunk, fragment in side.fragments:
-        for use in _regex_uses(kind, hunk, fragment, prefilter):
+        for use in _regex_uses(side, kind, hunk, fragment, prefilter):
             found.setdefault((use.marker, use.line), use)
     for use in _tree_uses(side) if tree else ():
         found.setdefault((use.marker, use.line), use)
@@ -237,12 +287,13 @@ def _removed_side(file: AddedFile, base: str | None) -> _Side:
                 )
             )
     source, lines = (None, None) if base is None else read_text(base, file.kind)
-    return _Side(tuple(fragments), source, lines)
+    return _Side(tuple(fragments), source, lines, _places(file, LineKind.REMOVED))
 
 
 def _added_side(file: AddedFile) -> _Side:
     hunks = (i for i, h in enumerate(file.file.hunks) if any(line.kind is LineKind.ADDED for line in h.lines))
-    return _Side(tuple(zip(hunks, file.fragments, strict=True)), file.head, file.head_lines)
+    fragments = tuple(zip(hunks, file.fragments, strict=True))
+    return _Side(fragments, file.head, file.head_lines, _places(file, LineKind.ADDED))
 
 
 class _Pool:
@@ -271,15 +322,28 @@ class _Pool:
 
 def _unpaired(added: list[_Use], removed: list[_Use]) -> Iterator[_Use]:
     """The added uses no removed one accounts for. A removed use of the same marker accounts for
-    one added use: first one on the same line moved anywhere in the file (the same text), then any
-    one of the same hunk (the line the change replaced). Each removed use accounts for one."""
+    one added use, each pass taking what the earlier ones left: the line the change rewrote (the
+    same place among the changed lines); the same line moved anywhere in the file (the same text);
+    in the same hunk, the same code whose marker's codes changed, then the same marker and codes
+    moved onto another line (a `def`'s onto its decorator), then any one (the line the change
+    replaced). Each removed use accounts for one, and only the same text reaches across hunks: a
+    hunk never adds fewer markers than it adds less what it removes, and a marker moved to another
+    hunk onto other code counts."""
+    keys: tuple[Callable[[_Use], object], ...] = (
+        lambda u: (u.marker, "place", u.place),
+        lambda u: (u.marker, "text", u.text),
+        lambda u: (u.marker, u.hunk, "code", u.code),
+        lambda u: (u.marker, u.hunk, "tail", u.tail),
+        lambda u: (u.marker, u.hunk),
+    )
     pool = _Pool()
     for index, use in enumerate(removed):
-        pool.file((use.marker, use.text), index)
-        pool.file((use.marker, use.hunk), index)
-    for use in added:
-        if not pool.take((use.marker, use.text)) and not pool.take((use.marker, use.hunk)):
-            yield use
+        for key in keys:
+            pool.file(key(use), index)
+    left = added
+    for key in keys:
+        left = [use for use in left if not pool.take(key(use))]
+    return iter(left)
 
 
 def _file_violations(change: Change, file: AddedFile, prefilter: Prefilter | None) -> Iterator[Violation]:

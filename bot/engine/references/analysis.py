@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import ast
-import re
 from collections import ChainMap
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from bot.engine.references.modules import ModuleMap
 from bot.engine.references.result import MAX_LISTED, BrokenReference, ReferenceKind, ReferencesResult
 from bot.engine.references.signature import dotted_name, misfit
 from bot.engine.references.uses import ImportUse, Scope, Site, Use, UsesWalker, local_scopes, walk
+from bot.engine.references.words import mentioning
 from bot.engine.references.world import (
     MAX_DEPTH,
     PRESENT,
@@ -41,15 +41,11 @@ from bot.engine.references.world import (
     Target,
     World,
 )
-from bot.engine.regex import compile_bounded
 
 _IMPORT_GUARDS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 _NAME_GUARDS = frozenset({"AttributeError", "NameError", "ImportError", "Exception", "BaseException"})
 _CALL_GUARDS = frozenset({"TypeError", "Exception", "BaseException"})
 _ALIAS_ROUNDS = 4
-_MAX_ALTERNATION = 2_000  # names in one prefilter pattern (about 40 KB of pattern, well within its memory)
-_PREFILTER_MEM = 64 << 20
-_WORD = re.compile(r"\w+")
 _MAX_NOTES = 10
 
 
@@ -63,19 +59,6 @@ class PythonTree:
 
     texts: Mapping[str, str | None] = field(default_factory=dict)
     incomplete: str | None = None
-
-
-def _mentioning(texts: Mapping[str, str], names: set[str]) -> list[str]:
-    """The paths whose text has one of `names` as a word (a non-ASCII name: anywhere), sorted.
-
-    One RE2 alternation answers it in a pass per text; past a few thousand names (a change that
-    removes a whole generated module) its automaton would grow with them, so the words of each
-    text are compared as a set instead."""
-    if len(names) > _MAX_ALTERNATION:
-        return sorted(p for p, t in texts.items() if not names.isdisjoint(_WORD.findall(t)))
-    words = "|".join(rf"\b{w}\b" if w.isascii() else w for w in sorted(names))
-    pattern = compile_bounded(words, _PREFILTER_MEM)
-    return sorted(p for p, t in texts.items() if pattern.search(t) is not None)
 
 
 def _re_exported(info: ModuleInfo, names: set[str]) -> set[str]:
@@ -317,7 +300,7 @@ def _readers(
     selected: dict[str, ast.Module] = {}
     pending = set(names)
     for _ in range(_ALIAS_ROUNDS):
-        found = _mentioning(remaining, pending)
+        found = mentioning(remaining, pending)
         aliases: set[str] = set()
         for path in found:
             del remaining[path]

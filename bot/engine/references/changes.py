@@ -19,11 +19,16 @@ less than half of: reading its pieces would save little, and a change found woul
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
 
 from bot.engine.pychunks import statement_chunks
 from bot.engine.references.definitions import Binding, ModuleInfo, described
+from bot.engine.references.words import mentions
 from bot.engine.tokens import parse_python
+
+# Where pychunks.py may cut: a line at column 0 that is not blank, indented or a comment.
+_CUT = re.compile(r"\n[^ \t\f\n#]")
 
 
 def _fingerprint(sites: tuple[Binding, ...]) -> tuple[object, ...]:
@@ -94,23 +99,6 @@ def matched(base: list[str], head: list[str]) -> tuple[list[str], list[str], lis
     return base_only, head_only + head[j:], shared
 
 
-def _identifier_char(c: str) -> bool:
-    return c.isalnum() or c == "_"
-
-
-def mentions(text: str, name: str) -> bool:
-    """Whether `name` occurs in `text` as a whole word (an ASCII text, read as written)."""
-    at = text.find(name)
-    while at >= 0:
-        end = at + len(name)
-        if (at == 0 or not _identifier_char(text[at - 1])) and (
-            end == len(text) or not _identifier_char(text[end])
-        ):
-            return True
-        at = text.find(name, at + 1)
-    return False
-
-
 def _alone(pieces: list[str]) -> ModuleInfo | None:
     """What `pieces` define read as one module of their own, each parsed alone; None when one
     does not parse (or they nest too deeply to read)."""
@@ -128,6 +116,8 @@ def _alone(pieces: list[str]) -> ModuleInfo | None:
 def unchanged(base: str, head: str) -> bool:
     """True when no name of the module changes meaning between `base` and `head`, proven from
     the statements they do not share; False when that cannot be proven this way."""
+    if base != head and _CUT.search(base) is None and _CUT.search(head) is None:
+        return False  # one statement each (a small module): cutting would only cost
     base_only, head_only, shared = matched(statement_chunks(base), statement_chunks(head))
     shared_text = "".join(shared)
     if 2 * len(shared_text) < max(len(base), len(head)):
@@ -137,7 +127,7 @@ def unchanged(base: str, head: str) -> bool:
     before, after = _alone(base_only), _alone(head_only)
     if before is None or after is None:
         return False
-    if any(mentions(shared_text, n) for n in {*before.bindings, *after.bindings}):
+    if mentions(shared_text, {*before.bindings, *after.bindings}):
         return False
     try:
         return not changed_names(before, after)
