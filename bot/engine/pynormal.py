@@ -135,9 +135,9 @@ def _needs(precedence: int, required: int) -> None:
         raise _Refused
 
 
-def string_literal(token: str) -> str:
-    """How unparse writes the value of a string token: `repr`, with `u` kept. Raises _Refused for
-    an f-string or an escape (its value is not read here)."""
+def _string_value(token: str) -> tuple[str | bytes, str]:
+    """A string token's value and the `u` unparse keeps (or ""). Raises _Refused for an f-string or
+    an escape (its value is not read here)."""
     quote = token[-1]
     start = token.index(quote)
     prefix = token[:start].lower()
@@ -147,8 +147,28 @@ def string_literal(token: str) -> str:
     body = token[start + width : len(token) - width]
     if ("\\" in body and "r" not in prefix) or "\r" in body:
         raise _Refused  # the value differs from the text: escapes, line breaks read as LF
-    value: str | bytes = body.encode("ascii") if "b" in prefix else body
-    return ("u" if "u" in prefix else "") + repr(value)
+    return (body.encode("ascii") if "b" in prefix else body), ("u" if "u" in prefix else "")
+
+
+def string_literal(token: str) -> str:
+    """How unparse writes the value of a string token: `repr`, with `u` kept."""
+    value, kind = _string_value(token)
+    return kind + repr(value)
+
+
+def docstring_literal(token: str) -> str:
+    """How unparse writes a def's or class's docstring: triple-quoted, the quotes it holds not, a
+    final quote of that kind escaped (`ast._Unparser._write_docstring`). Raises _Refused where it
+    would escape characters (a backslash, anything not printable but line breaks and tabs)."""
+    value, kind = _string_value(token)
+    if isinstance(value, bytes):
+        return repr(value)  # no docstring: an expression statement
+    if "\\" in value or not value.replace("\n", "").replace("\t", "").isprintable():
+        raise _Refused
+    # Written without escapes, the value holds at most one kind of triple quote, and ends in a quote
+    # only if its own delimiter is the other kind (`'a"'`): unparse needs to escape nothing.
+    quote = min((q for q in ('"""', "'''") if q not in value), key=lambda q: q[0] == value[-1:])
+    return kind + quote + value + quote
 
 
 def number_literal(token: str) -> str:
@@ -187,6 +207,7 @@ def _read(gaps: Tokens, tokens: Tokens) -> Tokens:
     pending = False  # a comma at depth 0 that only a later assignment `=` makes a target list
     lambdas = 0  # lambdas at depth 0 whose parameters are being read
     after_else = False  # the line before was `else:`, which unparse joins with an `if` as `elif`
+    after_def = docstring = False  # the line before opened a def or class; this one is its docstring
     operators = deepest = 0
     indents = [0]
     for gap, tok in zip(gaps, tokens, strict=True):
@@ -199,8 +220,9 @@ def _read(gaps: Tokens, tokens: Tokens) -> Tokens:
                 indents.pop()
             if column > indents[-1]:
                 indents.append(column)
-            if first in _QUOTES or tok[-1] in _QUOTES or (after_else and tok == "if"):
-                raise _Refused  # a docstring, or a string statement; `elif`
+            docstring = after_def and tok[-1] in _QUOTES
+            if (tok[-1] in _QUOTES and not docstring) or (after_else and tok == "if"):
+                raise _Refused  # a module's docstring, or a string statement; `elif`
             head, length, pending, lambdas = tok, 0, False, 0
             operators = deepest = 0
         length += 1
@@ -213,7 +235,10 @@ def _read(gaps: Tokens, tokens: Tokens) -> Tokens:
                 raise _Refused
             if 3 * operators + 6 * deepest + 4 * len(indents) > _FRAMES:
                 raise _Refused
+            if docstring and length != 2:
+                raise _Refused  # an expression that begins with a string
             after_else = head == "else" and length == 3
+            after_def = head in ("def", "class")
             level.targets = False
             if tok:
                 out.append("\n")
@@ -224,7 +249,7 @@ def _read(gaps: Tokens, tokens: Tokens) -> Tokens:
         if tok[-1] in _QUOTES:
             if prev[-1:] in _QUOTES:
                 raise _Refused  # implicit concatenation
-            out.append(string_literal(tok))
+            out.append(docstring_literal(tok) if docstring and length == 1 else string_literal(tok))
             atom = True
         elif first.isdigit() or (first == "." and tok[1:2].isdigit()):
             out.append(number_literal(tok))

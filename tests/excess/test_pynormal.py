@@ -95,8 +95,11 @@ def _unparsed(source: str) -> tuple[str, ...]:
         "if x: y = 1\n",  # a body on the header's line
         "class A: pass\n",
         "if a:\n    pass\nelse:\n    # why\n    if b:\n        pass\n",  # written `elif`
-        "def f():\n    'doc'\n",  # a docstring is written triple-quoted
-        "'doc'\n",
+        "'doc'\n",  # a module's docstring: whether it is one depends on the statements before
+        "def f():\n    'a\\\\b'\n",  # a docstring unparse escapes
+        "def f():\n    'a\x0cb'\n",
+        "def f():\n    'doc'.strip()\n",  # an expression, no docstring
+        "def f():\n    pass\n    'doc'\n",  # not the body's first statement
         "'''a''' if x else y\n",
         "class A():\n    pass\n",
         "f(a=1, *b)\n",  # arguments reordered
@@ -159,6 +162,11 @@ def test_constructs_unparse_writes_otherwise_are_refused(source: str) -> None:
         "match = 1\nmatch.x = 2\ncase = match\n",
         "try:\n    pass\nexcept* E:\n    pass\n",
         "# only a comment\n",
+        "def f():\n    'doc'\n    return 1\n",  # a docstring is written triple-quoted
+        "class A:\n    # why\n    '''ends in \"'''\n\n\nasync def g():\n    u'x'\n",
+        "def f():\n    \"\"\"a\n    '''b'''\"\"\"\n\ndef g():\n    ''\n\ndef h():\n    b'x'\n",
+        'def f():\n    "ends in \'"\n',
+        "def f():\n    '''a\"\"\"b'''\n",
         "x = 1",  # no line break at the end
         "",
     ],
