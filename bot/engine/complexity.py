@@ -25,6 +25,8 @@ import ast
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from inspect import CO_NEWLOCALS
+from types import CodeType
 
 from bot.engine.tokens import parse_python
 
@@ -261,6 +263,28 @@ def unit_complexities(
             return None
         out.append((name, node.lineno, counter.total))
     return tuple(out)
+
+
+def unit_names(code: CodeType, defs: int) -> list[str] | None:
+    """The qualified names of the units of a compiled module, as `unit_complexities` names them (a
+    function's `co_qualname`), in no particular order; None unless its code holds exactly the
+    `defs` functions its source defines (were a compiler to drop a dead block's, or compile a
+    `finally` block twice)."""
+    names: list[str] = []
+    found = 0
+    pending = [(code, True)]
+    while pending:
+        scope, outside = pending.pop()
+        for const in scope.co_consts:
+            if not isinstance(const, CodeType):
+                continue
+            function = bool(const.co_flags & CO_NEWLOCALS)
+            if function and not const.co_name.startswith("<"):  # not a lambda or comprehension
+                found += 1
+                if outside:
+                    names.append(const.co_qualname)
+            pending.append((const, outside and not function))
+    return names if found == defs else None
 
 
 def labelled(units: Iterable[Unit]) -> tuple[FunctionComplexity, ...]:

@@ -9,10 +9,12 @@ reading that must fail closed cannot lean on it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import NamedTuple
+from itertools import islice, repeat
+from operator import indexOf
+from typing import NamedTuple, cast
 
 from bot.engine.errors import ReceiptError
 from bot.engine.gitpath import QuotedPathError, split_git_header, strip_prefix, unquote
@@ -185,17 +187,34 @@ _HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 def _split_lines(text: str) -> list[str]:
-    """Lines ending in \\n only: \\r, form feeds and U+2028 are content, not line breaks."""
+    """The lines of `text`, each without the \\n that ends it: \\r, form feeds and U+2028 are
+    content, not line breaks."""
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
-    for i, line in enumerate(lines):  # in place: one list of a large diff's lines at a time, not two
-        lines[i] = line + "\n"
     return lines
 
 
-_GIT_HEADER_BYTES = re.compile(rb"^diff --git ", re.MULTILINE)
-_GIT_HEADER_TEXT = re.compile(r"^diff --git ", re.MULTILINE)
+def _shown(line: str) -> str:
+    """The start of a diff line as an error message quotes it: as the diff has it, with its line
+    break when that falls within the 80 characters shown."""
+    return (line + "\n")[:80]
+
+
+_GIT_HEADER = "diff --git "
+
+
+def _header_starts(data: bytes | str) -> list[int]:
+    """The offsets of the lines that start with `diff --git ` (a search for the line break before
+    each: much faster than a multi-line regex over a large diff)."""
+    marker = "\n" + _GIT_HEADER
+    needle = marker.encode() if isinstance(data, bytes) else marker
+    starts = [0] if data.startswith(needle[1:]) else []  # type: ignore[arg-type]
+    at = data.find(needle)  # type: ignore[arg-type]
+    while at >= 0:
+        starts.append(at + 1)
+        at = data.find(needle, at + 1)  # type: ignore[arg-type]
+    return starts
 
 
 def parse_diff(data: bytes | str) -> Diff:
@@ -206,8 +225,7 @@ def parse_diff(data: bytes | str) -> Diff:
     the whole text at four bytes a character). Raises DiffParseError naming the line when the text
     is not a well-formed diff.
     """
-    header = _GIT_HEADER_BYTES if isinstance(data, bytes) else _GIT_HEADER_TEXT
-    starts = [m.start() for m in header.finditer(data)]  # type: ignore[arg-type]
+    starts = _header_starts(data)
     if starts:
         return Diff(tuple(_parse_git_blocks(data, starts)))
     text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
@@ -236,7 +254,7 @@ def _parse_git_block(block: list[str], first_line: int) -> FileDiff:
     facts: dict[str, re.Match[str]] = {}
     binary = False
     for offset, line in enumerate(block[1:header_end], start=1):
-        content = line[:-1]
+        content = line
         if _BINARY.fullmatch(content):
             binary = True
             continue
@@ -250,7 +268,7 @@ def _parse_git_block(block: list[str], first_line: int) -> FileDiff:
                 continue  # base85 payload of a binary patch
             raise DiffParseError(first_line + offset, f"unexpected header line {content[:80]!r}")
     try:
-        old_path, new_path = _git_paths(block[0][len("diff --git ") : -1], facts)
+        old_path, new_path = _git_paths(block[0][len(_GIT_HEADER) :], facts)
     except QuotedPathError as exc:
         raise DiffParseError(first_line, str(exc)) from exc
     if old_path is None and new_path is None:
@@ -267,7 +285,7 @@ def _parse_git_block(block: list[str], first_line: int) -> FileDiff:
     for offset, line in enumerate(block[header_end + used :], start=header_end + used):
         if line.strip():
             after = f"hunk {len(hunks)}" if hunks else "the header"
-            raise DiffParseError(first_line + offset, f"unexpected text after {after}: {line[:80]!r}")
+            raise DiffParseError(first_line + offset, f"unexpected text after {after}: {_shown(line)!r}")
     return FileDiff(
         old_path=old_path,
         new_path=new_path,
@@ -366,10 +384,30 @@ def _count(text: str | None) -> int:
     return 1 if text is None else int(text)
 
 
+def _rows(
+    kind: LineKind, texts: list[str], old: Iterable[int | None], new: Iterable[int | None]
+) -> Iterator[DiffLine]:
+    """DiffLines of `kind`, built by tuple.__new__ in C rather than the named tuple's constructor, a
+    Python function: a large diff's lines are most of the time its parse takes."""
+    rows = map(tuple.__new__, repeat(DiffLine), zip(repeat(kind), texts, old, new, repeat(False)))
+    return cast("Iterator[DiffLine]", rows)
+
+
+def _run(lines: Sequence[str], pos: int, tag: str, limit: int) -> int:
+    """How many lines from `lines[pos]` on, `limit` at most, start with `tag` (the scan runs in C)."""
+    starts = map(str.startswith, islice(lines, pos, pos + limit), repeat(tag))
+    try:
+        return indexOf(starts, False)
+    except ValueError:
+        return min(limit, len(lines) - pos)
+
+
 def _read_hunk(
     lines: Sequence[str], pos: int, header: re.Match[str], first_line: int, name: str
 ) -> tuple[Hunk, int]:
-    """One hunk whose header is `lines[pos]`; the index after it."""
+    """One hunk whose header is `lines[pos]`; the index after it. Consecutive lines of one kind
+    that the counts left allow are taken together, each exactly as the line-by-line reading below
+    would take it."""
     old_start, old_len = int(header[1]), _count(header[2])
     new_start, new_len = int(header[3]), _count(header[4])
     old_no, new_no, old_left, new_left = old_start, new_start, old_len, new_len
@@ -382,20 +420,25 @@ def _read_hunk(
                 f"{name} ends early: {old_left} base and {new_left} head line(s) short of its header",
             )
         line = lines[pos]
-        tag = line[0]
+        tag = line[:1]
+        allowed = _ALLOWED[tag](old_left, new_left) if tag in _ALLOWED else 0
+        if allowed:
+            taken = _run(lines, pos, tag, allowed)
+            texts = [text[1:] for text in lines[pos : pos + taken]]
+            old = repeat(None) if tag == "+" else range(old_no, old_no + taken)
+            new = repeat(None) if tag == "-" else range(new_no, new_no + taken)
+            out.extend(_rows(_KINDS[tag], texts, old, new))
+            if tag != "+":
+                old_no, old_left = old_no + taken, old_left - taken
+            if tag != "-":
+                new_no, new_left = new_no + taken, new_left - taken
+            pos += taken
+            continue
         if tag == "\\":  # "\ No newline at end of file": not a line, a fact about the one before
             if out:
                 out[-1] = out[-1]._replace(no_newline=True)
-        elif tag == "+" and new_left:
-            out.append(DiffLine(LineKind.ADDED, line[1:-1], None, new_no))
-            new_no += 1
-            new_left -= 1
-        elif tag == "-" and old_left:
-            out.append(DiffLine(LineKind.REMOVED, line[1:-1], old_no, None))
-            old_no += 1
-            old_left -= 1
-        elif tag in " \n" and old_left and new_left:  # an empty line is empty context, as git reads it
-            out.append(DiffLine(LineKind.CONTEXT, line[1:-1], old_no, new_no))
+        elif tag == "" and old_left and new_left:  # an empty line is empty context, as git reads it
+            out.append(DiffLine(LineKind.CONTEXT, "", old_no, new_no))
             old_no += 1
             new_no += 1
             old_left -= 1
@@ -403,7 +446,7 @@ def _read_hunk(
         else:
             raise DiffParseError(
                 first_line + pos,
-                f"{name}: {line[:80].rstrip(chr(10))!r} does not fit its header "
+                f"{name}: {line[:80]!r} does not fit its header "
                 f"({old_left} base and {new_left} head line(s) left)",
             )
         pos += 1
@@ -412,6 +455,16 @@ def _read_hunk(
             out[-1] = out[-1]._replace(no_newline=True)
         pos += 1
     return Hunk(old_start, old_len, new_start, new_len, tuple(out)), pos
+
+
+_KINDS = {"+": LineKind.ADDED, "-": LineKind.REMOVED, " ": LineKind.CONTEXT}
+# How many lines of a kind the counts left allow: an added line takes a head line, a removed one a
+# base line, a context line one of each.
+_ALLOWED: dict[str, Callable[[int, int], int]] = {
+    "+": lambda old, new: new,
+    "-": lambda old, new: old,
+    " ": min,
+}
 
 
 _BINARY_PLAIN = re.compile(r"Binary files (?P<old>.+) and (?P<new>.+) differ")
@@ -427,9 +480,9 @@ def _parse_plain(lines: list[str]) -> Iterator[FileDiff]:
     pos = 0
     while pos < len(lines):
         line = lines[pos]
-        binary = _BINARY_PLAIN.fullmatch(line[:-1])
+        binary = _BINARY_PLAIN.fullmatch(line)
         if line.startswith("--- ") and pos + 1 < len(lines) and lines[pos + 1].startswith("+++ "):
-            old_name, new_name = line[4:-1], lines[pos + 1][4:-1]
+            old_name, new_name = line[4:], lines[pos + 1][4:]
             old, new = _plain_paths(old_name, new_name, pos + 1)
             hunks, pos = _parse_hunks(lines, 1, new or old or "", pos + 2)
             yield FileDiff(old_path=old, new_path=new, status=_plain_status(old, new), hunks=hunks)
@@ -440,10 +493,10 @@ def _parse_plain(lines: list[str]) -> Iterator[FileDiff]:
             pos += 1
             found = True
         elif line.startswith("@@"):
-            raise DiffParseError(pos + 1, f"not a hunk header git writes: {line[:80].rstrip(chr(10))!r}")
+            raise DiffParseError(pos + 1, f"not a hunk header git writes: {line[:80]!r}")
         elif line.startswith(("+", "-", " ", "\\")):
             where = "before the first file header" if not found else "after the hunks of a file"
-            raise DiffParseError(pos + 1, f"not a unified diff: {line[:80].rstrip(chr(10))!r} {where}")
+            raise DiffParseError(pos + 1, f"not a unified diff: {line[:80]!r} {where}")
         else:
             pos += 1
     if not found:

@@ -22,9 +22,37 @@ def _numbered(left: Sequence[str], right: Sequence[str]) -> tuple[list[int], lis
     return [ids.setdefault(t, len(ids)) for t in left], [ids.setdefault(t, len(ids)) for t in right]
 
 
+def _affixes(left: Sequence[str], right: Sequence[str]) -> tuple[int, int]:
+    """The lengths of the longest common prefix and, of the rest, suffix. Two versions of a file
+    share most tokens (the same objects, where a statement both share was read once), and slices
+    compare in C, so a binary search finds them without numbering every token."""
+    shorter = min(len(left), len(right))
+    low, high = 0, shorter
+    while low < high:
+        middle = (low + high + 1) // 2
+        if left[:middle] == right[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    prefix, high = low, shorter - low
+    low = 0
+    while low < high:
+        middle = (low + high + 1) // 2
+        if left[len(left) - middle :] == right[len(right) - middle :]:
+            low = middle
+        else:
+            high = middle - 1
+    return prefix, low
+
+
 def levenshtein(left: Sequence[str], right: Sequence[str]) -> int:
-    """Unit-cost edit distance between two token lists."""
-    return int(Levenshtein.distance(*_numbered(left, right)))
+    """Unit-cost edit distance between two token lists (what they share at either end costs none)."""
+    prefix, suffix = _affixes(left, right)
+    return int(
+        Levenshtein.distance(
+            *_numbered(left[prefix : len(left) - suffix], right[prefix : len(right) - suffix])
+        )
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,11 +70,17 @@ def layout_count(
     """Align the tokens (a least-edits alignment), then compare the whitespace before each kept token
     whose predecessor is kept next to it too; `*_gaps[i]` is the whitespace before token i."""
     edits = gaps = 0
-    for op in Levenshtein.opcodes(*_numbered(left, right)):
-        i, j, n = op.src_start, op.dest_start, op.src_end - op.src_start
-        if op.tag != "equal":
-            edits += max(n, op.dest_end - j)
-            continue
+    prefix, suffix = _affixes(left, right)
+    middle = _numbered(left[prefix : len(left) - suffix], right[prefix : len(right) - suffix])
+    kept = [(0, 0, prefix)]  # runs of kept tokens: (left start, right start, length)
+    for op in Levenshtein.opcodes(*middle):
+        i, j, n = op.src_start + prefix, op.dest_start + prefix, op.src_end - op.src_start
+        if op.tag == "equal":
+            kept.append((i, j, n))
+        else:
+            edits += max(n, op.dest_end - op.dest_start)
+    kept.append((len(left) - suffix, len(right) - suffix, suffix))
+    for i, j, n in kept:
         first = 0 if i == j == 0 else 1  # the start of both texts lines up like a kept token
         gaps += sum(map(ne, left_gaps[i + first : i + n], right_gaps[j + first : j + n]))
     return LayoutCount(edits, gaps)

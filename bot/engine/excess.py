@@ -18,7 +18,14 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from bot.engine.change import Change
-from bot.engine.complexity import FunctionComplexity, Unit, function_complexities, labelled, unit_complexities
+from bot.engine.complexity import (
+    FunctionComplexity,
+    Unit,
+    function_complexities,
+    labelled,
+    unit_complexities,
+    unit_names,
+)
 from bot.engine.diff import FileDiff, FileStatus
 from bot.engine.distance import EditCount, difference, edit_count, layout_count, total
 from bot.engine.manifest import ExcessPolicy
@@ -162,14 +169,54 @@ class _Measure:
         units: list[Unit] = []
         lines = 0
         for piece in pieces:
-            if piece not in self._units:
-                self._units[piece] = unit_complexities(piece, self.tokenizer.tree)
-            found = self._units[piece]
+            found = self._piece_units(piece)
             if found is None:
                 return function_complexities(text, self.tokenizer.tree)
             units.extend((name, line + lines, total) for name, line, total in found)
             lines += piece.count("\n")
         return labelled(units)
+
+    def _piece_units(self, piece: str) -> tuple[Unit, ...] | None:
+        if piece not in self._units:
+            self._units[piece] = unit_complexities(piece, self.tokenizer.tree)
+        return self._units[piece]
+
+    def complexity_pair(
+        self, before: str, after: str
+    ) -> tuple[tuple[FunctionComplexity, ...], tuple[FunctionComplexity, ...]] | None:
+        """`complexities` of both texts, or None if either cannot be read. A function in a top-level
+        statement both texts share has the same complexity on both sides, so it adds nothing; where
+        no name is defined twice on a side (every label is its name), such statements are not
+        parsed at all: compiled, their functions' names are enough to tell that."""
+        shared = set(self.tokenizer.pieces(before)) & set(self.tokenizer.pieces(after))
+        if shared:
+            old, new = self._unshared(before, shared), self._unshared(after, shared)
+            if old is not None and new is not None:
+                return old, new
+        old, new = self.complexities(before), self.complexities(after)
+        return None if old is None or new is None else (old, new)
+
+    def _unshared(self, text: str, shared: set[str]) -> tuple[FunctionComplexity, ...] | None:
+        """The units of `text` outside the `shared` pieces, when every unit's name in `text` is
+        distinct; None when that is not certain (the caller reads every unit)."""
+        names: list[str] = []
+        units: list[Unit] = []
+        lines = 0
+        for piece in self.tokenizer.pieces(text):
+            if piece in shared:
+                code = self.tokenizer.shallow_code(piece)
+                defined = None if code is None else unit_names(*code)
+                if defined is None:
+                    return None
+                names.extend(defined)
+            else:
+                found = self._piece_units(piece)
+                if found is None:
+                    return None
+                names.extend(name for name, _, _ in found)
+                units.extend((name, line + lines, total) for name, line, total in found)
+            lines += piece.count("\n")
+        return labelled(units) if len(set(names)) == len(names) else None
 
 
 def _before(file: FileDiff, base: str) -> str:
@@ -280,10 +327,10 @@ class _Complexity:
 def _complexity(measure: _Measure, version: _Version) -> _Complexity:
     """Functions a change leaves alone have equal complexity on both sides, so this is what the change
     added to the functions it touched; a new function counts in full, a deleted one negatively."""
-    before = measure.complexities(version.before)
-    after = measure.complexities(version.after)
-    if before is None or after is None:
+    both = measure.complexity_pair(version.before, version.after)
+    if both is None:
         return _Complexity(None)
+    before, after = both
     old = {f.name: f.complexity for f in before}
     new = {f.name: f.complexity for f in after}
     changes = []
@@ -329,6 +376,19 @@ def _measure_file(
     """Every number one file adds, read in one go so that its texts can be forgotten after."""
     ours = mine.versions.get(key)
     gold = theirs.versions.get(key) if theirs is not None else None
+    compared = ours  # (C, M) for the complexity, or (G, M) when there is a reference
+    sides: tuple[_Version, _Version] | None = None  # (M, G) over the union, a left-alone side as C
+    if theirs is not None:
+        compared = None
+        if key in union:
+            known = ours or gold
+            assert known is not None
+            sides = (ours or _unchanged(known), gold or _unchanged(known))
+            compared = _Version(known.label, sides[1].after, sides[0].after)
+    # The complexity first: the trees it parses (of the statements two versions do not share) also
+    # tell the token reading that those statements parse, which it would otherwise compile.
+    if compared is not None and is_python(compared.label):
+        tally.complexity[key] = (compared.label, _complexity(measure, compared))
     if ours is not None:
         count = tally.counts[key] = measure.count(ours)
         raw, formatting = measure.layout(ours, count)
@@ -336,19 +396,10 @@ def _measure_file(
         tally.formatting += formatting
     if gold is not None:
         tally.gold_counts[key] = measure.count(gold)
-    compared = ours  # (C, M) for the complexity, or (G, M) when there is a reference
-    if theirs is not None:
-        compared = None
-        if key in union:
-            known = ours or gold
-            assert known is not None
-            head = ours if ours is not None else _unchanged(known)
-            ref = gold if gold is not None else _unchanged(known)
-            tally.head_side[key] = tally.counts[key] if ours is not None else measure.count(head)
-            tally.gold_side[key] = tally.gold_counts[key] if gold is not None else measure.count(ref)
-            compared = _Version(known.label, ref.after, head.after)
-    if compared is not None and is_python(compared.label):
-        tally.complexity[key] = (compared.label, _complexity(measure, compared))
+    if sides is not None:
+        head, ref = sides
+        tally.head_side[key] = tally.counts[key] if ours is not None else measure.count(head)
+        tally.gold_side[key] = tally.gold_counts[key] if gold is not None else measure.count(ref)
 
 
 def measure_excess(change: Change, reference: Reference | None = None) -> ExcessResult:

@@ -82,7 +82,7 @@ _RAW = re.compile(
 )
 
 
-def _indent_width(piece: str) -> int:
+def indent_width(piece: str) -> int:
     """tokenize's column of a line's first token: tabs to the next multiple of 8, form feeds reset."""
     column = 0
     for char in piece:  # only blanks: the text between a line break and the line's first token
@@ -122,7 +122,7 @@ def raw_pieces(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
                 continue
         elif token[0] != "#":  # a comment-only line does not indent
             if at_line_start and depth == 0:
-                column = _indent_width(blanks.rsplit("\n", 1)[-1])
+                column = indent_width(blanks.rsplit("\n", 1)[-1])
                 if column > indents[-1]:
                     indents.append(column)
                 while column < indents[-1]:

@@ -22,14 +22,17 @@ from __future__ import annotations
 import ast
 import io
 import re
+import sys
 import tokenize
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
+from types import CodeType
 
 from bot.engine.lexing import Lexicon, lexicon_for, tokenize_line
 from bot.engine.pychunks import statement_chunks
+from bot.engine.pynormal import normalized_tokens
 from bot.engine.pyscan import raw_pieces, unparsed_tokens
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
@@ -72,6 +75,9 @@ _RAW_SKIPPED = frozenset(
     {tokenize.ENCODING, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT, tokenize.NL}
 )
 _PYTHON_FAILURES = (SyntaxError, ValueError, RecursionError, tokenize.TokenError)
+# pynormal.py's rules are those of 3.11's `ast.unparse` (and are checked against it); other versions
+# write and tokenize differently, so there the tree is always unparsed.
+NORMALIZE_AS_WRITTEN = sys.version_info[:2] == (3, 11)
 
 
 def is_python(path: str) -> bool:
@@ -97,6 +103,19 @@ def parse_python(text: str) -> ast.Module | None:
         try:
             return ast.parse(text)
         except (SyntaxError, ValueError, RecursionError):
+            return None
+
+
+def compiled(text: str) -> CodeType | None:
+    """`text` compiled, or None: about four times cheaper than `parse_python`, which builds the tree
+    as Python objects. Compiling refuses all `ast.parse` refuses and more (`return` outside a
+    function, limits of the compiler), so a text it refuses is still read by its tree. Quiet, as
+    `parse_python` is."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return compile(text, "<piece>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
             return None
 
 
@@ -133,8 +152,12 @@ def _line_starts(text: str) -> list[int]:
 
 def python_raw(text: str) -> Written | None:
     """Python source as written, comments and line breaks included; None if it cannot be tokenized."""
-    fast = raw_pieces(text)
-    return Written(fast[1], fast[0]) if fast is not None else _stdlib_raw(text)
+    return _written_from(raw_pieces(text), text)
+
+
+def _written_from(scan: tuple[tuple[str, ...], tuple[str, ...]] | None, text: str) -> Written | None:
+    """The written view from pyscan's one-pass scan, or from `tokenize` where that was unsure."""
+    return Written(scan[1], scan[0]) if scan is not None else _stdlib_raw(text)
 
 
 def _stdlib_raw(text: str) -> Written | None:
@@ -257,6 +280,8 @@ class Tokenizer:
         self._pieces: dict[tuple[str, bool], tuple[Tokens | None, bool]] = {}
         self._raw_pieces: dict[str, tuple[tuple[str, ...], tuple[str, ...]] | None] = {}
         self._cuts: dict[str, list[str]] = {}
+        self._as_written_memo: dict[str, Tokens | None] = {}
+        self._code: dict[str, CodeType | None] = {}
 
     def tree(self, text: str) -> ast.Module | None:
         """`parse_python(text)`, parsed once per text or piece: normalization and complexity both read it."""
@@ -276,11 +301,49 @@ class Tokenizer:
             self._memo[key] = self._normalized(text) if reader is _Reader.NORMALIZED else python_tokens(text)
         return self._memo[key]
 
+    def _raw(self, text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """`raw_pieces(text)`, scanned once per text or piece: both views read it."""
+        if text not in self._raw_pieces:
+            self._raw_pieces[text] = raw_pieces(text)
+        return self._raw_pieces[text]
+
+    def _as_written(self, text: str) -> Tokens | None:
+        """The paper's tokens of a text or piece read off its own tokens (pynormal.py), where that is
+        certain to be what unparsing it gives and it compiles; else None, and the tree decides."""
+        if text not in self._as_written_memo:
+            raw = self._raw(text) if NORMALIZE_AS_WRITTEN else None
+            found = None if raw is None else normalized_tokens(*raw)
+            if found is not None and not (
+                self._trees[text] is not None if text in self._trees else self._compiled(text)
+            ):
+                found = None
+            self._as_written_memo[text] = found
+        return self._as_written_memo[text]
+
+    def _compiled(self, text: str) -> CodeType | None:
+        if text not in self._code:
+            self._code[text] = compiled(text)
+        return self._code[text]
+
+    def shallow_code(self, piece: str) -> tuple[CodeType, int] | None:
+        """A piece's code and how many `def`s its source holds, when its normalized tokens were read
+        as written (so its tree is shallow: pynormal.py bounds the depth) and it compiles; else None."""
+        if self._as_written(piece) is None:
+            return None
+        code = self._compiled(piece)
+        raw = self._raw(piece)
+        assert raw is not None  # it was read as written
+        return None if code is None else (code, raw[1].count("def"))
+
     def _piece(self, piece: str, first: bool) -> tuple[Tokens | None, bool]:
         """A piece's tokens (None when it does not parse or unparse alone), and whether it holds a
         statement."""
         key = (piece, first)
         if key not in self._pieces:
+            found = self._as_written(piece)
+            if found is not None:
+                self._pieces[key] = (found, bool(found))
+                return self._pieces[key]
             tree = self.tree(piece)
             read = None if tree is None else (_piece_normalized(tree, first), bool(tree.body))
             self._pieces[key] = read or (None, False)
@@ -289,7 +352,8 @@ class Tokenizer:
     def _normalized(self, text: str) -> Tokens | None:
         pieces = self.pieces(text)
         if len(pieces) == 1:
-            return python_normalized(text, self.tree)
+            found = self._as_written(text)
+            return found if found is not None else python_normalized(text, self.tree)
         out: list[str] = []
         first = True
         for piece in pieces:
@@ -330,22 +394,24 @@ class Tokenizer:
     def _read_written(self, text: str) -> Written | None:
         pieces = self.pieces(text)
         if len(pieces) == 1:
-            return python_raw(text)
+            return self._whole_written(text)
         gaps: list[str] = []
         tokens: list[str] = []
         carry = ""  # the blanks that end one piece begin the gap before the next piece's first token
         for piece in pieces:
-            if piece not in self._raw_pieces:
-                self._raw_pieces[piece] = raw_pieces(piece)
-            found = self._raw_pieces[piece]
+            found = self._raw(piece)
             if found is None:
-                return python_raw(text)  # the whole text decides
+                return self._whole_written(text)  # the whole text decides
             piece_gaps, piece_tokens = found
             gaps.append(carry + piece_gaps[0])
             gaps.extend(piece_gaps[1:-1])
             tokens.extend(piece_tokens[:-1])
             carry = gaps.pop() if len(piece_tokens) == 1 else piece_gaps[-1]
         return Written((*tokens, ""), (*gaps, carry))
+
+    def _whole_written(self, text: str) -> Written | None:
+        """`python_raw(text)`, from the scan the normalized view reads too."""
+        return _written_from(self._raw(text), text)
 
     def written_pair(self, path: str, left: str, right: str) -> tuple[Written, Written]:
         """Two versions of the file at `path` as written (comments, layout, quote style), read alike:

@@ -13,7 +13,15 @@ from githubkit import GitHub
 from githubkit.auth import AppAuthStrategy, TokenAuthStrategy
 from githubkit.cache import MemCacheStrategy
 
-from bot.github.client import DEFAULT_API_URL, USER_AGENT, Observer, RetryPolicy, event_hooks, make_client
+from bot.github.client import (
+    DEFAULT_API_URL,
+    USER_AGENT,
+    Observer,
+    RetryPolicy,
+    event_hooks,
+    make_client,
+    tls_context,
+)
 from bot.github.errors import UnexpectedResponse, translated
 
 REFRESH_MARGIN = timedelta(minutes=5)
@@ -41,6 +49,7 @@ def make_app_client(
         http_cache=False,
         cache_strategy=MemCacheStrategy(),  # this App's own JWT cache, never another's
         auto_retry=retry or RetryPolicy(),
+        ssl_verify=tls_context(),
         event_hooks=event_hooks(observe),
     )
 

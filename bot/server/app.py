@@ -10,7 +10,7 @@ from fastapi.concurrency import run_in_threadpool
 
 from bot import __version__
 from bot.server import health, pages, webhook
-from bot.server.runtime import Runtime
+from bot.server.runtime import Runtime, settle
 
 
 def create_app(make_runtime: Callable[[], Runtime], *, embedded_workers: bool = True) -> FastAPI:
@@ -24,6 +24,7 @@ def create_app(make_runtime: Callable[[], Runtime], *, embedded_workers: bool = 
         if embedded_workers and runtime.settings.workers > 0:
             runtime.start_workers(embedded=True)
         await run_in_threadpool(runtime.recover)
+        settle()
         try:
             yield
         finally:

@@ -3,6 +3,7 @@ honest. `receipt serve` builds one with embedded workers, `receipt worker` one t
 
 from __future__ import annotations
 
+import gc
 import os
 import socket
 from dataclasses import dataclass, field
@@ -26,6 +27,13 @@ from bot.server.work import Context, Post, post_to_github, run_job
 
 SWEEP_LEASE = "sweep"
 REDELIVER_LEASE = "redeliver"
+
+
+def settle() -> None:
+    """Start-up is over: what it built (modules, the engine's tables, the store and the queue)
+    lives as long as the process, so the cyclic collector stops walking it. A full collection
+    that walks it all stops every thread for 100 ms or more, acknowledgements included."""
+    gc.freeze()
 
 
 @dataclass

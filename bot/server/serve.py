@@ -21,7 +21,7 @@ from bot.jsonread import MAX_PAYLOAD_BYTES, load_json_object
 from bot.server.app import create_app
 from bot.server.logs import configure_logging
 from bot.server.plan import plan
-from bot.server.runtime import Runtime
+from bot.server.runtime import Runtime, settle
 from bot.server.settings import Settings, load_settings
 from bot.server.store.db import Database
 from bot.server.store.jobs import DeliveryInfo, record_delivery
@@ -76,6 +76,7 @@ def worker() -> int:
     runtime = Runtime.build(settings, upgrade_schema=False)
     runtime.recover()
     threading.Thread(target=runtime.redeliver, name="receipt-redeliver", daemon=True).start()
+    settle()
     runtime.start_workers(embedded=False).run()
     return 0
 

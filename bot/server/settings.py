@@ -13,6 +13,7 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.engine import ReceiptError
+from bot.server.store.db import embedded_queue_url
 
 DEFAULT_DATABASE = "sqlite:///receipt.sqlite3"
 DEFAULT_API_URL = "https://api.github.com"
@@ -34,7 +35,7 @@ class Settings(BaseSettings):
     github_api_url: str = DEFAULT_API_URL
     github_web_url: str | None = None  # derived from the API URL when unset
     database_url: str = DEFAULT_DATABASE
-    queue_url: str | None = None  # default: the embedded store (the database's SQLite file)
+    queue_url: str | None = None  # default: a SQLite file beside the embedded store's
     queue_name: str = Field(default="receipt", min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
     public_url: str | None = None
     workers: int = Field(default=2, ge=0, le=64)
@@ -88,7 +89,7 @@ class Settings(BaseSettings):
 
     @property
     def queue(self) -> str:
-        return self.queue_url or self.database_url
+        return self.queue_url or embedded_queue_url(self.database_url)
 
     def __repr__(self) -> str:
         database = _redact(self.database_url)

@@ -474,14 +474,171 @@ def test_a_name_ending_like_a_prefix_before_a_string_is_read_safely() -> None:
     assert _found(text) == [(2, "python-eval")]
 
 
+# --- names that lead to a dangerous call, learnt from the selection's syntax tree ----------------
+
+_PADDING = "".join(f"def unrelated_{i}(value):\n    return value + {i}\n" for i in range(40))
+
+
+def _placements(text: str) -> list[str]:
+    """`text` as it is, and with unrelated statements between each two of its top-level statements
+    (a line at column 0, but a decorator's definition), so that a binding is far from its use and
+    every other statement is blanked."""
+    pieces: list[list[str]] = []
+    for line in text.split("\n")[:-1]:
+        if pieces and (line[:1] in ("", " ") or pieces[-1][-1].startswith("@")):
+            pieces[-1].append(line)
+        else:
+            pieces.append([line])
+    return [text, _PADDING.join("".join(f"{line}\n" for line in piece) for piece in pieces) + _PADDING]
+
+
+def _lines_of(text: str, found: list[tuple[int | None, str]]) -> list[tuple[str, str]]:
+    lines = text.split("\n")
+    return [(lines[(n or 1) - 1], rule) for n, rule in found]
+
+
+@pytest.mark.parametrize("every_block", [False, True])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(
+            "from os import system as run\nrun(cmd)\neval(x)\n",
+            [(2, "python-os-system"), (3, "python-eval")],
+            id="renamed-import",
+        ),
+        pytest.param(
+            "from pickle import (\n    loads  # the one\n    as lp)\nlp(b)\n",
+            [(4, "python-pickle")],
+            id="renamed-in-brackets",
+        ),
+        pytest.param(
+            "import os\ndef helper():\n    pass\nrun = os.system\nclass Tool:\n    def go(self, cmd):\n        run(cmd)\n",
+            [(7, "python-os-system")],
+            id="alias-in-another-statement",
+        ),
+        pytest.param(
+            "import os\nclass C:\n    r = os.system\ndef f(c):\n    r(c)\n",
+            [(5, "python-os-system")],
+            id="alias-in-a-class-body",
+        ),
+        pytest.param(
+            "import subprocess\ndef setup():\n    global go\n    go = subprocess.getoutput\ndef f(c):\n    return go(c)\n",
+            [(6, "python-subprocess-shell")],
+            id="alias-in-a-function",
+        ),
+        pytest.param(
+            "e = eval\n@decorate(e(spec))\ndef f():\n    pass\n",
+            [(2, "python-eval")],
+            id="alias-called-in-a-decorator",
+        ),
+        pytest.param(
+            "e = exec\ndef f(x=e(code)):\n    pass\n", [(2, "python-exec")], id="alias-called-in-a-default"
+        ),
+        pytest.param("import os\nm = os\nm.system(c)\n", [(3, "python-os-system")], id="module-named-bare"),
+        pytest.param(
+            "import os as o\nx = o\nx.system(c)\n", [(3, "python-os-system")], id="module-renamed-then-bare"
+        ),
+        pytest.param(
+            "import os\na, m = 1, os\nm.popen(c)\n", [(3, "python-os-system")], id="module-in-a-tuple"
+        ),
+        pytest.param(
+            "import sys\nm = sys.modules['os']\nm.system(c)\n", [(3, "python-os-system")], id="sys-modules"
+        ),
+        pytest.param(
+            "import sys\nmods = sys.modules\nmods['os'].system(c)\n",
+            [(3, "python-os-system")],
+            id="sys-modules-handed-on",
+        ),
+        pytest.param(
+            "o = __import__('os')\nrun = o.system\nrun(c)\n", [(3, "python-os-system")], id="importer-result"
+        ),
+        pytest.param(
+            "from importlib import import_module as im\nim('subprocess').getoutput(c)\n",
+            [(2, "python-subprocess-shell")],
+            id="import-module-renamed",
+        ),
+        pytest.param(
+            "import builtins\ng = getattr\nf = g(builtins, 'ev' + 'al')\nf(x)\n",
+            [(4, "python-eval")],
+            id="getattr-renamed",
+        ),
+        pytest.param(
+            "from builtins import __dict__ as d\nd['eval'](x)\n",
+            [(2, "python-eval")],
+            id="builtins-dict-imported",
+        ),
+        pytest.param("__builtins__['exec'](x)\n", [(1, "python-exec")], id="builtins-module-dict"),
+        pytest.param(
+            "from os import system as run\nrun = print\nrun(c)\n",
+            [(3, "python-os-system")],
+            id="rebound-after-import",
+        ),
+    ],
+)
+def test_a_call_reached_through_a_name_bound_elsewhere_is_found_by_the_selection(
+    text: str, expected: list[tuple[int, str]], every_block: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An import under another name, an alias assigned in another statement (a class body, a
+    function, a tuple), a module named bare, sys.modules, an importer's or getattr's result, a
+    builtin's dict: the selection keeps what binds the name and what uses it, learnt a round at a
+    time from its own syntax tree, and finds what the whole file does (`_found` compares)."""
+    if every_block:
+        monkeypatch.setattr(pyselect, "_WHOLE_BELOW", 0)
+    want = _lines_of(text, expected)
+    for placed in _placements(text):
+        assert _selected(placed) is not None
+        assert _lines_of(placed, _found(placed)) == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("(e := eval)(x)\ne(y)\n", id="walrus"),
+        pytest.param("globals()['e'] = eval\ne(x)\n", id="globals-write"),
+        pytest.param("exec('e = eval')\ne(x)\n", id="exec-string"),
+        pytest.param("import os\nfor r in [os.system]:\n    r(c)\n", id="loop-target"),
+        pytest.param(
+            "import os\ndef getattr(a, b):\n    return b\ngetattr(os, 'system')(c)\n", id="shadowed-getattr"
+        ),
+        pytest.param("def f():\n    a2(x)\na2 = a1\na1 = eval\n", id="used-before-bound"),
+        pytest.param("import os\nx = 'run = os.system'\nrun(c)\n", id="string-mentions-only"),
+    ],
+)
+def test_the_selection_follows_names_exactly_as_far_as_the_whole_file_does(text: str) -> None:
+    """Where the syntax tree of the whole file does not follow a name (a write through globals(),
+    a binding in an exec string or a loop, a walrus read later, a shadowed getattr, a use before
+    the binding), the selection finds what it finds: nothing is lost, nothing is added."""
+    for placed in _placements(text):
+        assert _selected(placed) is not None
+        _found(placed)
+
+
+def test_more_names_than_the_selection_looks_for_are_parsed_whole() -> None:
+    many = pyselect._MOST_NAMES
+    text = "".join(f"a{i} = eval\n" for i in range(many)) + f"a{many - 1}(x)\n"
+    assert _selected(text) is None
+    assert _found(text) == [(many + 1, "python-eval")]
+    fewer = "".join(f"a{i} = eval\n" for i in range(3)) + "a2(x)\n"
+    assert _selected(fewer) is not None
+
+
+def test_a_chain_of_names_longer_than_the_rounds_is_parsed_whole() -> None:
+    rounds = pyselect._ROUNDS
+    chain = "a0 = eval\n" + "".join(f"a{i + 1} = a{i}\n" for i in range(rounds + 1))
+    text = f"{chain}a{rounds + 1}(x)\n"
+    assert _selected(text) is None
+    assert _found(text) == [(rounds + 3, "python-eval")]
+    short = "a0 = eval\na1 = a0\na1(x)\n"
+    assert _selected(short) is not None
+    assert _found(short) == [(3, "python-eval")]
+
+
 # --- when the selection declines ---------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("from os import system as run\nrun(cmd)\neval(x)\n", [(2, "python-os-system"), (3, "python-eval")]),
-        ("from pickle import (\n    loads  # the one\n    as lp)\nlp(b)\n", [(4, "python-pickle")]),
         ("ｅｖａｌ(x)\neval(y)\n", [(1, "python-eval"), (2, "python-eval")]),  # NFKC: ｅｖａｌ is eval
     ],
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bot.engine.diff import DiffParseError, parse_diff
@@ -136,3 +136,66 @@ def test_diff_like_text_never_crashes(lines: list[str]) -> None:
         for f in diff.files:
             assert f.path
             assert f.added >= 0 and f.removed >= 0
+
+
+def _line_by_line(
+    header: tuple[int, int, int, int], body: list[str]
+) -> tuple[list[tuple[object, ...]], int] | int:
+    """The hunk as a reading of one line at a time takes it, with the index after it, or the index of
+    the line it rejects (the oracle of the parser, which takes runs of lines of one kind together)."""
+    old_no, old_left, new_no, new_left = header
+    out: list[list[object]] = []
+    pos = 0
+    while old_left or new_left:
+        if pos >= len(body):
+            return pos - 1  # ends early: the error names the hunk's last line
+        line = body[pos]
+        tag = line[:1]
+        if tag == "\\":
+            if out:
+                out[-1][4] = True
+        elif tag == "+" and new_left:
+            out.append(["+", line[1:], None, new_no, False])
+            new_no, new_left = new_no + 1, new_left - 1
+        elif tag == "-" and old_left:
+            out.append(["-", line[1:], old_no, None, False])
+            old_no, old_left = old_no + 1, old_left - 1
+        elif tag in ("", " ") and old_left and new_left:
+            out.append([" ", line[1:], old_no, new_no, False])
+            old_no, old_left, new_no, new_left = old_no + 1, old_left - 1, new_no + 1, new_left - 1
+        else:
+            return pos
+        pos += 1
+    while pos < len(body) and body[pos].startswith("\\"):
+        if out:
+            out[-1][4] = True
+        pos += 1
+    return [tuple(row) for row in out], pos
+
+
+_HUNK_LINES = st.lists(
+    st.sampled_from(["+a", "+", "-b", "-", " c", " ", "", "\\ No newline at end of file", "+d e"]),
+    max_size=14,
+)
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(_HUNK_LINES, st.integers(0, 8), st.integers(0, 8))
+@example(["", "+a", " c", "\\ No newline at end of file"], 2, 3)
+def test_a_hunk_is_read_as_one_line_at_a_time_would_read_it(
+    body: list[str], old_len: int, new_len: int
+) -> None:
+    """Runs of added, removed and context lines taken together, cut where the header's counts end,
+    empty lines read as empty context, markers anywhere: the same lines, numbers and errors."""
+    text = f"--- a/x\n+++ b/x\n@@ -3,{old_len} +5,{new_len} @@\n" + "".join(f"{line}\n" for line in body)
+    expected = _line_by_line((3, old_len, 5, new_len), body)
+    if not isinstance(expected, int) and expected[1] < len(body):
+        return  # lines after the hunk: what may follow one is tested elsewhere
+    try:
+        (hunk,) = parse_diff(text).files[0].hunks
+    except DiffParseError as error:
+        assert isinstance(expected, int)
+        assert error.line == expected + 4
+        return
+    assert not isinstance(expected, int)
+    assert [(k.value, t, o, n, e) for k, t, o, n, e in hunk.lines] == expected[0]

@@ -2,8 +2,18 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+from rapidfuzz.distance import Levenshtein
 
-from bot.engine.distance import EditCount, Total, difference, edit_count, levenshtein, total
+from bot.engine.distance import (
+    EditCount,
+    Total,
+    _affixes,
+    difference,
+    edit_count,
+    layout_count,
+    levenshtein,
+    total,
+)
 
 _TOKENS = st.lists(st.sampled_from(["a", "b", "c", "(", ")", "", "\n"]), max_size=12)
 
@@ -53,3 +63,45 @@ def test_difference_is_exactly_zero_for_equal_sums_and_rounded_once() -> None:
     # 1/3 − 1/7 = 4/21, rounded once (the float subtraction would round three times)
     assert difference(total([EditCount(1, 3)]), total([EditCount(1, 7)])) == 4 / 21
     assert difference(total([EditCount(1, 7)]), total([EditCount(1, 3)])) == -4 / 21
+
+
+def _layout_by_whole_alignment(
+    left: list[str], left_gaps: list[str], right: list[str], right_gaps: list[str]
+) -> tuple[int, int]:
+    """layout_count as it was before the shared ends were set aside: one alignment of everything."""
+    edits = gaps = 0
+    ids: dict[str, int] = {}
+    a, b = [ids.setdefault(t, len(ids)) for t in left], [ids.setdefault(t, len(ids)) for t in right]
+    for op in Levenshtein.opcodes(a, b):
+        i, j, n = op.src_start, op.dest_start, op.src_end - op.src_start
+        if op.tag != "equal":
+            edits += max(n, op.dest_end - j)
+            continue
+        first = 0 if i == j == 0 else 1
+        gaps += sum(
+            x != y for x, y in zip(left_gaps[i + first : i + n], right_gaps[j + first : j + n], strict=True)
+        )
+    return edits, gaps
+
+
+_TOKENS = st.lists(st.sampled_from(["a", "b", "c", "\n"]), max_size=12)
+
+
+@given(_TOKENS, _TOKENS, _TOKENS, _TOKENS, st.lists(st.sampled_from([" ", "  "]), min_size=60, max_size=60))
+def test_shared_ends_cost_nothing_and_align_as_before(
+    head: list[str], a: list[str], b: list[str], tail: list[str], blanks: list[str]
+) -> None:
+    left, right = head + a + tail, head + b + tail
+    left_gaps, right_gaps = blanks[: len(left)], blanks[::-1][: len(right)]
+    assert levenshtein(left, right) == levenshtein(a, b) == Levenshtein.distance(a, b)
+    found = layout_count(left, left_gaps, right, right_gaps)
+    assert (found.token_edits, found.gap_edits) == _layout_by_whole_alignment(
+        left, left_gaps, right, right_gaps
+    )
+
+
+def test_shared_ends_do_not_overlap() -> None:
+    assert _affixes(("a", "a"), ("a",)) == (1, 0)
+    assert _affixes(("a", "b", "a"), ("a", "a")) == (1, 1)
+    assert _affixes((), ("a",)) == (0, 0)
+    assert levenshtein(["a", "b", "a"], ["a", "a"]) == 1

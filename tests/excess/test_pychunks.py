@@ -3,13 +3,14 @@ what two versions share once."""
 
 from __future__ import annotations
 
+import random
 import sysconfig
 import warnings
 from pathlib import Path
 
 import pytest
 
-from bot.engine import tokens
+from bot.engine import excess, tokens
 from bot.engine.complexity import function_complexities
 from bot.engine.excess import _Measure
 from bot.engine.pychunks import statement_chunks
@@ -117,14 +118,15 @@ def test_pieces_read_as_the_whole_text_reads_on_the_standard_library() -> None:
 
 
 def test_statements_two_versions_share_are_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    parsed: list[str] = []
-    real = tokens.parse_python
+    parsed: list[str] = []  # parsed, or compiled where the tokens are read as written
+    for name in ("parse_python", "compiled"):
+        real = getattr(tokens, name)
 
-    def counting(text: str):  # type: ignore[no-untyped-def]
-        parsed.append(text)
-        return real(text)
+        def counting(text: str, real=real):  # type: ignore[no-untyped-def]
+            parsed.append(text)
+            return real(text)
 
-    monkeypatch.setattr(tokens, "parse_python", counting)
+        monkeypatch.setattr(tokens, name, counting)
     functions = [f"def f{i}(x):\n    return x + {i}\n" for i in range(3)]
     before = "".join(functions)
     after = functions[0] + "def f1(x):\n    return x - 1\n" + functions[2]
@@ -154,3 +156,99 @@ def test_complexities_read_a_piece_at_a_time_on_the_standard_library() -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             assert _Measure().complexities(source) == function_complexities(source), file.name
+
+
+class _EveryUnit(_Measure):
+    """Reads every unit of both texts, as complexity was read before shared statements were left out."""
+
+    def complexity_pair(self, before: str, after: str):  # type: ignore[no-untyped-def]
+        old, new = self.complexities(before), self.complexities(after)
+        return None if old is None or new is None else (old, new)
+
+
+def _same_complexity(before: str, after: str) -> excess._Complexity:
+    version = excess._Version("a.py", before, after)
+    found = excess._complexity(_Measure(), version)
+    assert found == excess._complexity(_EveryUnit(), version)
+    return found
+
+
+def test_statements_both_versions_share_are_not_parsed_for_complexity(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    parsed: list[str] = []
+    real = tokens.parse_python
+
+    def counting(text: str):  # type: ignore[no-untyped-def]
+        parsed.append(text)
+        return real(text)
+
+    monkeypatch.setattr(tokens, "parse_python", counting)
+    kept = "class C:\n    def f(self):\n        if x:\n            pass\n"
+    before = kept + "def g():\n    return 1\n"
+    after = kept + "def g():\n    if x:\n        return 1\n"
+    found = excess._complexity(_Measure(), excess._Version("a.py", before, after))
+    assert kept not in parsed
+    assert found == _same_complexity(before, after)
+    assert found == excess._Complexity(1, (excess.ComplexityChange("a.py", "g", 1),))
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # two units named alike: their labels (`f`, `f (2)`) pair across statements both share
+        (
+            "def f():\n    if a:\n        pass\n\ndef f():\n    pass\n\nx = 1\n",
+            "def f():\n    pass\n\ndef f():\n    if a:\n        pass\n\nx = 2\n",
+        ),
+        # a name defined in a shared statement and again in a changed one
+        (
+            "def f():\n    if a:\n        pass\n\ng = 1\n",
+            "def f():\n    if a:\n        pass\n\ndef f():\n    pass\n",
+        ),
+        # methods of the same name in two classes are distinct units
+        (
+            "class A:\n    def f(self):\n        if a:\n            pass\n\nclass B:\n    def f(self):\n        pass\n",
+            "class A:\n    def f(self):\n        if a:\n            pass\n\nclass B:\n    def f(self):\n        if b:\n            pass\n",
+        ),
+        # a shared statement read by its tree (a docstring), and one that does not parse alone
+        ('def f():\n    """doc"""\n\nx = 1\n', 'def f():\n    """doc"""\n\nx = 2\n'),
+        ("def f():\n    return 1\n\nreturn 2\n", "def f():\n    if a:\n        return 1\n\nreturn 2\n"),
+        ("x = 1\n\ndef g(:\n    pass\n", "x = 2\n\ndef g(:\n    pass\n"),
+        ("def f():\n    pass\n\ndef g(:\n    pass\n", "def f():\n    pass\n\ndef g(:\n    return\n"),
+        ("x = 1\n", "x = 1\n"),
+    ],
+)
+def test_leaving_out_shared_statements_changes_no_complexity(before: str, after: str) -> None:
+    _same_complexity(before, after)
+
+
+def test_duplicate_names_are_paired_as_labels() -> None:
+    before = "def f():\n    if a:\n        pass\n\ndef f():\n    pass\n\nx = 1\n"
+    after = "def f():\n    pass\n\ndef f():\n    if a:\n        pass\n\nx = 2\n"
+    assert _same_complexity(before, after).changes == (
+        excess.ComplexityChange("a.py", "f", -1),
+        excess.ComplexityChange("a.py", "f (2)", 1),
+    )
+
+
+def test_leaving_out_shared_statements_on_edited_standard_library_modules() -> None:
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    rng = random.Random(19)
+    for file in sorted(stdlib.glob("*.py"))[::9]:
+        lines = file.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+        edited = list(lines)
+        for _ in range(3):
+            at = rng.randrange(len(edited) + 1)
+            edited[at:at] = [rng.choice(lines)] if rng.random() < 0.5 else []
+            del edited[rng.randrange(len(edited))]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _same_complexity("".join(lines), "".join(edited))
+
+
+def test_a_shared_statement_whose_tree_was_read_but_does_not_compile() -> None:
+    tokenizer = Tokenizer()
+    assert tokenizer.tree("return 1\n") is not None
+    assert tokenizer.shallow_code("return 1\n") is None
+    assert tokenizer.shallow_code("def f():\n    return 1\n") is not None

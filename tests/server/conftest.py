@@ -5,9 +5,19 @@ from pathlib import Path
 
 import pytest
 
+from bot.server.store.db import Database
 from tests.fakegithub.harness import AppWorld
 from tests.server.appprocess import AppHost
 from tests.server.services import Scaled, scaled, services  # noqa: F401  # fixtures
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Iterator[Database]:
+    """An embedded store of this test's, migrated (test_store.py runs its tests on PostgreSQL too)."""
+    database = Database.open(f"sqlite:///{tmp_path / 'store.sqlite3'}")
+    database.migrate()
+    yield database
+    database.engine.dispose()
 
 
 @pytest.fixture

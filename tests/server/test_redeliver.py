@@ -4,11 +4,7 @@ for a GUID that succeeded or that the store holds, at most a few times, within G
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-
-import pytest
 
 from bot.github.auth import AppCredentials, InstallationTokens
 from bot.server import redeliver
@@ -17,14 +13,6 @@ from bot.server.redeliver import Attempt, list_attempts, redeliver_failed, to_re
 from bot.server.store import jobs
 from bot.server.store.db import Database, utcnow
 from tests.fakegithub.harness import AppWorld, wait_until
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Iterator[Database]:
-    database = Database.open(f"sqlite:///{tmp_path / 'store.sqlite3'}")
-    database.migrate()
-    yield database
-    database.engine.dispose()
 
 
 def _app(world: AppWorld):  # type: ignore[no-untyped-def]

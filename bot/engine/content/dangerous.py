@@ -30,7 +30,8 @@ from bot.engine.content.limits import capped
 from bot.engine.content.prefilter import Prefilter
 from bot.engine.content.pyconstructs import Found, PyConstruct, python_constructs
 from bot.engine.content.pyfixed import fixed_loop_names
-from bot.engine.content.pyselect import STRING_OR_COMMENT, selected_source
+from bot.engine.content.pyselect import STRING_OR_COMMENT, selected
+from bot.engine.content.pyselect import parse_module as _parse
 from bot.engine.content.pystatements import call_at, logical_lines
 from bot.engine.content.textconstructs import text_constructs
 from bot.engine.diff import FileStatus
@@ -101,13 +102,6 @@ _ALONE = " (Judged from this statement alone: the file's new text was not availa
 
 def _python_message(found: Found, *, alone: bool) -> str:
     return f"{found.call}() {_PYTHON_ADVICE[found.construct]} {_OVERRIDE}" + (_ALONE if alone else "")
-
-
-def _parse(source: str) -> ast.Module | None:
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
 
 
 @cache
@@ -252,8 +246,8 @@ def _selected(file: AddedFile, head: str) -> list[Violation] | None:
     parses, these are exactly its findings. Where it does not (a syntax error elsewhere, or syntax
     newer than this Python's), the statements that can hold a construct did parse, so their syntax
     tree says more than judging each added line alone would."""
-    source = selected_source(head)
-    tree = _parse(source) if source is not None else None
+    found = selected(head)
+    tree = None if found is None else found[1]
     return None if tree is None else list(_whole_file(file, tree))
 
 

@@ -88,13 +88,18 @@ DANGEROUS_CALLS = frozenset(
         *_IMPORTERS,
     }
 )
+# What a call resolves to that is dangerous, or returns a module or attribute (`getattr`, an importer).
+LEADING_CALLS = DANGEROUS_CALLS | {"importlib.import_module", "getattr"}
 # A name worth remembering when assigned: a dangerous call, or a module (or attribute) that leads to one.
 _LEADS_TO = frozenset(
     ".".join(parts[:n])
-    for name in (*DANGEROUS_CALLS, "builtins.eval", "sys.modules.x", "importlib.import_module", "getattr")
+    for name in (*LEADING_CALLS, "builtins.eval", "sys.modules.x")
     for parts in (name.split("."),)
     for n in range(1, len(parts) + 1)
 )
+LEADS_TO = _LEADS_TO
+# What a subscript with a string reads a builtin from (`builtins.__dict__["eval"]`).
+_BUILTIN_DICTS = ("builtins", "builtins.__dict__", "__dict__")
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -272,7 +277,7 @@ class _Resolver:
             return None
         if base == "sys.modules":
             return key
-        return key if base in ("builtins", "builtins.__dict__", "__dict__") else None
+        return key if base in _BUILTIN_DICTS else None
 
     def _returned(self, call: ast.Call) -> str | None:
         """What a call returns, when it is a module or a module's attribute: `__import__("os")`,
@@ -428,6 +433,19 @@ def name_resolver(tree: ast.Module) -> Callable[[ast.expr], str | None]:
     calls are resolved (`pt.mark.skip` after `import pytest as pt` is `pytest.mark.skip`; a name the
     module binds itself, or never imports, is `<local>.NAME`)."""
     return _Resolver(tree, whole=True).name
+
+
+def leading_names(tree: ast.Module) -> dict[str, str]:
+    """The names the module's imports and assignments make stand for what can lead to a dangerous
+    call (`o` → `os` after `import os as o`, `e` → `eval` after `e = eval`), and what each stands
+    for (with `builtins.` where the name reaches a builtin through that module)."""
+    resolver = _Resolver(tree, whole=True)
+    imported = {
+        name: target
+        for name, target in resolver.aliases.items()
+        if target.removeprefix("builtins.") in _LEADS_TO or target in _BUILTIN_DICTS
+    }
+    return imported | resolver.assigned
 
 
 def every_statement(tree: ast.Module) -> Iterator[ast.stmt]:

@@ -2,18 +2,24 @@
 its text, so that `dangerous` parses those instead of the whole file.
 
 What `python_constructs` finds in a whole module depends on three things only:
-- its calls whose function resolves to one of DANGEROUS_CALLS (`m.f`, or a builtin `f`). Such a
-  call names `f` in its own text (`x.f(...)`, or `f(...)` after `from m import f`), and `m` is
-  named somewhere in the module's code (in the import that defines the name, or in the call). Only
-  `f` imported under another name (`from m import f as g`, then `g(...)`), or reached without
-  being called where it is named (an alias `e = eval` or `o = os`, `getattr`, `builtins`,
-  `sys.modules`, an importer given a string) escapes this: then there is no
-  selection, and the caller parses the whole file;
+- its calls whose function resolves to one of DANGEROUS_CALLS (`m.f`, or a builtin `f`);
 - its imports, wherever they are (what each name stands for; the last import of a name wins);
-- the names it binds at its top level, of which only those of builtins it judges (eval, exec,
-  __import__) change a verdict, and binding one names it.
-So a statement matters when its code (outside strings and comments) names `import` or one of those
-words. A top-level statement that does not matter is replaced by empty lines; one that does is kept,
+- the names it assigns something that leads to such a call (`e = eval`, `o = os`, `m =
+  sys.modules["os"]`, `g = getattr`: LEADS_TO), wherever the assignment is, and the names it binds
+  at its top level, of which only those of builtins it judges (eval, exec, __import__, getattr)
+  change a verdict, and binding one names it.
+A call or an assignment that leads somewhere names, in its code, `import`, a word of a call that
+leads somewhere (`eval`, `getattr`; `system` when `os`, `posix` or `nt` is named, `modules` when
+`sys` is: the attribute after a module), or a name that stands for a module or such a call used
+other than by an attribute (`o = os`, `run(cmd)`, `m["os"]`; an attribute of it reaches somewhere
+only through one of those words). So a statement matters when its code names one of those. The
+names imports and assignments make stand for something that leads somewhere are read from the
+syntax tree of the selection (`leading_names`), and the selection is made again with them until it
+learns no name and no module it did not know: then every assignment the whole file's tree
+remembers is in the selection, resolved the same (by induction in source order: what its value
+names is a known name, so it was kept), and so is every call it reports. A chain that needs more
+than _ROUNDS rounds is left to the caller, which parses the whole file.
+A top-level statement that does not matter is replaced by empty lines; one that does is kept,
 and so is each header of a compound statement (with its decorators and its `else`/`except`/...
 clauses), whose body is selected the same way, a statement that does not matter becoming `pass`.
 Every kept line keeps its number and its columns, so the calls it holds are the nodes the whole
@@ -41,6 +47,7 @@ in the text; the word patterns run on RE2.
 
 from __future__ import annotations
 
+import ast
 import re
 from bisect import bisect_left
 from collections import defaultdict
@@ -48,7 +55,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-from bot.engine.content.pyconstructs import DANGEROUS_CALLS
+from bot.engine.content.pyconstructs import LEADING_CALLS, LEADS_TO, leading_names
 from bot.engine.regex import compile_re2
 
 _ESCAPE = r"\\(?:\r\n|.)"
@@ -130,61 +137,38 @@ def _code(text: str) -> str | None:
 
 
 def _words_by_module() -> tuple[frozenset[str], dict[str, frozenset[str]]]:
-    """The words a dangerous call names whatever the module holds (`eval`), and those it names only
-    when a module is named too (`system` needs `os`, `posix` or `nt`)."""
+    """The words a call that can lead to a dangerous one names whatever the module holds (`eval`,
+    `getattr`), and those it names only when a module is named too (`system` needs `os`, `posix` or
+    `nt`; `modules`, `sys`): the attribute after each module that leads somewhere."""
     always: set[str] = set()
     gated: defaultdict[str, set[str]] = defaultdict(set)
-    for name in DANGEROUS_CALLS:
+    for name in (*LEADING_CALLS, *LEADS_TO):
         parts = name.split(".")
-        if len(parts) == 1:
+        if len(parts) == 1 and name in LEADING_CALLS:
             always.add(name)
-        else:
-            gated[parts[0]].add(parts[-1])
+        elif len(parts) > 1:
+            gated[parts[0]].add(parts[1] if name in LEADS_TO and name not in LEADING_CALLS else parts[-1])
+    for module in ("builtins", "__builtins__"):  # a builtin read from its dict: `builtins.__dict__["eval"]`
+        gated[module].add("__dict__")
     return frozenset(always), {module: frozenset(words) for module, words in gated.items()}
 
 
 _ALWAYS, _GATED = _words_by_module()
 _MODULES = compile_re2(r"\b(?:" + "|".join(sorted(_GATED)) + r")\b")
+# Names that lead somewhere when used other than by an attribute (`o = os`, `m = sys.modules`,
+# `b["eval"]`), as the modules are spelled; an import under another name adds its own.
+_BARE = frozenset(_GATED)
 
 
-@cache
-def _word_patterns(words: frozenset[str]) -> tuple[Any, Any]:
-    """What makes a statement matter, and an import of one of `words` under another name (RE2)."""
-    alternatives = "|".join(sorted(words))
-    return (
-        compile_re2(rf"\b(?:import|{alternatives})\b"),
-        compile_re2(rf"\b(?:{alternatives})[\s\\]+as\b"),
-    )
+def _words_pattern(words: frozenset[str]) -> Any:
+    """What makes a statement matter wherever it stands: `import` or one of `words` (RE2)."""
+    return compile_re2(rf"\b(?:import|{'|'.join(sorted(words))})\b")
 
 
-# Import statements name modules and functions without calling them: left out of the check below.
-_IMPORT_STATEMENT = re.compile(rb"\n[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import\b(?:\([^)]*\)|\\\r?\n|[^\n])*+")
-# What leads to a module or builtin the tree resolves (pyconstructs.py): builtins, an importer or
-# `sys.modules` given a string (`S` here), `sys.modules` handed on (`m = sys.modules`).
-_INDIRECT = compile_re2(
-    r"\b(?:builtins|__builtins__)\b|\b(?:__import__|import_module)[ \t]*\([ \t]*S\b"
-    r"|\bmodules[ \t]*\[[ \t]*S\b|\bmodules\b[ \t]*(?:[\n,)]|\z)"
-)
-
-
-@cache
-def _bare_patterns(words: frozenset[str]) -> Any:
-    """A dangerous word not called right there (`e = eval`, `(eval)(x)`, `eval \\` then `(x)`), or
-    a module that holds one not followed by its attribute (`o = os`) (RE2)."""
-    called = "|".join(sorted(words))
-    modules = "|".join(sorted(_GATED))
-    return compile_re2(
-        rf"(?:^|[^\x02])\b(?:{called})\b[ \t]*(?:[^ \t(\x02]|\z)"
-        rf"|(?:^|[^\x02])\b(?:{modules})\b[ \t]*(?:[^ \t.\x02]|\z)"
-    )
-
-
-def _reaches_around(data: bytes, words: frozenset[str]) -> bool:
-    """Whether code outside imports may reach a dangerous call without naming it where it is called:
-    through an alias (`e = eval`, `o = os`), getattr, builtins, sys.modules or an importer. The
-    syntax tree follows those across statements, so only the whole file says what they reach."""
-    code = _IMPORT_STATEMENT.sub(b"\n", data) if b"import" in data else data
-    return _INDIRECT.search(code) is not None or _bare_patterns(words).search(code) is not None
+def _bare_pattern(names: frozenset[str]) -> Any:
+    """One of `names` not followed by an attribute (RE2). (An attribute of what a name stands for
+    leads somewhere only through a word of `_GATED`, which matters wherever it stands.)"""
+    return compile_re2(rf"\b(?:{'|'.join(sorted(names))})\b[ \t]*(?:[^ \t.]|\z)")
 
 
 @cache
@@ -273,18 +257,63 @@ class _Selection:
         self.block(body[0], end, self.code[body[0] : body[1]])
 
 
-def selected_source(text: str) -> str | None:
+# A file whose names lead to one another in a long chain (`a = eval`, `b = a`, ...) learns one link
+# a round: past this many, the caller parses it whole. So it does past this many names, which would
+# make the patterns that look for them large.
+_ROUNDS = 4
+_MOST_NAMES = 512
+
+
+def parse_module(source: str) -> ast.Module | None:
+    """The syntax tree of `source`, or None where this Python cannot build it."""
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def selected(text: str) -> tuple[str, ast.Module | None] | None:
     """`text` with every statement that cannot hold or change a dangerous call blanked (see above),
-    every line keeping its number; None when unsure."""
+    every line keeping its number, and its syntax tree (None when that does not parse); None when
+    unsure. The names its imports and assignments make lead somewhere are learnt from the syntax
+    tree of the selection, and the selection made again with them until it learns nothing new."""
     code = _code(text)
     if code is None:
         return None
     data = code.encode("ascii")
-    words = _ALWAYS.union(*(_GATED[m.group().decode()] for m in _MODULES.finditer(data)))
-    matters, renamed = _word_patterns(words)
-    if renamed.search(data) or _reaches_around(data, words):
-        return None
-    words_at = [m.start() for m in matters.finditer(data)]
+    modules = {m.group().decode() for m in _MODULES.finditer(data)}
+    words = _ALWAYS.union(*(_GATED[m] for m in modules))
+    bare = _BARE
+    for _ in range(_ROUNDS):
+        source = _source(text, code, data, words, bare)
+        tree = parse_module(source)
+        if tree is None:
+            return source, None
+        names = leading_names(tree)
+        roots = {target.split(".", 1)[0] for target in names.values()} - modules
+        more = names.keys() - words - bare
+        if not roots and not more:
+            return source, tree
+        if len(bare) + len(more) > _MOST_NAMES:
+            return None
+        modules |= roots
+        words = words.union(*(_GATED.get(m, ()) for m in roots))
+        bare = bare | more
+    return None
+
+
+def selected_source(text: str) -> str | None:
+    """The text `selected` keeps, or None."""
+    found = selected(text)
+    return None if found is None else found[0]
+
+
+def _source(text: str, code: str, data: bytes, words: frozenset[str], bare: frozenset[str]) -> str:
+    """`text` with the statements that name none of `words` (nor `bare` but by an attribute) blanked."""
+    words_at = sorted(
+        [m.start() for m in _words_pattern(words).finditer(data)]
+        + [m.start() for m in _bare_pattern(bare).finditer(data)]
+    )
     selection = _Selection(code, data, words_at, enter_blocks="\t" not in code and "\f" not in code)
     selection.block(1, len(code), "")
     lines = text.split("\n")

@@ -16,17 +16,18 @@
 from __future__ import annotations
 
 import ast
-import re
 from collections import ChainMap
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from bot.engine.change import Change
+from bot.engine.references.changes import changed_names, unchanged
 from bot.engine.references.definitions import Binding, ClassInfo, Kind, ModuleInfo
 from bot.engine.references.modules import ModuleMap
 from bot.engine.references.result import MAX_LISTED, BrokenReference, ReferenceKind, ReferencesResult
 from bot.engine.references.signature import dotted_name, misfit
 from bot.engine.references.uses import ImportUse, Scope, Site, Use, UsesWalker, local_scopes, walk
+from bot.engine.references.words import mentioning
 from bot.engine.references.world import (
     MAX_DEPTH,
     PRESENT,
@@ -40,15 +41,11 @@ from bot.engine.references.world import (
     Target,
     World,
 )
-from bot.engine.regex import compile_bounded
 
 _IMPORT_GUARDS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 _NAME_GUARDS = frozenset({"AttributeError", "NameError", "ImportError", "Exception", "BaseException"})
 _CALL_GUARDS = frozenset({"TypeError", "Exception", "BaseException"})
 _ALIAS_ROUNDS = 4
-_MAX_ALTERNATION = 2_000  # names in one prefilter pattern (about 40 KB of pattern, well within its memory)
-_PREFILTER_MEM = 64 << 20
-_WORD = re.compile(r"\w+")
 _MAX_NOTES = 10
 
 
@@ -62,59 +59,6 @@ class PythonTree:
 
     texts: Mapping[str, str | None] = field(default_factory=dict)
     incomplete: str | None = None
-
-
-def _fingerprint(sites: tuple[Binding, ...]) -> tuple[object, ...]:
-    """What a caller can tell of a name's bindings: its kind, a def's parameters and decorators,
-    where an import reads from, which class an assignment instantiates."""
-    out: list[object] = []
-    for b in sites:
-        if isinstance(b.node, ast.FunctionDef | ast.AsyncFunctionDef):
-            out.append((b.kind, ast.dump(b.node.args), [ast.dump(d) for d in b.node.decorator_list]))
-        else:
-            func = b.value.func if isinstance(b.value, ast.Call) else None
-            out.append((b.kind, b.module, b.name, b.level, ast.dump(func) if func is not None else None))
-    return tuple(out)
-
-
-def _class_shape(node: ast.ClassDef) -> list[str]:
-    parts = [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]
-    return [ast.dump(p) for p in parts] + [ast.dump(s) for s in node.body if isinstance(s, ast.AnnAssign)]
-
-
-def changed_names(base: ModuleInfo, head: ModuleInfo) -> set[str]:
-    """Names whose meaning to a caller may differ between the two versions of one module."""
-    names = {
-        n
-        for n, sites in base.bindings.items()
-        if _fingerprint(sites) != _fingerprint(head.bindings.get(n, ()))
-    }
-    for qualname, cls in base.classes.items():
-        new = head.classes.get(qualname)
-        if new is None:
-            continue
-        members = {
-            m
-            for m in {*cls.members, *new.members}
-            if _fingerprint(cls.members.get(m, ())) != _fingerprint(new.members.get(m, ()))
-        }
-        names |= members | (cls.instance_attributes - new.instance_attributes)
-        if members & {"__init__", "__new__"} or _class_shape(cls.node) != _class_shape(new.node):
-            names.add(cls.node.name)
-    return names
-
-
-def _mentioning(texts: Mapping[str, str], names: set[str]) -> list[str]:
-    """The paths whose text has one of `names` as a word (a non-ASCII name: anywhere), sorted.
-
-    One RE2 alternation answers it in a pass per text; past a few thousand names (a change that
-    removes a whole generated module) its automaton would grow with them, so the words of each
-    text are compared as a set instead."""
-    if len(names) > _MAX_ALTERNATION:
-        return sorted(p for p, t in texts.items() if not names.isdisjoint(_WORD.findall(t)))
-    words = "|".join(rf"\b{w}\b" if w.isascii() else w for w in sorted(names))
-    pattern = compile_bounded(words, _PREFILTER_MEM)
-    return sorted(p for p, t in texts.items() if pattern.search(t) is not None)
 
 
 def _re_exported(info: ModuleInfo, names: set[str]) -> set[str]:
@@ -313,10 +257,22 @@ class _Progress:
 
 
 def _interesting(
-    base: World, head: World, changed: Iterable[str], moved: Mapping[str, str | None], progress: _Progress
+    base: World,
+    head: World,
+    changed: Mapping[str, tuple[str | None, str | None]],
+    moved: Mapping[str, str | None],
+    progress: _Progress,
 ) -> set[str]:
+    """The names the changed modules (by base path: their base and head texts) may change."""
     names: set[str] = set()
-    for old in changed:
+    for old, (base_text, head_text) in changed.items():
+        if (
+            old not in moved
+            and base_text is not None
+            and head_text is not None
+            and unchanged(base_text, head_text)
+        ):
+            continue  # what would be read whole below finds nothing either
         before = base.info(old)
         if before is None:
             continue  # not Python at the merge base (or not readable): nothing a caller relied on
@@ -344,7 +300,7 @@ def _readers(
     selected: dict[str, ast.Module] = {}
     pending = set(names)
     for _ in range(_ALIAS_ROUNDS):
-        found = _mentioning(remaining, pending)
+        found = mentioning(remaining, pending)
         aliases: set[str] = set()
         for path in found:
             del remaining[path]
@@ -388,7 +344,8 @@ def analyze(change: Change, tree: PythonTree) -> ReferencesResult | None:
     head = World(ModuleMap(head_texts), head_texts, memo, either)
     base = World(either, base_view, memo, either)
     progress = _Progress()
-    names = _interesting(base, head, base_texts, moved, progress)
+    changed = {old: (text, head_texts.get(old)) for old, text in base_texts.items()}
+    names = _interesting(base, head, changed, moved, progress)
     touched = {new for _, new, _, _ in _changed_python(change) if new is not None}
     readers = _readers(head, head_texts, names, touched, progress) if names else []
     members = {m for path, _ in readers for c in _classes_of(head, path) for m in c.members}

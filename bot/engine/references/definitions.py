@@ -237,19 +237,26 @@ def read_module(path: str, text: str) -> tuple[ast.Module, ModuleInfo] | None:
     tree = parse_python(text)
     if tree is None:
         return None
+    info = described(path, tree, globals_possible="global" in text)
+    return (tree, info) if info is not None else None
+
+
+def described(path: str, tree: ast.Module, *, globals_possible: bool) -> ModuleInfo | None:
+    """What the statements of `tree` define (None when they nest too deeply to read);
+    `globals_possible` is False when the text says `global` nowhere."""
     try:
         bindings, stars = block_bindings(tree.body)
         classes = {c.qualname: c for c in _classes(tree.body, "")}
     except RecursionError:  # an expression nested deeper than the interpreter's stack
         return None
-    for node in ast.walk(tree) if "global" in text else ():  # walking every node costs; few modules say it
+    for node in ast.walk(tree) if globals_possible else ():  # walking every node costs; few modules say it
         if isinstance(node, ast.Global):
             for name in node.names:
                 bindings[name] = (*bindings.get(name, ()), Binding(Kind.VALUE, node.lineno))
     compact = {
         q: replace(c, node=_class_header(c.node), members=_compacted(c.members)) for q, c in classes.items()
     }
-    return tree, ModuleInfo(path, _compacted(bindings), stars, compact, _exports(bindings))
+    return ModuleInfo(path, _compacted(bindings), stars, compact, _exports(bindings))
 
 
 def module_info(path: str, text: str) -> ModuleInfo | None:

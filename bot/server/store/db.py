@@ -18,10 +18,11 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot.engine import ReceiptError
+from bot.server.store.writer import FairLock, write_lock
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 
@@ -57,7 +58,20 @@ def sqlite_path(url: str) -> Path | None:
     return Path(path) if path and path != ":memory:" else None
 
 
+def embedded_queue_url(database_url: str) -> str:
+    """The embedded queue's file: beside the store's, not in it, so the queue's writes (a message
+    per acknowledgement, the workers' polls, the scheduler's) never wait for the store's one
+    writer, nor it for them. Any other store's URL is returned as it is (the queue refuses it)."""
+    path = sqlite_path(normalize_url(database_url))
+    if path is None:
+        return database_url
+    return "sqlite:///" + str(path.with_name(f"{path.stem}.queue{path.suffix}"))
+
+
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:
+    # The driver would begin a deferred transaction at the first write of its own accord; receipt
+    # begins every transaction itself (`_sqlite_begin`), so the driver is told to leave them alone.
+    connection.isolation_level = None
     cursor = connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA busy_timeout=10000")
@@ -65,11 +79,24 @@ def _sqlite_pragmas(connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+_WRITE = "receipt_write"  # the execution option of the engine write sessions are bound to
+
+
+def _sqlite_begin(connection: Connection) -> None:
+    """A write transaction takes SQLite's write lock when it begins, not at its first write: a
+    transaction that read first and upgrades later fails at once (SQLITE_BUSY_SNAPSHOT) when another
+    writer committed in between, while one that begins IMMEDIATE waits its turn."""
+    write = connection.get_execution_options().get(_WRITE, False)
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
 @dataclass
 class Database:
     url: str
     engine: Engine
     sessions: sessionmaker[Session]
+    readers: sessionmaker[Session]
+    writers: FairLock | None = None  # SQLite: this process's writers, one at a time, in turn
 
     @classmethod
     def open(cls, url: str) -> Database:
@@ -80,14 +107,30 @@ class Database:
                 path.parent.mkdir(parents=True, exist_ok=True)
             engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10})
             event.listen(engine, "connect", _sqlite_pragmas)
-        else:
-            engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
-        return cls(url, engine, sessionmaker(engine, expire_on_commit=False))
+            event.listen(engine, "begin", _sqlite_begin)
+            writes = sessionmaker(engine.execution_options(**{_WRITE: True}), expire_on_commit=False)
+            lock = write_lock(str(path.resolve()) if path is not None else url)
+            return cls(url, engine, writes, sessionmaker(engine, expire_on_commit=False), lock)
+        engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+        sessions = sessionmaker(engine, expire_on_commit=False)
+        return cls(url, engine, sessions, sessions)
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        """One transaction: committed when the block ends, rolled back when it raises."""
-        with self.sessions.begin() as session:
+        """One transaction that may write: committed when the block ends, rolled back when it raises.
+        On SQLite it holds the file's write lock from its start, after this process's earlier writers."""
+        if self.writers is None:
+            with self.sessions.begin() as session:
+                yield session
+            return
+        with self.writers.held(), self.sessions.begin() as session:
+            yield session
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        """One transaction that only reads, never waiting for a writer (SQLite's WAL lets readers
+        go on beside it); rolled back at the end, so a write slipped in here is never kept."""
+        with self.readers() as session:
             yield session
 
     def _config(self) -> Config:

@@ -30,7 +30,7 @@ def dispatch_failed(db: Database, repo: str, head_sha: str, workflow: str, error
 
 def dispatch_error(db: Database, repo: str, head_sha: str, workflow: str) -> str | None:
     """Why GitHub refused to start it, when it did."""
-    with db.session() as session:
+    with db.read() as session:
         row = session.get(Dispatch, (repo, head_sha, workflow))
         return row.error if row is not None else None
 

@@ -212,7 +212,7 @@ def record_delivery(db: Database, delivery: DeliveryInfo, plan: Plan) -> Recorde
 
 
 def has_delivery(db: Database, guid: str) -> bool:
-    with db.session() as session:
+    with db.read() as session:
         return session.get(Delivery, guid) is not None
 
 
@@ -301,7 +301,7 @@ def jobs_to_enqueue(db: Database, *, stale_after: timedelta) -> list[tuple[int, 
     """Jobs with no live queue message: due pending jobs never enqueued (or enqueued long ago), and
     running jobs whose worker's lease ran out. Returns (id, seconds until due)."""
     now = utcnow()
-    with db.session() as session:
+    with db.read() as session:
         rows = session.execute(
             select(Job.id, Job.not_before).where(
                 or_(
@@ -346,12 +346,12 @@ def take_lease(db: Database, name: str, holder: str, seconds: float) -> bool:
 
 def pending_count(db: Database) -> int:
     """Jobs waiting to run (due or not) or running."""
-    with db.session() as session:
+    with db.read() as session:
         return int(session.scalar(select(func.count()).where(Job.state.in_((PENDING, RUNNING)))) or 0)
 
 
 def pending_job(db: Database, job_id: int) -> Job | None:
-    with db.session() as session:
+    with db.read() as session:
         return session.get(Job, job_id)
 
 

@@ -3,8 +3,8 @@
 `serialize(session, key)` orders the transactions that touch one pull request (or merge group):
 on PostgreSQL a transaction-scoped advisory lock, taken before the statements that read and then
 write the key's jobs, so READ COMMITTED's per-statement snapshots see whatever the previous holder
-committed; on SQLite a write that changes nothing, which starts the write transaction at once
-(SQLite has one writer at a time, and what follows is then serialized with every other writer).
+committed; on SQLite nothing more is needed, since every transaction that writes holds the file's
+one write lock from its start (`Database.session`).
 
 `exclusive(db, name)` is held around work outside the database, such as one installation's
 check-run writes (GitHub's secondary rate limits count per installation, not per process): a
@@ -26,7 +26,6 @@ from sqlalchemy.orm import Session
 from bot.server.store.db import Database, is_sqlite, sqlite_path
 
 _ADVISORY = text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))")
-_SQLITE_WRITE = text("DELETE FROM leases WHERE 0 = 1")
 _memory_locks: dict[str, threading.Lock] = {}
 _memory_guard = threading.Lock()
 
@@ -35,8 +34,6 @@ def serialize(session: Session, key: str) -> None:
     """From here to the end of the transaction, no other transaction serializing `key` runs."""
     if session.get_bind().dialect.name == "postgresql":
         session.execute(_ADVISORY, {"key": f"key:{key}"})
-    else:
-        session.execute(_SQLITE_WRITE)
 
 
 def _lock_file(db: Database, name: str) -> str | None:

@@ -18,7 +18,7 @@ def known_deliveries(db: Database, guids: Collection[str]) -> set[str]:
     """The GUIDs among `guids` the App has recorded (it answered one of their attempts)."""
     found: set[str] = set()
     wanted = list(guids)
-    with db.session() as session:
+    with db.read() as session:
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
             found.update(session.scalars(select(Delivery.guid).where(Delivery.guid.in_(chunk))))
@@ -29,7 +29,7 @@ def requested(db: Database, guids: Collection[str]) -> dict[str, tuple[int, int]
     """GUID -> (the attempt redelivered last, how many times the App asked)."""
     found: dict[str, tuple[int, int]] = {}
     wanted = list(guids)
-    with db.session() as session:
+    with db.read() as session:
         for start in range(0, len(wanted), 500):
             query = select(Redelivery).where(Redelivery.guid.in_(wanted[start : start + 500]))
             found.update((r.guid, (r.delivery_id, r.requests)) for r in session.scalars(query))
@@ -74,7 +74,7 @@ def redelivery_refused(db: Database, guid: str, error: str) -> None:
 
 
 def covered_to(db: Database, name: str) -> datetime | None:
-    with db.session() as session:
+    with db.read() as session:
         row = session.get(DeliveryScan, name)
         return row.covered_to if row is not None else None
 

@@ -59,7 +59,7 @@ def load_receipt(db: Database, receipt_id: str, token: str | None) -> StoredRece
     """The receipt when the token matches (constant time); None otherwise, whichever part was wrong."""
     if not token or len(receipt_id) > 64 or len(token) > 200:
         return None
-    with db.session() as session:
+    with db.read() as session:
         found = session.get(StoredReceipt, receipt_id)
     expected = found.token_hash if found is not None else _hash("")
     if not hmac.compare_digest(expected, _hash(token)) or found is None:
@@ -68,7 +68,7 @@ def load_receipt(db: Database, receipt_id: str, token: str | None) -> StoredRece
 
 
 def latest_run(db: Database, repo: str, head_sha: str) -> CheckRun | None:
-    with db.session() as session:
+    with db.read() as session:
         query = (
             select(CheckRun)
             .where(CheckRun.repo == repo, CheckRun.head_sha == head_sha)
@@ -79,7 +79,7 @@ def latest_run(db: Database, repo: str, head_sha: str) -> CheckRun | None:
 
 
 def get_run(db: Database, run_id: int) -> CheckRun | None:
-    with db.session() as session:
+    with db.read() as session:
         return session.get(CheckRun, run_id)
 
 
@@ -117,7 +117,7 @@ def save_run(
 
 def overdue_runs(db: Database, now: datetime) -> list[CheckRun]:
     """Runs still waiting for test checks past their deadline."""
-    with db.session() as session:
+    with db.read() as session:
         query = select(CheckRun).where(
             CheckRun.status == "in_progress", CheckRun.deadline.is_not(None), CheckRun.deadline < now
         )

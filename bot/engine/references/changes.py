@@ -1,0 +1,135 @@
+"""Which names a change to one module may change the meaning of, for its callers.
+
+`changed_names` compares what two versions of a module define. Reading a large module whole for
+an edit of a few lines costs most of `references` on a large change, so `unchanged` first tries to
+prove, from the top-level statements the two versions do not share (pychunks.py cuts them), that
+no name changed: a statement both versions hold defines the same on both sides, so only the others
+need parsing. Whatever it cannot prove sends the caller back to reading both versions whole.
+
+The proof holds when every statement the versions do not share parses alone, no name they bind
+is even a word of the statements they share (so no binding of it is among those: a redefinition,
+a `global` in a shared function; shared text that is not ASCII could spell a name another way,
+which Python normalizes, and is not searched), and compared as modules of their own they differ
+in no name. Shared statements keep their order on both sides. A statement that fails alone, or a
+change found there, is left to the whole comparison: it decides whether a version parses at all,
+what its shared statements bind, and where its definitions are. So is a module the versions share
+less than half of: reading its pieces would save little, and a change found would be read twice.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import defaultdict
+
+from bot.engine.pychunks import statement_chunks
+from bot.engine.references.definitions import Binding, ModuleInfo, described
+from bot.engine.references.words import mentions
+from bot.engine.tokens import parse_python
+
+# Where pychunks.py may cut: a line at column 0 that is not blank, indented or a comment.
+_CUT = re.compile(r"\n[^ \t\f\n#]")
+
+
+def _fingerprint(sites: tuple[Binding, ...]) -> tuple[object, ...]:
+    """What a caller can tell of a name's bindings: its kind, a def's parameters and decorators,
+    where an import reads from, which class an assignment instantiates."""
+    out: list[object] = []
+    for b in sites:
+        if isinstance(b.node, ast.FunctionDef | ast.AsyncFunctionDef):
+            out.append((b.kind, ast.dump(b.node.args), [ast.dump(d) for d in b.node.decorator_list]))
+        else:
+            func = b.value.func if isinstance(b.value, ast.Call) else None
+            out.append((b.kind, b.module, b.name, b.level, ast.dump(func) if func is not None else None))
+    return tuple(out)
+
+
+def _class_shape(node: ast.ClassDef) -> list[str]:
+    parts = [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]
+    return [ast.dump(p) for p in parts] + [ast.dump(s) for s in node.body if isinstance(s, ast.AnnAssign)]
+
+
+def changed_names(base: ModuleInfo, head: ModuleInfo) -> set[str]:
+    """Names whose meaning to a caller may differ between the two versions of one module."""
+    names = {
+        n
+        for n, sites in base.bindings.items()
+        if _fingerprint(sites) != _fingerprint(head.bindings.get(n, ()))
+    }
+    for qualname, cls in base.classes.items():
+        new = head.classes.get(qualname)
+        if new is None:
+            continue
+        members = {
+            m
+            for m in {*cls.members, *new.members}
+            if _fingerprint(cls.members.get(m, ())) != _fingerprint(new.members.get(m, ()))
+        }
+        names |= members | (cls.instance_attributes - new.instance_attributes)
+        if members & {"__init__", "__new__"} or _class_shape(cls.node) != _class_shape(new.node):
+            names.add(cls.node.name)
+    return names
+
+
+def matched(base: list[str], head: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """(base only, head only, shared) pieces: shared ones are a common subsequence of the two
+    lists, so they keep their order on both sides. Greedy and linear: a piece moved far may leave
+    more pieces unshared than needed, never a piece shared that is not."""
+    positions: defaultdict[str, list[int]] = defaultdict(list)
+    for k, piece in enumerate(head):
+        positions[piece].append(k)
+    consumed: defaultdict[str, int] = defaultdict(int)  # how many of a piece's positions lie behind
+    base_only: list[str] = []
+    head_only: list[str] = []
+    shared: list[str] = []
+    j = 0  # the first head piece not yet passed
+    for piece in base:
+        at = positions.get(piece, [])
+        seen = consumed[piece]
+        while seen < len(at) and at[seen] < j:
+            seen += 1
+        if seen == len(at):
+            consumed[piece] = seen
+            base_only.append(piece)
+            continue
+        consumed[piece] = seen + 1
+        head_only += head[j : at[seen]]
+        shared.append(piece)
+        j = at[seen] + 1
+    return base_only, head_only + head[j:], shared
+
+
+def _alone(pieces: list[str]) -> ModuleInfo | None:
+    """What `pieces` define read as one module of their own, each parsed alone; None when one
+    does not parse (or they nest too deeply to read)."""
+    trees: list[ast.Module] = []
+    for piece in pieces:
+        tree = parse_python(piece)
+        if tree is None:
+            return None
+        trees.append(tree)
+    body = [stmt for tree in trees for stmt in tree.body]
+    module = ast.Module(body=body, type_ignores=[])
+    return described("", module, globals_possible=any("global" in p for p in pieces))
+
+
+def unchanged(base: str, head: str) -> bool:
+    """True when no name of the module changes meaning between `base` and `head`, proven from
+    the statements they do not share; False when that cannot be proven this way."""
+    if base != head and _CUT.search(base) is None and _CUT.search(head) is None:
+        return False  # one statement each (a small module): cutting would only cost
+    base_only, head_only, shared = matched(statement_chunks(base), statement_chunks(head))
+    shared_text = "".join(shared)
+    if 2 * len(shared_text) < max(len(base), len(head)):
+        return False  # little to save, and a change found below would cost a whole reading more
+    if not shared_text.isascii():
+        return False
+    before, after = _alone(base_only), _alone(head_only)
+    if before is None or after is None:
+        return False
+    if mentions(shared_text, {*before.bindings, *after.bindings}):
+        return False
+    try:
+        return not changed_names(before, after)
+    except RecursionError:
+        return False

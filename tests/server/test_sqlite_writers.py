@@ -1,0 +1,196 @@
+"""The embedded store's writers: SQLite's one write lock is taken at a transaction's start, this
+process's writers take turns on a lock of their own (never SQLite's polling busy handler), and the
+embedded queue keeps its own file, so its writes never wait for the store's."""
+
+from __future__ import annotations
+
+import gc
+import sqlite3
+import threading
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import event, select
+
+from bot.server.app import create_app
+from bot.server.plan import Evaluate, Plan, pr_key
+from bot.server.queue import Queue
+from bot.server.runtime import Runtime
+from bot.server.settings import Settings
+from bot.server.store import jobs
+from bot.server.store.db import Database, embedded_queue_url, utcnow
+from bot.server.store.models import Delivery, Lease
+from bot.server.store.writer import FairLock, ReentryError
+from tests.fakegithub.world import wait_until
+
+REPO = "acme/widgets"
+
+
+def _never_wait(database: Database) -> None:
+    """SQLite's busy handler off on every new connection: a writer that finds the file locked
+    fails at once, so a test sees whether it ever reached SQLite's lock while another held it."""
+
+    def no_busy_wait(connection: Any, _record: Any) -> None:
+        connection.execute("PRAGMA busy_timeout=0")
+
+    database.engine.dispose()
+    event.listen(database.engine, "connect", no_busy_wait)
+
+
+def _plan(head: str) -> Plan:
+    spec = {"pull": {"number": 7, "head_sha": head}}
+    intent = Evaluate(REPO, head, 42, "synchronize", pr_key(REPO, 7), 7, spec, supersede=True)
+    return Plan("queued", "synchronize", (intent,))
+
+
+def _lease(name: str) -> Lease:
+    return Lease(name=name, holder="test", held_until=utcnow() + timedelta(minutes=1))
+
+
+def _recorded(db: Database, guid: str) -> bool:
+    with db.read() as session:
+        return session.get(Delivery, guid) is not None
+
+
+def test_every_connection_is_wal_normal_with_a_busy_timeout_and_no_driver_transactions(db: Database) -> None:
+    with db.engine.connect() as one, db.engine.connect() as two:
+        for connection in (one, two):
+            raw = connection.connection.dbapi_connection
+            assert raw is not None
+            pragmas = [raw.execute(f"PRAGMA {p}").fetchone()[0] for p in ("journal_mode", "synchronous", "busy_timeout")]  # fmt: skip
+            assert pragmas == ["wal", 1, 10000]
+            assert raw.isolation_level is None  # receipt begins its transactions itself
+
+
+def test_a_write_transaction_holds_the_write_lock_from_its_start(db: Database, tmp_path: Path) -> None:
+    """A transaction that reads first and writes later must not lose its write to a writer that
+    came in between (SQLite would fail it at once: its snapshot is stale)."""
+    other = sqlite3.connect(tmp_path / "store.sqlite3", timeout=0, isolation_level=None)
+    with db.session() as session:
+        assert session.scalars(select(Lease)).all() == []
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            other.execute("INSERT INTO leases (name, holder, held_until) VALUES ('other', 'x', '2030-01-01')")
+        session.add(_lease("mine"))
+    with db.read() as session:
+        assert [lease.name for lease in session.scalars(select(Lease))] == ["mine"]
+    other.close()
+
+
+def test_a_delivery_waits_its_turn_behind_an_open_worker_transaction_and_then_commits(db: Database) -> None:
+    """A worker's write transaction is held open in a thread; the webhook's recording of a delivery
+    neither fails nor polls SQLite (its busy handler is off here): it queues on this process's lock
+    and commits as soon as the worker's transaction ends."""
+    _never_wait(db)
+    inside, finish = threading.Event(), threading.Event()
+
+    def worker_transaction() -> None:
+        with db.session() as session:
+            session.add(_lease("worker"))
+            session.flush()
+            inside.set()
+            finish.wait(30)
+
+    worker = threading.Thread(target=worker_transaction)
+    worker.start()
+    assert inside.wait(30)
+    outcome: list[object] = []
+    webhook = threading.Thread(
+        target=lambda: outcome.append(jobs.record_delivery(db, jobs.DeliveryInfo("g-1", "pull_request", "synchronize", 42, REPO), _plan("a" * 40)))
+    )  # fmt: skip
+    webhook.start()
+    assert db.writers is not None
+    wait_until(
+        lambda: db.writers is not None and db.writers.waiters() == 1, what="the delivery waiting its turn"
+    )
+    assert not _recorded(db, "g-1")  # readers are not held up meanwhile
+    finish.set()
+    worker.join(30)
+    webhook.join(30)
+    assert len(outcome) == 1 and isinstance(outcome[0], jobs.Recorded) and len(outcome[0].job_ids) == 1
+    assert _recorded(db, "g-1")
+
+
+def test_the_queue_keeps_a_file_of_its_own_and_enqueues_while_the_store_is_being_written(
+    db: Database, tmp_path: Path
+) -> None:
+    queue_url = embedded_queue_url(db.url)
+    assert queue_url == f"sqlite:///{tmp_path / 'store.queue.sqlite3'}"
+    queue = Queue(queue_url, run_job=lambda _job: None, sweep=lambda: None)
+    storage: Any = queue.huey.storage
+    storage._timeout = 0  # fail at once, rather than after huey's busy timeout, if the file is shared
+    with db.session() as session:
+        session.add(_lease("worker"))
+        session.flush()
+        queue.enqueue(1)  # the acknowledgement's wake-up, while a store transaction is open
+        assert queue.ping() == 1
+    assert storage.conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL, not FULL's fsyncs
+    assert storage.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_the_default_queue_is_beside_the_store_and_other_urls_are_kept() -> None:
+    assert embedded_queue_url("sqlite:///var/receipt.sqlite3") == "sqlite:///var/receipt.queue.sqlite3"
+    assert embedded_queue_url("sqlite:///data/store") == "sqlite:///data/store.queue"
+    assert embedded_queue_url("postgresql://db/receipt") == "postgresql://db/receipt"
+    assert embedded_queue_url("sqlite://") == "sqlite://"
+    base = {"webhook_secret": "s", "database_url": "sqlite:///x/app.sqlite3"}
+    assert Settings(**base).queue == "sqlite:///x/app.queue.sqlite3"  # type: ignore[arg-type]
+    assert Settings(**base, queue_url="redis://r:6379/0").queue == "redis://r:6379/0"  # type: ignore[arg-type]
+
+
+def test_a_read_session_never_keeps_a_write(db: Database) -> None:
+    with db.read() as session:
+        session.add(_lease("slipped-in"))
+        session.flush()
+    with db.read() as session:
+        assert session.scalars(select(Lease)).all() == []
+
+
+def test_one_process_databases_on_one_file_share_its_write_lock(db: Database) -> None:
+    again = Database.open(db.url)
+    assert again.writers is db.writers is not None
+    again.engine.dispose()
+
+
+def test_the_write_lock_is_granted_in_arrival_order() -> None:
+    lock = FairLock()
+    order: list[str] = []
+    lock.acquire()
+
+    def take(name: str) -> None:
+        with lock.held():
+            order.append(name)
+
+    threads = []
+    for count, name in enumerate(("first", "second", "third"), start=1):
+        thread = threading.Thread(target=take, args=(name,))
+        thread.start()
+        threads.append(thread)
+        wait_until(lambda n=count: lock.waiters() == n, what=f"{name} waiting")
+    lock.release()
+    for thread in threads:
+        thread.join(30)
+    assert order == ["first", "second", "third"]
+    assert lock.waiters() == 0
+    with lock.held():  # free again, and reusable by the thread that held it first
+        pass
+
+
+def test_a_write_transaction_inside_another_on_one_thread_is_refused(db: Database) -> None:
+    with db.session(), pytest.raises(ReentryError), db.session():
+        pass
+    with db.session() as session:  # the outer one ended cleanly: the lock is free again
+        session.add(_lease("after"))
+
+
+def test_a_started_server_moves_its_start_up_heap_out_of_the_collectors_reach(tmp_path: Path) -> None:
+    settings = Settings(webhook_secret="s", database_url=f"sqlite:///{tmp_path / 'app.sqlite3'}", workers=0)  # type: ignore[arg-type]
+    gc.unfreeze()
+    try:
+        with TestClient(create_app(lambda: Runtime.build(settings))) as client:
+            assert gc.get_freeze_count() > 0
+            assert client.get("/healthz").status_code == 200
+    finally:
+        gc.unfreeze()
