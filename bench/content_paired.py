@@ -1,8 +1,12 @@
 """The content scan as installed (default policy) on the clean corpus of bench/content_rules.py, for
 this tree and a baseline revision, run alternately in fresh processes so that a loaded machine
-slows both alike.
+slows both alike; with `--from-diff-bytes`, the `secret` rule from the diff's bytes instead (the
+diff parse and the building of the added text included).
 
-    .venv/bin/python bench/content_paired.py --baseline b8e5823 [--pairs 7]
+    .venv/bin/python bench/content_paired.py --baseline b8e5823 [--pairs 7] [--from-diff-bytes] [--cpu]
+
+`--cpu` times each scan by the process's CPU time instead of the wall clock: on a machine loaded
+past its cores, waiting for one is not the scan's cost.
 
 The baseline is exported with `git archive` into a temporary directory and imported from there;
 each process builds the corpus, scans once untimed, then reports the best of five scans. Printed:
@@ -23,33 +27,42 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _one(tree: Path) -> float:
-    """Best of five default scans, in a fresh process importing the engine from `tree`."""
+def _one(tree: Path, *, from_bytes: bool, cpu: bool) -> float:
+    """Best of five default scans (or secret scans from diff bytes), in a fresh process importing
+    the engine from `tree`."""
     sys.path[:0] = [str(tree), str(tree / "bench")]
     from content_rules import stdlib_corpus
 
     from bot.cli import tune_gc
     from bot.engine.change import Change, change_from_diff
+    from bot.engine.content.secrets import SecretsRule
     from bot.engine.manifest import Manifest
     from bot.engine.rules import CONTENT_RULES
 
-    change = change_from_diff(stdlib_corpus(None).encode("utf-8", "surrogateescape"))
+    data = stdlib_corpus(None).encode("utf-8", "surrogateescape")
+    change = change_from_diff(data)
     tune_gc()
 
+    clock = time.process_time if cpu else time.perf_counter
+
     def scan() -> float:
+        start = clock()
+        if from_bytes:
+            list(SecretsRule().scan(change_from_diff(data), Manifest()))
+            return clock() - start
         fresh = Change(change.diff, change.digest, change.texts)
-        start = time.perf_counter()
         for rule in CONTENT_RULES:
             list(rule.scan(fresh, Manifest()))
-        return time.perf_counter() - start
+        return clock() - start
 
     scan()
     return min(scan() for _ in range(5))
 
 
-def _run(tree: Path) -> float:
+def _run(tree: Path, *, from_bytes: bool, cpu: bool) -> float:
+    flag = ["--from-diff-bytes"] * from_bytes + ["--cpu"] * cpu
     done = subprocess.run(
-        [sys.executable, __file__, "--child", str(tree)], check=True, capture_output=True, text=True
+        [sys.executable, __file__, "--child", str(tree), *flag], check=True, capture_output=True, text=True
     )
     return float(done.stdout)
 
@@ -58,10 +71,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", help="revision to compare with (git archive of it)")
     parser.add_argument("--pairs", type=int, default=7)
+    parser.add_argument("--from-diff-bytes", action="store_true", help="the secret rule from diff bytes")
+    parser.add_argument("--cpu", action="store_true", help="CPU time instead of the wall clock")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(f"{_one(Path(args.child)):.4f}")
+        print(f"{_one(Path(args.child), from_bytes=args.from_diff_bytes, cpu=args.cpu):.4f}")
         return 0
     if not args.baseline:
         parser.error("--baseline is required")
@@ -75,7 +90,9 @@ def main(argv: list[str] | None = None) -> int:
         theirs: list[float] = []
         for pair in range(args.pairs):
             first, second = (ROOT, Path(scratch)) if pair % 2 == 0 else (Path(scratch), ROOT)
-            times = {first: _run(first), second: _run(second)}
+            times = {
+                tree: _run(tree, from_bytes=args.from_diff_bytes, cpu=args.cpu) for tree in (first, second)
+            }
             ours.append(times[ROOT])
             theirs.append(times[Path(scratch)])
             print(f"pair {pair + 1}: this tree {ours[-1]:.3f} s, {args.baseline} {theirs[-1]:.3f} s")

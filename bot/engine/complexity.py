@@ -266,25 +266,35 @@ def unit_complexities(
 
 
 def unit_names(code: CodeType, defs: int) -> list[str] | None:
-    """The qualified names of the units of a compiled module, as `unit_complexities` names them (a
-    function's `co_qualname`), in no particular order; None unless its code holds exactly the
-    `defs` functions its source defines (were a compiler to drop a dead block's, or compile a
-    `finally` block twice)."""
+    """The qualified names of the units of a compiled module in source order, as `unit_complexities`
+    names them (a function's `co_qualname`; a scope's constants are in the order the compiler met
+    them); None unless its code holds exactly the `defs` functions its source defines (were a
+    compiler to drop a dead block's, or compile a `finally` block twice)."""
     names: list[str] = []
+    found = _functions(code, names, outside=True)
+    return names if found == defs else None
+
+
+def _functions(code: CodeType, names: list[str], *, outside: bool) -> int:
+    """How many functions `code` defines, at any depth; those outside any function go to `names`.
+    The depth is a class's nesting in classes, or a function's in functions: shallow, as the
+    caller's text is (pynormal.py)."""
     found = 0
-    pending = [(code, True)]
-    while pending:
-        scope, outside = pending.pop()
-        for const in scope.co_consts:
-            if not isinstance(const, CodeType):
-                continue
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
             function = bool(const.co_flags & CO_NEWLOCALS)
             if function and not const.co_name.startswith("<"):  # not a lambda or comprehension
                 found += 1
                 if outside:
                     names.append(const.co_qualname)
-            pending.append((const, outside and not function))
-    return names if found == defs else None
+            found += _functions(const, names, outside=outside and not function)
+    return found
+
+
+def decides(text: str) -> bool:
+    """Whether a keyword that can add complexity appears in `text`: where none does, every unit in it
+    has complexity 0 (a node's text is part of it, and ends where a token ends)."""
+    return _DECISIONS.search(text.encode("utf-8")) is not None
 
 
 def labelled(units: Iterable[Unit]) -> tuple[FunctionComplexity, ...]:

@@ -21,6 +21,7 @@ from bot.engine.change import Change
 from bot.engine.complexity import (
     FunctionComplexity,
     Unit,
+    decides,
     function_complexities,
     labelled,
     unit_complexities,
@@ -181,42 +182,41 @@ class _Measure:
             self._units[piece] = unit_complexities(piece, self.tokenizer.tree)
         return self._units[piece]
 
-    def complexity_pair(
-        self, before: str, after: str
-    ) -> tuple[tuple[FunctionComplexity, ...], tuple[FunctionComplexity, ...]] | None:
-        """`complexities` of both texts, or None if either cannot be read. A function in a top-level
-        statement both texts share has the same complexity on both sides, so it adds nothing; where
-        no name is defined twice on a side (every label is its name), such statements are not
-        parsed at all: compiled, their functions' names are enough to tell that."""
-        shared = set(self.tokenizer.pieces(before)) & set(self.tokenizer.pieces(after))
-        if shared:
-            old, new = self._unshared(before, shared), self._unshared(after, shared)
-            if old is not None and new is not None:
-                return old, new
-        old, new = self.complexities(before), self.complexities(after)
-        return None if old is None or new is None else (old, new)
+    def complexity_pair(self, before: str, after: str) -> tuple[dict[str, int], dict[str, int]] | None:
+        """Each unit's complexity by label in both texts, or None if either cannot be read; a unit
+        both texts hold in a top-level statement they share may be left out (it adds nothing).
 
-    def _unshared(self, text: str, shared: set[str]) -> tuple[FunctionComplexity, ...] | None:
-        """The units of `text` outside the `shared` pieces, when every unit's name in `text` is
-        distinct; None when that is not certain (the caller reads every unit)."""
+        Where no name is defined twice on a side (so every label is a name), a shared statement is
+        compiled, not parsed: its functions' names are enough, and so is a changed one without a
+        keyword that can add complexity (all its units have 0). Otherwise every unit is read."""
+        shared = set(self.tokenizer.pieces(before)) & set(self.tokenizer.pieces(after))
+        old, new = self._distinct(before, shared), self._distinct(after, shared)
+        if old is not None and new is not None:
+            return old, new
+        read = self.complexities(before), self.complexities(after)
+        if read[0] is None or read[1] is None:
+            return None
+        return {f.name: f.complexity for f in read[0]}, {f.name: f.complexity for f in read[1]}
+
+    def _distinct(self, text: str, shared: set[str]) -> dict[str, int] | None:
+        """The complexity of each unit of `text` outside the `shared` pieces, in source order, when
+        every unit's name in `text` is distinct; None when that is not certain."""
         names: list[str] = []
-        units: list[Unit] = []
-        lines = 0
+        found: dict[str, int] = {}
         for piece in self.tokenizer.pieces(text):
-            if piece in shared:
-                code = self.tokenizer.shallow_code(piece)
-                defined = None if code is None else unit_names(*code)
-                if defined is None:
-                    return None
+            kept = piece not in shared
+            code = self.tokenizer.shallow_code(piece) if not kept or not decides(piece) else None
+            defined = None if code is None else unit_names(*code)
+            if defined is not None:
                 names.extend(defined)
-            else:
-                found = self._piece_units(piece)
-                if found is None:
-                    return None
-                names.extend(name for name, _, _ in found)
-                units.extend((name, line + lines, total) for name, line, total in found)
-            lines += piece.count("\n")
-        return labelled(units) if len(set(names)) == len(names) else None
+                found.update(dict.fromkeys(defined if kept else (), 0))
+                continue
+            units = self._piece_units(piece)
+            if units is None:
+                return None
+            names.extend(name for name, _, _ in units)
+            found.update((name, total) for name, _, total in units if kept)
+        return found if len(set(names)) == len(names) else None
 
 
 def _before(file: FileDiff, base: str) -> str:
@@ -330,9 +330,7 @@ def _complexity(measure: _Measure, version: _Version) -> _Complexity:
     both = measure.complexity_pair(version.before, version.after)
     if both is None:
         return _Complexity(None)
-    before, after = both
-    old = {f.name: f.complexity for f in before}
-    new = {f.name: f.complexity for f in after}
+    old, new = both
     changes = []
     for name in [*new, *(n for n in old if n not in new)]:
         delta = new.get(name, 0) - old.get(name, 0)

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives.serialization import load_pem_private_key
 from githubkit import GitHub
 from githubkit.auth import AppAuthStrategy, TokenAuthStrategy
 from githubkit.cache import MemCacheStrategy
@@ -37,12 +39,23 @@ class AppCredentials:
         return f"AppCredentials(app_id={self.app_id}, api_url={self.api_url!r})"
 
 
+def signing_key(pem: str) -> Any:
+    """The App's key, parsed once. Given the PEM, PyJWT parses it again for every JWT it signs
+    (about 60 ms, most of it checking the RSA key, with the interpreter's lock held: every thread
+    of the process, acknowledgements included, stops meanwhile); a parsed key it uses as it is.
+    A PEM that does not parse is passed on unchanged, to fail where it always has: at signing."""
+    try:
+        return load_pem_private_key(pem.encode("utf-8"), password=None)
+    except (ValueError, TypeError, UnsupportedAlgorithm):
+        return pem
+
+
 def make_app_client(
     credentials: AppCredentials, *, retry: RetryPolicy | None = None, observe: Observer | None = None
 ) -> GitHub[AppAuthStrategy]:
     """A client that authenticates as the App itself (a JWT, which githubkit signs and caches)."""
     return GitHub(
-        AppAuthStrategy(credentials.app_id, credentials.private_key),
+        AppAuthStrategy(credentials.app_id, signing_key(credentials.private_key)),
         base_url=credentials.api_url.rstrip("/") + "/",
         user_agent=USER_AGENT,
         timeout=30.0,

@@ -586,8 +586,8 @@ def test_a_call_reached_through_a_name_bound_elsewhere_is_found_by_the_selection
         monkeypatch.setattr(pyselect, "_WHOLE_BELOW", 0)
     want = _lines_of(text, expected)
     for placed in _placements(text):
-        assert _selected(placed) is not None
         assert _lines_of(placed, _found(placed)) == want
+    assert _selected(_placements(text)[1]) is not None
 
 
 @pytest.mark.parametrize(
@@ -609,28 +609,34 @@ def test_the_selection_follows_names_exactly_as_far_as_the_whole_file_does(text:
     a binding in an exec string or a loop, a walrus read later, a shadowed getattr, a use before
     the binding), the selection finds what it finds: nothing is lost, nothing is added."""
     for placed in _placements(text):
-        assert _selected(placed) is not None
         _found(placed)
+    assert _selected(_placements(text)[1]) is not None
 
 
 def test_more_names_than_the_selection_looks_for_are_parsed_whole() -> None:
     many = pyselect._MOST_NAMES
-    text = "".join(f"a{i} = eval\n" for i in range(many)) + f"a{many - 1}(x)\n"
+    text = "".join(f"a{i} = eval\n" for i in range(many)) + f"a{many - 1}(x)\n" + _PADDING * 10
     assert _selected(text) is None
     assert _found(text) == [(many + 1, "python-eval")]
-    fewer = "".join(f"a{i} = eval\n" for i in range(3)) + "a2(x)\n"
+    fewer = _placements("".join(f"a{i} = eval\n" for i in range(3)) + "a2(x)\n")[1]
     assert _selected(fewer) is not None
+
+
+def test_a_selection_of_most_of_the_file_is_not_made_again() -> None:
+    text = "a0 = eval\na1 = a0\n" + "eval(x)\n" * 20 + "a1(y)\n"
+    assert _selected(text) is None
+    assert _found(text)[-1] == (23, "python-eval")
 
 
 def test_a_chain_of_names_longer_than_the_rounds_is_parsed_whole() -> None:
     rounds = pyselect._ROUNDS
     chain = "a0 = eval\n" + "".join(f"a{i + 1} = a{i}\n" for i in range(rounds + 1))
-    text = f"{chain}a{rounds + 1}(x)\n"
+    text = f"{chain}a{rounds + 1}(x)\n" + _PADDING
     assert _selected(text) is None
     assert _found(text) == [(rounds + 3, "python-eval")]
-    short = "a0 = eval\na1 = a0\na1(x)\n"
+    short = _placements("a0 = eval\na1 = a0\na1(x)\n")[1]
     assert _selected(short) is not None
-    assert _found(short) == [(3, "python-eval")]
+    assert _lines_of(short, _found(short)) == [("a1(x)", "python-eval")]
 
 
 # --- when the selection declines ---------------------------------------------------------------

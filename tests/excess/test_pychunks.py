@@ -163,7 +163,9 @@ class _EveryUnit(_Measure):
 
     def complexity_pair(self, before: str, after: str):  # type: ignore[no-untyped-def]
         old, new = self.complexities(before), self.complexities(after)
-        return None if old is None or new is None else (old, new)
+        if old is None or new is None:
+            return None
+        return {f.name: f.complexity for f in old}, {f.name: f.complexity for f in new}
 
 
 def _same_complexity(before: str, after: str) -> excess._Complexity:
@@ -217,6 +219,9 @@ def test_statements_both_versions_share_are_not_parsed_for_complexity(
         ("x = 1\n\ndef g(:\n    pass\n", "x = 2\n\ndef g(:\n    pass\n"),
         ("def f():\n    pass\n\ndef g(:\n    pass\n", "def f():\n    pass\n\ndef g(:\n    return\n"),
         ("x = 1\n", "x = 1\n"),
+        # a changed function without a decision left (complexity 0, read from its code)
+        ("def f():\n    if a:\n        pass\n\nx = 1\n", "def f():\n    pass\n\nx = 1\n"),
+        ("def f():\n    if a:\n        pass\n", "def f():\n    pass\n"),
     ],
 )
 def test_leaving_out_shared_statements_changes_no_complexity(before: str, after: str) -> None:

@@ -9,10 +9,15 @@ from collections import Counter
 
 import pytest
 
+from bot.engine.pychunks import statement_chunks
 from bot.engine.references import changes, definitions
+from bot.engine.references.analysis import _interesting, _Progress
 from bot.engine.references.changes import changed_names, matched, unchanged
-from bot.engine.references.definitions import module_info
+from bot.engine.references.definitions import ModuleInfo, module_info
+from bot.engine.references.modules import ModuleMap
 from bot.engine.references.words import mentions
+from bot.engine.references.world import World
+from bot.engine.tokens import parse_python
 from tests.gitrepo import GitRepo
 from tests.references.helpers import change, found, references
 
@@ -137,7 +142,7 @@ def test_each_guard_stops_a_change_the_pieces_alone_would_miss(case: str) -> Non
     """These are found only by the whole comparison: the pieces each side does not share, read as
     modules of their own, differ in no name."""
     base, head, _ = CASES[case]
-    pieces = matched(changes.statement_chunks(base), changes.statement_chunks(head))
+    pieces = matched(statement_chunks(base), statement_chunks(head))
     alone = [changes._alone(p) for p in pieces[:2]]
     assert alone[0] is not None and alone[1] is not None
     assert not changed_names(alone[0], alone[1])
@@ -152,7 +157,7 @@ def test_a_changed_module_nested_too_deeply_to_compare_is_read_whole() -> None:
 
 def test_only_the_statements_the_versions_do_not_share_are_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
     parsed: list[str] = []
-    parse = changes.parse_python
+    parse = parse_python
 
     def counting(text: str) -> object:
         parsed.append(text)
@@ -203,8 +208,12 @@ def test_a_body_only_edit_of_a_large_module_reads_no_module_whole(
         whole.append(path)
         return read(path, text)
 
+    def info(path: str, text: str) -> object:
+        whole.append(path)
+        return definitions.module_info(path, text)
+
     monkeypatch.setattr("bot.engine.references.world.read_module", counting)
-    monkeypatch.setattr("bot.engine.references.world.module_info", lambda p, t: (whole.append(p), None)[1])
+    monkeypatch.setattr("bot.engine.references.world.module_info", info)
     receipt = change(
         repo,
         {"m.py": LONG, "use.py": "from m import f3\n\nf3(1)\n"},
@@ -251,3 +260,16 @@ def test_an_import_edited_to_another_module_breaks_the_call_it_no_longer_fits(re
         {"api.py": "from new import run\n\n\n" + _edited(LONG)},
     )
     assert found(receipt) == [("use.py", 3, "signature", "new.run")]
+
+
+def test_a_moved_module_is_compared_whole_even_beside_a_new_file_of_its_old_name() -> None:
+    """A diff may report `a.py` renamed to `b.py` and a new `a.py` (a source that breaks rewrites
+    apart): the text now at `a.py` is not the moved module's head, so the pieces are not asked."""
+    head_texts: dict[str, str | None] = {"a.py": LONG, "b.py": LONG}
+    base_texts: dict[str, str | None] = {"a.py": LONG}
+    memo: dict[tuple[str, str], ModuleInfo | None] = {}
+    either = ModuleMap({**head_texts, **base_texts})
+    head = World(ModuleMap(head_texts), head_texts, memo, either)
+    base = World(either, {**head_texts, **base_texts}, memo, either)
+    names = _interesting(base, head, {"a.py": (LONG, LONG)}, {"a.py": "b.py"}, _Progress())
+    assert names == {"a"}

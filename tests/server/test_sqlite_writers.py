@@ -1,5 +1,5 @@
 """The embedded store's writers: SQLite's one write lock is taken at a transaction's start, this
-process's writers take turns on a lock of their own (never SQLite's polling busy handler), and the
+process's writers wait on a lock of their own (never in SQLite's polling busy handler), and the
 embedded queue keeps its own file, so its writes never wait for the store's."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from bot.server.settings import Settings
 from bot.server.store import jobs
 from bot.server.store.db import Database, embedded_queue_url, utcnow
 from bot.server.store.models import Delivery, Lease
-from bot.server.store.writer import FairLock, ReentryError
+from bot.server.store.writer import ReentryError, WriteLock
 from tests.fakegithub.world import wait_until
 
 REPO = "acme/widgets"
@@ -154,27 +154,22 @@ def test_one_process_databases_on_one_file_share_its_write_lock(db: Database) ->
     again.engine.dispose()
 
 
-def test_the_write_lock_is_granted_in_arrival_order() -> None:
-    lock = FairLock()
-    order: list[str] = []
-    lock.acquire()
+def test_a_waiting_writer_is_woken_when_the_holder_ends() -> None:
+    lock = WriteLock()
+    done: list[str] = []
 
-    def take(name: str) -> None:
+    def take() -> None:
         with lock.held():
-            order.append(name)
+            done.append("in")
 
-    threads = []
-    for count, name in enumerate(("first", "second", "third"), start=1):
-        thread = threading.Thread(target=take, args=(name,))
-        thread.start()
-        threads.append(thread)
-        wait_until(lambda n=count: lock.waiters() == n, what=f"{name} waiting")
-    lock.release()
-    for thread in threads:
-        thread.join(30)
-    assert order == ["first", "second", "third"]
-    assert lock.waiters() == 0
-    with lock.held():  # free again, and reusable by the thread that held it first
+    with lock.held():
+        waiter = threading.Thread(target=take)
+        waiter.start()
+        wait_until(lambda: lock.waiters() == 1, what="the second writer waiting")
+        assert done == []
+    waiter.join(30)
+    assert done == ["in"] and lock.waiters() == 0
+    with lock.held():  # free again
         pass
 
 

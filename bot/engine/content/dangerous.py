@@ -28,7 +28,7 @@ from bot.engine.content.exclude import read_files
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
 from bot.engine.content.prefilter import Prefilter
-from bot.engine.content.pyconstructs import Found, PyConstruct, python_constructs
+from bot.engine.content.pyconstructs import Found, PyConstruct, Resolver, python_constructs
 from bot.engine.content.pyfixed import fixed_loop_names
 from bot.engine.content.pyselect import STRING_OR_COMMENT, selected
 from bot.engine.content.pyselect import parse_module as _parse
@@ -131,18 +131,18 @@ def worth_parsing(file: AddedFile, prefilter: Prefilter | None = None) -> bool:
     return _IMPORTED.search(file.head) is not None
 
 
-def _whole_file(file: AddedFile, tree: ast.Module) -> Iterator[Violation]:
+def _whole_file(file: AddedFile, tree: ast.Module, resolver: Resolver | None = None) -> Iterator[Violation]:
     numbers = file.fragments[0].numbers
     head = file.head
     fixed = None if head is None else cache(lambda: fixed_loop_names(tree, head))
     if len(file.fragments) == 1 and isinstance(numbers, range) and file.head_lines is None:
         added: Container[int] = numbers  # a new file: every line is added
-        found_on = python_constructs(tree, fixed=fixed)
+        found_on = python_constructs(tree, resolver=resolver, fixed=fixed)
     else:
         added = file.added_numbers()
         lines = file.head_lines
         on = sorted(added) if lines is None else [i for i, n in enumerate(lines, start=1) if n in added]
-        found_on = python_constructs(tree, lines=on, fixed=fixed)
+        found_on = python_constructs(tree, lines=on, resolver=resolver, fixed=fixed)
     for found in found_on:
         spanned = (file.diff_line(n) for n in range(found.line, found.end_line + 1))
         on_added = next((n for n in spanned if n in added), None)
@@ -247,8 +247,9 @@ def _selected(file: AddedFile, head: str) -> list[Violation] | None:
     newer than this Python's), the statements that can hold a construct did parse, so their syntax
     tree says more than judging each added line alone would."""
     found = selected(head)
-    tree = None if found is None else found[1]
-    return None if tree is None else list(_whole_file(file, tree))
+    if found is None or found.tree is None:
+        return None
+    return list(_whole_file(file, found.tree, found.resolver))
 
 
 def _encoding(file: AddedFile) -> Iterator[Violation]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import builtins
 from bisect import bisect_left
-from collections.abc import Callable, Container, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
@@ -130,8 +130,12 @@ def _statements(tree: ast.Module, *, into_scopes: bool) -> Iterator[ast.stmt]:
 def _imports(tree: ast.Module) -> dict[str, str]:
     """What each imported name stands for, wherever the import is (`import os` inside a function
     is as common as at the top)."""
+    return _imports_in(_statements(tree, into_scopes=True))
+
+
+def _imports_in(statements: Iterable[ast.stmt]) -> dict[str, str]:
     aliases: dict[str, str] = {}
-    for node in _statements(tree, into_scopes=True):
+    for node in statements:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -222,17 +226,18 @@ def _string(node: ast.expr) -> str | None:
     return None
 
 
-class _Resolver:
+class Resolver:
     """Names as the module's imports and assignments define them. Without the whole module
     (`whole=False`: one line judged alone), a name that is neither bound nor imported is taken to
     be the module it spells."""
 
     def __init__(self, tree: ast.Module, *, whole: bool) -> None:
-        self.aliases = _imports(tree)
+        statements = list(_statements(tree, into_scopes=True))  # walked once for both
+        self.aliases = _imports_in(statements)
         self.bound = _module_bindings(tree)
         self.whole = whole
         self.assigned: dict[str, str] = {}
-        for statement in _statements(tree, into_scopes=True):
+        for statement in statements:
             for target, value in _assignments(statement):
                 resolved = self._resolve(value)
                 if resolved is not None and resolved.removeprefix("builtins.") in _LEADS_TO:
@@ -341,7 +346,7 @@ def _may_be_true(node: ast.expr) -> bool:
     return True
 
 
-def _loader_is_safe(call: ast.Call, resolver: _Resolver) -> bool:
+def _loader_is_safe(call: ast.Call, resolver: Resolver) -> bool:
     loader = argument(call, 1, "Loader")
     if loader is None:
         return False
@@ -375,7 +380,7 @@ def _shell_command(call: ast.Call) -> bool:
     return False
 
 
-def _judge(call: ast.Call, name: str, resolver: _Resolver) -> PyConstruct | None:
+def _judge(call: ast.Call, name: str, resolver: Resolver) -> PyConstruct | None:
     if name in _SIMPLE:
         return _SIMPLE[name]
     if name in _SUBPROCESS_SHELL_ARG:
@@ -410,12 +415,18 @@ def _fixed_argument(call: ast.Call, fixed: Fixed) -> bool:
 
 
 def python_constructs(
-    tree: ast.Module, *, whole: bool = True, lines: Sequence[int] | None = None, fixed: Fixed | None = None
+    tree: ast.Module,
+    *,
+    whole: bool = True,
+    lines: Sequence[int] | None = None,
+    resolver: Resolver | None = None,
+    fixed: Fixed | None = None,
 ) -> list[Found]:
     """Dangerous calls of a parsed module (or, `whole=False`, of a piece of one), in source order;
-    with `lines` (sorted), only calls whose span holds one of those lines. An importer given one of
-    the `fixed` names (asked for only then) is judged as if given the literals it can hold."""
-    resolver = _Resolver(tree, whole=whole)
+    with `lines` (sorted), only calls whose span holds one of those lines. `resolver`: the whole
+    module's, when already built (`resolver_of`). An importer given one of the `fixed` names (asked
+    for only then) is judged as if given the literals it can hold."""
+    resolver = Resolver(tree, whole=whole) if resolver is None else resolver
     found: list[Found] = []
     for node in _calls(tree, lines):
         name = resolver.name(node.func)
@@ -432,14 +443,18 @@ def name_resolver(tree: ast.Module) -> Callable[[ast.expr], str | None]:
     """What a name or attribute chain of the module stands for through its imports, as dangerous
     calls are resolved (`pt.mark.skip` after `import pytest as pt` is `pytest.mark.skip`; a name the
     module binds itself, or never imports, is `<local>.NAME`)."""
-    return _Resolver(tree, whole=True).name
+    return resolver_of(tree).name
 
 
-def leading_names(tree: ast.Module) -> dict[str, str]:
-    """The names the module's imports and assignments make stand for what can lead to a dangerous
-    call (`o` → `os` after `import os as o`, `e` → `eval` after `e = eval`), and what each stands
-    for (with `builtins.` where the name reaches a builtin through that module)."""
-    resolver = _Resolver(tree, whole=True)
+def resolver_of(tree: ast.Module) -> Resolver:
+    """How the names of a whole module resolve."""
+    return Resolver(tree, whole=True)
+
+
+def leading_names(resolver: Resolver) -> dict[str, str]:
+    """The names a module's imports and assignments (`resolver_of`) make stand for what can lead to
+    a dangerous call (`o` → `os` after `import os as o`, `e` → `eval` after `e = eval`), and what
+    each stands for (with `builtins.` where the name reaches a builtin through that module)."""
     imported = {
         name: target
         for name, target in resolver.aliases.items()

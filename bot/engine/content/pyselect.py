@@ -52,10 +52,11 @@ import re
 from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from bot.engine.content.pyconstructs import LEADING_CALLS, LEADS_TO, leading_names
+from bot.engine.content.pyconstructs import LEADING_CALLS, LEADS_TO, Resolver, leading_names, resolver_of
 from bot.engine.regex import compile_re2
 
 _ESCAPE = r"\\(?:\r\n|.)"
@@ -259,7 +260,7 @@ class _Selection:
 
 # A file whose names lead to one another in a long chain (`a = eval`, `b = a`, ...) learns one link
 # a round: past this many, the caller parses it whole. So it does past this many names, which would
-# make the patterns that look for them large.
+# make the patterns that look for them large, and when the selection keeps half the text.
 _ROUNDS = 4
 _MOST_NAMES = 512
 
@@ -272,11 +273,21 @@ def parse_module(source: str) -> ast.Module | None:
         return None
 
 
-def selected(text: str) -> tuple[str, ast.Module | None] | None:
-    """`text` with every statement that cannot hold or change a dangerous call blanked (see above),
-    every line keeping its number, and its syntax tree (None when that does not parse); None when
-    unsure. The names its imports and assignments make lead somewhere are learnt from the syntax
-    tree of the selection, and the selection made again with them until it learns nothing new."""
+@dataclass(frozen=True, slots=True)
+class Selected:
+    """The selected statements (`source`, every line keeping its number), their syntax tree (None
+    when that does not parse) and how its names resolve."""
+
+    source: str
+    tree: ast.Module | None = None
+    resolver: Resolver | None = None
+
+
+def selected(text: str) -> Selected | None:
+    """`text` with every statement that cannot hold or change a dangerous call blanked (see above);
+    None when unsure. The names its imports and assignments make lead somewhere are learnt from the
+    syntax tree of the selection, and the selection made again with them until it learns nothing
+    new."""
     code = _code(text)
     if code is None:
         return None
@@ -288,14 +299,15 @@ def selected(text: str) -> tuple[str, ast.Module | None] | None:
         source = _source(text, code, data, words, bare)
         tree = parse_module(source)
         if tree is None:
-            return source, None
-        names = leading_names(tree)
+            return Selected(source)
+        resolver = resolver_of(tree)
+        names = leading_names(resolver)
         roots = {target.split(".", 1)[0] for target in names.values()} - modules
         more = names.keys() - words - bare
         if not roots and not more:
-            return source, tree
-        if len(bare) + len(more) > _MOST_NAMES:
-            return None
+            return Selected(source, tree, resolver)
+        if len(bare) + len(more) > _MOST_NAMES or 2 * len(source) > len(text):
+            return None  # another round would cost more than parsing the whole file
         modules |= roots
         words = words.union(*(_GATED.get(m, ()) for m in roots))
         bare = bare | more
@@ -305,7 +317,7 @@ def selected(text: str) -> tuple[str, ast.Module | None] | None:
 def selected_source(text: str) -> str | None:
     """The text `selected` keeps, or None."""
     found = selected(text)
-    return None if found is None else found[0]
+    return None if found is None else found.source
 
 
 def _source(text: str, code: str, data: bytes, words: frozenset[str], bare: frozenset[str]) -> str:

@@ -14,6 +14,9 @@ in no name. Shared statements keep their order on both sides. A statement that f
 change found there, is left to the whole comparison: it decides whether a version parses at all,
 what its shared statements bind, and where its definitions are. So is a module the versions share
 less than half of: reading its pieces would save little, and a change found would be read twice.
+A shared statement is never parsed: if it does not parse alone, neither version parses, and the
+whole comparison skips the module, as a proof of no change does. Like excess, this relies on each
+cut being a statement boundary, so that a version parses exactly when all its pieces do.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot.engine import ReceiptError
-from bot.server.store.writer import FairLock, write_lock
+from bot.server.store.writer import WriteLock, write_lock
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 
@@ -96,7 +96,7 @@ class Database:
     engine: Engine
     sessions: sessionmaker[Session]
     readers: sessionmaker[Session]
-    writers: FairLock | None = None  # SQLite: this process's writers, one at a time, in turn
+    writers: WriteLock | None = None  # SQLite: this process's writers, one at a time
 
     @classmethod
     def open(cls, url: str) -> Database:
@@ -118,7 +118,7 @@ class Database:
     @contextmanager
     def session(self) -> Iterator[Session]:
         """One transaction that may write: committed when the block ends, rolled back when it raises.
-        On SQLite it holds the file's write lock from its start, after this process's earlier writers."""
+        On SQLite it holds the file's write lock from its start, taken after this process's lock."""
         if self.writers is None:
             with self.sessions.begin() as session:
                 yield session
