@@ -5,6 +5,7 @@ in its check run and in the job summary; a shallow checkout is deepened for it."
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 from bot.cli import main
@@ -67,3 +68,17 @@ def test_check_with_whatif_off_or_no_manifest_edit_has_no_table(scenario: Scenar
     result = scenario.run(scenario.checkout(), event=scenario.event(), inputs={"whatif-last": "0"})
     [run] = scenario.github.state.runs_for(head, "receipt")
     assert "What-if" not in run["output"]["summary"] and "What-if" not in result.summary
+
+
+def test_a_history_that_cannot_be_fetched_leaves_the_receipt_with_the_reason(scenario: Scenario) -> None:
+    _history(scenario, 4)
+    head = scenario.pr({MANIFEST: TIGHTER})
+    workspace = scenario.checkout(depth=3)  # holds the merge-base: only the what-if must fetch
+    subprocess.run(
+        ["git", "-C", str(workspace), "remote", "set-url", "origin", "file:///nonexistent"], check=True
+    )
+    result = scenario.run(workspace, event=scenario.event(), inputs={"whatif-last": "3"})
+    [run] = scenario.github.state.runs_for(head, "receipt")
+    summary = run["output"]["summary"]
+    assert "what-if not computed: git fetch from origin failed" in summary, summary
+    assert run["conclusion"] == result.receipt()["verdict"]["conclusion"]  # the receipt, as it was

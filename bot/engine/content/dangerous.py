@@ -29,6 +29,7 @@ from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
 from bot.engine.content.prefilter import Prefilter
 from bot.engine.content.pyconstructs import Found, PyConstruct, Resolver, python_constructs
+from bot.engine.content.pyfixed import fixed_loop_names
 from bot.engine.content.pyselect import STRING_OR_COMMENT, selected
 from bot.engine.content.pyselect import parse_module as _parse
 from bot.engine.content.pystatements import call_at, logical_lines
@@ -132,14 +133,16 @@ def worth_parsing(file: AddedFile, prefilter: Prefilter | None = None) -> bool:
 
 def _whole_file(file: AddedFile, tree: ast.Module, resolver: Resolver | None = None) -> Iterator[Violation]:
     numbers = file.fragments[0].numbers
+    head = file.head
+    fixed = None if head is None else cache(lambda: fixed_loop_names(tree, head))
     if len(file.fragments) == 1 and isinstance(numbers, range) and file.head_lines is None:
         added: Container[int] = numbers  # a new file: every line is added
-        found_on = python_constructs(tree, resolver=resolver)
+        found_on = python_constructs(tree, resolver=resolver, fixed=fixed)
     else:
         added = file.added_numbers()
         lines = file.head_lines
         on = sorted(added) if lines is None else [i for i, n in enumerate(lines, start=1) if n in added]
-        found_on = python_constructs(tree, lines=on, resolver=resolver)
+        found_on = python_constructs(tree, lines=on, resolver=resolver, fixed=fixed)
     for found in found_on:
         spanned = (file.diff_line(n) for n in range(found.line, found.end_line + 1))
         on_added = next((n for n in spanned if n in added), None)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import builtins
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
@@ -405,21 +405,34 @@ def _judge(call: ast.Call, name: str, resolver: Resolver) -> PyConstruct | None:
     return None
 
 
+Fixed = Callable[[], Container[tuple[int, int]]]
+"""(line, column) of the names that can only hold a string fixed in the source (pyfixed.py)."""
+
+
+def _fixed_argument(call: ast.Call, fixed: Fixed) -> bool:
+    module = argument(call, 0, "name")
+    return isinstance(module, ast.Name) and (module.lineno, module.col_offset) in fixed()
+
+
 def python_constructs(
     tree: ast.Module,
     *,
     whole: bool = True,
     lines: Sequence[int] | None = None,
     resolver: Resolver | None = None,
+    fixed: Fixed | None = None,
 ) -> list[Found]:
     """Dangerous calls of a parsed module (or, `whole=False`, of a piece of one), in source order;
     with `lines` (sorted), only calls whose span holds one of those lines. `resolver`: the whole
-    module's, when already built (`resolver_of`)."""
+    module's, when already built (`resolver_of`). An importer given one of the `fixed` names (asked
+    for only then) is judged as if given the literals it can hold."""
     resolver = Resolver(tree, whole=whole) if resolver is None else resolver
     found: list[Found] = []
     for node in _calls(tree, lines):
         name = resolver.name(node.func)
         construct = None if name is None else _judge(node, name, resolver)
+        if construct is PyConstruct.IMPORT and fixed is not None and _fixed_argument(node, fixed):
+            construct = None
         if name is not None and construct is not None:
             end = node.end_lineno if node.end_lineno is not None else node.lineno
             found.append(Found(construct, name, node.lineno, end))
