@@ -216,6 +216,7 @@ def _regex_uses(
         if kind in marker.unread_in:
             continue
         scan = LineScan(data, kind) if marker.code else None
+        marked: set[int] = set()  # a marker counts once a line (`_uses`): later ones are not read
         for match in regexes[index].finditer(data):
             at = match.start(1)
             if scan is not None and scan.hidden(at):
@@ -224,6 +225,9 @@ def _regex_uses(
             if kind is Kind.PATCH and not data.startswith(b"+", start):
                 continue  # a line the patch removes or keeps: its text, not code it adds
             line = fragment.index_at(at)
+            if line in marked:
+                continue
+            marked.add(line)
             if line not in texts:
                 texts[line] = data[start:end].decode("utf-8", "replace").strip()
             code = data[start:at].decode("utf-8", "replace").strip().rstrip("#/* \t")
