@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.engine.change import Change, FileTexts
 from bot.engine.content.added import Fragment, added_files, files_of_kind
@@ -177,3 +179,16 @@ def test_the_added_text_is_released_once_the_rules_have_run(repo: GitRepo) -> No
     assert added_files(change) is not first
     module.release(Change(change.diff, change.digest, change.texts))  # not the one held: kept
     assert module._LAST._entry is not None
+
+
+@given(st.text(alphabet="ab\n", max_size=30), st.lists(st.integers(0, 30), max_size=12))
+def test_line_bounds_asked_in_any_order_are_those_of_a_fresh_search(text: str, offsets: list[int]) -> None:
+    """`line_bounds` remembers the last line it found; asked in any order, it answers as a search would."""
+    fragment = Fragment(text, list(range(1, text.count("\n") + 2)))
+    data = fragment.data
+    for offset in (o for o in offsets if o <= len(data)):
+        end = data.find(b"\n", offset)
+        assert fragment.line_bounds(offset) == (
+            data.rfind(b"\n", 0, offset) + 1,
+            len(data) if end < 0 else end,
+        )

@@ -31,13 +31,14 @@ class Fragment:
     indexing every line: most fragments have nothing to place, and the matches of one rule come in
     ascending order, so placing them all reads the fragment once."""
 
-    __slots__ = ("_known", "_memo", "data", "numbers", "text")
+    __slots__ = ("_bounds", "_known", "_memo", "data", "numbers", "text")
 
     def __init__(self, text: str, numbers: Sequence[int]) -> None:
         self.text = text
         self.data = text.encode("utf-8", "surrogatepass")
         self.numbers = numbers
         self._known = (0, 0)  # (offset, index of the line holding it)
+        self._bounds = (1, 0)  # the last line `line_bounds` found (none yet)
         self._memo: dict[object, Any] | None = None
 
     def memo(self, key: object, compute: Callable[[Fragment], T]) -> T:
@@ -64,10 +65,15 @@ class Fragment:
         return self.numbers[self.index_at(offset)]
 
     def line_bounds(self, offset: int) -> tuple[int, int]:
-        """Byte offsets of the start and end (before its newline) of the line holding `offset`."""
+        """Byte offsets of the start and end (before its newline) of the line holding `offset`.
+        Many matches on one long line ask for the same line: it is searched for once."""
+        start, end = self._bounds
+        if start <= offset <= end:
+            return start, end
         data = self.data
-        end = data.find(b"\n", offset)
-        return data.rfind(b"\n", 0, offset) + 1, len(data) if end < 0 else end
+        found = data.find(b"\n", offset)
+        self._bounds = start, end = data.rfind(b"\n", 0, offset) + 1, len(data) if found < 0 else found
+        return start, end
 
     def lines_around(self, start: int, end: int) -> tuple[int, int]:
         """Byte offsets of the whole lines that the span [start, end) touches, without the final newline."""
