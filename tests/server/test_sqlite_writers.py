@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import sqlite3
+import sys
 import threading
 from datetime import timedelta
 from pathlib import Path
@@ -183,9 +184,13 @@ def test_a_write_transaction_inside_another_on_one_thread_is_refused(db: Databas
 def test_a_started_server_moves_its_start_up_heap_out_of_the_collectors_reach(tmp_path: Path) -> None:
     settings = Settings(webhook_secret="s", database_url=f"sqlite:///{tmp_path / 'app.sqlite3'}", workers=0)  # type: ignore[arg-type]
     gc.unfreeze()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.005)  # the interpreter's default
     try:
         with TestClient(create_app(lambda: Runtime.build(settings))) as client:
             assert gc.get_freeze_count() > 0
+            assert sys.getswitchinterval() == pytest.approx(0.001)  # workers yield the lock sooner
             assert client.get("/healthz").status_code == 200
     finally:
         gc.unfreeze()
+        sys.setswitchinterval(interval)
