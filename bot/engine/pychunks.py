@@ -12,12 +12,15 @@ Where the text could be read differently by CPython's own tokenizer and by those
 carriage return, which CPython takes for a line break), where parsing one statement depends on an
 earlier one (`from __future__ import barry_as_FLUFL` changes what `<>` and `!=` mean), or where the
 patterns meet a character they do not expect, the text is left whole. A piece that does not parse or
-tokenize alone sends the caller back to the whole text, which decides.
+tokenize alone sends the caller back to the whole text, which decides. On Python versions other than
+3.11 every text is left whole: from 3.12 an f-string may hold its own quotes and line breaks
+(PEP 701), which these patterns do not follow.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from itertools import pairwise
 
 from bot.engine.pyscan import QUOTED
@@ -31,12 +34,13 @@ _SCAN = re.compile(
 # A line at column 0 that continues the statement before it.
 _CONTINUES = re.compile(r"(?:else|elif|except|finally)\b|[ \t\f\n#]")
 _WHOLE = ("\r", "barry_as_FLUFL")
+CUT = sys.version_info[:2] == (3, 11)
 
 
 def statement_chunks(text: str) -> list[str]:
     """`text` cut before each top-level statement after the first; `[text]` when it cannot be cut
     for certain. The pieces joined are `text`."""
-    if any(marker in text for marker in _WHOLE):
+    if not CUT or any(marker in text for marker in _WHOLE):
         return [text]
     cuts: list[int] = []
     depth = 0

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.engine import excess, tokens
+from bot.engine import excess, pychunks, tokens
 from bot.engine.complexity import function_complexities
 from bot.engine.excess import _Measure
 from bot.engine.pychunks import statement_chunks
@@ -257,3 +257,11 @@ def test_a_shared_statement_whose_tree_was_read_but_does_not_compile() -> None:
     assert tokenizer.tree("return 1\n") is not None
     assert tokenizer.shallow_code("return 1\n") is None
     assert tokenizer.shallow_code("def f():\n    return 1\n") is not None
+
+
+def test_other_pythons_read_every_text_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From 3.12 an f-string may hold its own quotes and line breaks (PEP 701), which the cutting
+    patterns do not follow: there the text is never cut."""
+    assert len(statement_chunks(_MODULE)) > 1
+    monkeypatch.setattr(pychunks, "CUT", False)
+    assert statement_chunks(_MODULE) == [_MODULE]
