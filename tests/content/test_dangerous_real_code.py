@@ -57,6 +57,24 @@ def test_an_import_over_a_tuple_of_literal_names_is_not_dangerous(repo: GitRepo)
     assert _found(repo, PIP) == []
 
 
+@pytest.mark.parametrize(
+    ("path", "other"),
+    [
+        ("setup.py", "import install\ninstall._EAGER_IMPORTS = (sys.argv[1],)\n"),
+        ("vendor/hook.py", "import install\nsetattr(install, '_EAGER_IMPORTS', [input()])\n"),
+        ("docs/conf.txt", "_ＥAGER_IMPORTS\n"),  # NFKC: the same name to Python
+    ],
+)
+def test_a_tuple_another_file_of_the_change_names_is_not_proven_fixed(
+    repo: GitRepo, path: str, other: str
+) -> None:
+    """Another module can rebind a module's constant (`install._EAGER_IMPORTS = …`), which no
+    reading of install.py alone sees: the import is judged as any import of a variable is."""
+    change = change_of(repo, {"install.py": PIP, path: other})
+    found = [v for v in scan(DangerousRule(), change) if v.path == "install.py"]
+    assert where(found) == [("install.py", 23, "python-import-variable")]
+
+
 def test_two_loops_over_the_same_tuple_are_both_fixed(repo: GitRepo) -> None:
     assert (
         _found(

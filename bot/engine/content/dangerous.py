@@ -20,10 +20,10 @@ import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 
 from bot.engine.change import Change
-from bot.engine.content.added import AddedFile, Fragment
+from bot.engine.content.added import AddedFile, Fragment, added_files
 from bot.engine.content.exclude import read_files
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
@@ -131,10 +131,12 @@ def worth_parsing(file: AddedFile, prefilter: Prefilter | None = None) -> bool:
     return _IMPORTED.search(file.head) is not None
 
 
-def _whole_file(file: AddedFile, tree: ast.Module, resolver: Resolver | None = None) -> Iterator[Violation]:
+def _whole_file(
+    file: AddedFile, tree: ast.Module, elsewhere: Callable[[str], bool], resolver: Resolver | None = None
+) -> Iterator[Violation]:
     numbers = file.fragments[0].numbers
     head = file.head
-    fixed = None if head is None else cache(lambda: fixed_loop_names(tree, head))
+    fixed = None if head is None else cache(lambda: fixed_loop_names(tree, head, elsewhere))
     if len(file.fragments) == 1 and isinstance(numbers, range) and file.head_lines is None:
         added: Container[int] = numbers  # a new file: every line is added
         found_on = python_constructs(tree, resolver=resolver, fixed=fixed)
@@ -240,7 +242,20 @@ def _numbered(numbers: Sequence[int]) -> Callable[[int], int]:
     return lambda line: numbers[line - 1]
 
 
-def _selected(file: AddedFile, head: str) -> list[Violation] | None:
+def _added_elsewhere(change: Change, path: str, name: str) -> bool:
+    """Whether another file of the change adds a line naming `name` (as Python reads names): another
+    module may rebind a module's constant (`module.NAMES = …`), which no reading of one file sees.
+    Every changed file counts, those excluded from the rule too."""
+    word = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+    return any(
+        word.search(unicodedata.normalize("NFKC", fragment.text)) is not None
+        for other in added_files(change)
+        if other.path != path
+        for fragment in other.fragments
+    )
+
+
+def _selected(file: AddedFile, head: str, elsewhere: Callable[[str], bool]) -> list[Violation] | None:
     """The findings of the file, from its statements that can matter (pyselect.py); None when the
     selection cannot say or does not parse (the caller parses the whole file). Where the whole file
     parses, these are exactly its findings. Where it does not (a syntax error elsewhere, or syntax
@@ -249,7 +264,7 @@ def _selected(file: AddedFile, head: str) -> list[Violation] | None:
     found = selected(head)
     if found is None or found.tree is None:
         return None
-    return list(_whole_file(file, found.tree, found.resolver))
+    return list(_whole_file(file, found.tree, elsewhere, found.resolver))
 
 
 def _encoding(file: AddedFile) -> Iterator[Violation]:
@@ -267,18 +282,20 @@ def _encoding(file: AddedFile) -> Iterator[Violation]:
     yield Violation(RuleId.DANGEROUS, file.path, declared.line, message, SOURCE_ENCODING)
 
 
-def _python(file: AddedFile, *, select: bool, prefilter: Prefilter | None) -> Iterator[Violation]:
+def _python(
+    file: AddedFile, *, select: bool, prefilter: Prefilter | None, elsewhere: Callable[[str], bool]
+) -> Iterator[Violation]:
     yield from _encoding(file)
     if not worth_parsing(file, prefilter):
         return
     if select and file.head is not None:
-        found = _selected(file, file.head)
+        found = _selected(file, file.head, elsewhere)
         if found is not None:
             yield from found
             return
     tree = _parse(file.head) if file.head is not None else None
     if tree is not None:
-        yield from _whole_file(file, tree)
+        yield from _whole_file(file, tree, elsewhere)
         return
     yield from _alone(file)
 
@@ -307,8 +324,10 @@ class DangerousRule:
             if file.kind is Kind.DOCUMENT:
                 continue
             python = file.kind is Kind.PYTHON
+            elsewhere = partial(_added_elsewhere, change, file.path)
+            select = not self.parse_whole_files
             found = list(
-                _python(file, select=not self.parse_whole_files, prefilter=self.prefilter)
+                _python(file, select=select, prefilter=self.prefilter, elsewhere=elsewhere)
                 if python
                 else _text(file)
             )

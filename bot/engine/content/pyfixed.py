@@ -15,6 +15,8 @@ dangerous call, a rebinding included):
 - between the `for` header and the use, the word `name` occurs only as the loop's target and as
   the use itself, on ASCII lines (a rebinding spelled in other letters is the same name to Python),
   and no `global` or `nonlocal` statement names it (a function called in between could rebind it).
+- no other file of the change adds a line naming `NAMES`: another module could rebind it
+  (`module.NAMES = …`). Code already in the repository that does so is not seen.
 Words are matched after NFKC normalization, as Python reads identifiers. Anything else is not
 proven, and the call is judged as before.
 """
@@ -24,7 +26,7 @@ from __future__ import annotations
 import ast
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from bot.engine.content.pyselect import STRING_OR_COMMENT
 from bot.engine.content.pystatements import logical_lines
@@ -97,9 +99,12 @@ def _only_loop_and_use(lines: list[str], loop: ast.For, target: ast.Name, use: a
     return found == {(target.lineno, target.col_offset), (use.lineno, use.col_offset)}
 
 
-def fixed_loop_names(tree: ast.Module, source: str) -> frozenset[tuple[int, int]]:
+def fixed_loop_names(
+    tree: ast.Module, source: str, elsewhere: Callable[[str], bool]
+) -> frozenset[tuple[int, int]]:
     """(line, column) of each use of a loop variable, in the tree of `source`, that can only hold
-    one of the string literals its loop iterates over."""
+    one of the string literals its loop iterates over. `elsewhere(name)`: whether another file of
+    the change names `name`, which could rebind it from outside (`module.NAMES = …`)."""
     text = unicodedata.normalize("NFKC", source)
     code = STRING_OR_COMMENT.sub(" ", text)
     if _LONE_CR.search(source) or _UNSEEN.search(code):
@@ -117,7 +122,7 @@ def fixed_loop_names(tree: ast.Module, source: str) -> frozenset[tuple[int, int]
             continue
         constant = loop.iter.id
         if constant not in proven:
-            proven[constant] = _constant(text, constant)
+            proven[constant] = _constant(text, constant) and not elsewhere(constant)
         if not proven[constant]:
             continue
         target = loop.target
