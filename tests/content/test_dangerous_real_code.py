@@ -75,6 +75,14 @@ def test_a_tuple_another_file_of_the_change_names_is_not_proven_fixed(
     assert where(found) == [("install.py", 23, "python-import-variable")]
 
 
+def test_tuples_of_their_own_in_two_files_of_one_change_are_both_fixed(repo: GitRepo) -> None:
+    """Each file's tuple is named by that file alone: the change's names are read once and asked
+    for both."""
+    other = PIP.replace("_EAGER_IMPORTS", "_LATE_IMPORTS")
+    change = change_of(repo, {"install.py": PIP, "other.py": other})
+    assert scan(DangerousRule(), change) == []
+
+
 def test_two_loops_over_the_same_tuple_are_both_fixed(repo: GitRepo) -> None:
     assert (
         _found(

@@ -18,6 +18,7 @@ import ast
 import re
 import unicodedata
 from bisect import bisect_right
+from collections import defaultdict
 from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, partial
@@ -242,17 +243,28 @@ def _numbered(numbers: Sequence[int]) -> Callable[[int], int]:
     return lambda line: numbers[line - 1]
 
 
-def _added_elsewhere(change: Change, path: str, name: str) -> bool:
-    """Whether another file of the change adds a line naming `name` (as Python reads names): another
-    module may rebind a module's constant (`module.NAMES = …`), which no reading of one file sees.
-    Every changed file counts, those excluded from the rule too."""
-    word = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
-    return any(
-        word.search(unicodedata.normalize("NFKC", fragment.text)) is not None
-        for other in added_files(change)
-        if other.path != path
-        for fragment in other.fragments
-    )
+_WORD = re.compile(r"\w+")
+
+
+class _AddedNames:
+    """Which files of the change add a line naming each word (as Python reads names), read once for
+    the whole change when first asked: another module may rebind a module's constant
+    (`module.NAMES = …`), which no reading of one file sees. Every changed file counts, those
+    excluded from the rule too."""
+
+    def __init__(self, change: Change) -> None:
+        self._change = change
+        self._paths: dict[str, set[str]] | None = None
+
+    def elsewhere(self, path: str, name: str) -> bool:
+        """Whether a file other than `path` adds a line naming `name`."""
+        if self._paths is None:
+            self._paths = defaultdict(set)
+            for file in added_files(self._change):
+                for fragment in file.fragments:
+                    for word in set(_WORD.findall(unicodedata.normalize("NFKC", fragment.text))):
+                        self._paths[word].add(file.path)
+        return any(other != path for other in self._paths.get(name, ()))
 
 
 def _selected(file: AddedFile, head: str, elsewhere: Callable[[str], bool]) -> list[Violation] | None:
@@ -320,11 +332,12 @@ class DangerousRule:
     def scan(self, change: Change, manifest: Manifest) -> Iterator[Violation]:
         if not manifest.content.dangerous:
             return
+        names = _AddedNames(change)
         for file in read_files(change, manifest, "dangerous"):
             if file.kind is Kind.DOCUMENT:
                 continue
             python = file.kind is Kind.PYTHON
-            elsewhere = partial(_added_elsewhere, change, file.path)
+            elsewhere = partial(names.elsewhere, file.path)
             select = not self.parse_whole_files
             found = list(
                 _python(file, select=select, prefilter=self.prefilter, elsewhere=elsewhere)
