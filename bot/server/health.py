@@ -5,10 +5,10 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST
 
 from bot.server import logs
-from bot.server.metrics import PENDING_JOBS, QUEUE_DEPTH
+from bot.server.metrics import PENDING_JOBS, QUEUE_DEPTH, exposition
 from bot.server.runtime import Runtime
 from bot.server.store.jobs import pending_count
 from bot.server.webhook import RuntimeDep
@@ -61,4 +61,4 @@ def _gauges(runtime: Runtime) -> None:
 @router.get("/metrics")
 async def metrics(runtime: RuntimeDep) -> Response:
     await run_in_threadpool(_gauges, runtime)
-    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+    return Response(await run_in_threadpool(exposition), media_type=CONTENT_TYPE_LATEST)
