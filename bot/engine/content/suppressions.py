@@ -293,7 +293,7 @@ def _removed_side(file: AddedFile, base: str | None) -> _Side:
 
 
 def _added_side(file: AddedFile) -> _Side:
-    hunks = (i for i, h in enumerate(file.file.hunks) if any(line.kind is LineKind.ADDED for line in h.lines))
+    hunks = (i for i, h in enumerate(file.file.hunks) if h.added)
     fragments = tuple(zip(hunks, file.fragments, strict=True))
     return _Side(fragments, file.head, file.head_lines)
 
