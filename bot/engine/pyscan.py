@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 import tokenize
 
+from bot.engine.lazyre import lazy
+
 
 def _plain(pattern: str) -> str:
     """`tokenize`'s patterns with their groups made non-capturing, so `findall` yields whole tokens."""
@@ -40,7 +42,8 @@ _SINGLE = _any(_PREFIX + QUOTED[2], _PREFIX + QUOTED[3])
 # name pattern is atomic and refuses it, and the string patterns take it. Numbers come before
 # operators (.5 is a number); operators are tokenize's, longest first.
 _NAME = r"(?!\d)\w++(?!['\"])"
-_TOKEN = re.compile(
+# Compiled on first use (milliseconds): only text unparsed where pynormal.py cannot read it needs it.
+_TOKEN = lazy(
     r"[ \f\t]*+(?:(\n)|("
     + _any(_NAME, _plain(tokenize.Number), _plain(tokenize.Special), _TRIPLE, _SINGLE)
     + r")|(.))"
@@ -54,7 +57,7 @@ def unparsed_tokens(text: str) -> tuple[str, ...] | None:
     out: list[str] = []
     depth = 0
     line_has_tokens = False
-    for newline, token, stray in _TOKEN.findall(text):
+    for newline, token, stray in _TOKEN().findall(text):
         if stray:
             return None
         if newline:
