@@ -1,6 +1,7 @@
 """What a command imports, as the structural side of the start-up budget (bench/receipt_check.py
 times it): `receipt --help` loads none of the engine, and a check of a repository without a policy
-file loads neither YAML nor the manifest's schema, nor renderers it was not asked for."""
+file loads neither YAML nor the manifest's schema, nor pathspec (the built-in globs are translated
+already), nor renderers it was not asked for."""
 
 from __future__ import annotations
 
@@ -57,13 +58,13 @@ def test_a_check_without_a_policy_file_reads_no_yaml(repo: GitRepo, tmp_path: Pa
     args = ("check", "--base", "main", "--head", "pr", "--no-tests", "--json", str(tmp_path / "r.json"))
     status, modules = _imported(tmp_path, repo.root, *args)
     assert status == 0 and set(_ENGINE) <= modules  # the check ran, and judged the change
-    unwanted = {*_READING_A_MANIFEST, "bot.engine.render.markdown", "calendar"}
+    unwanted = {*_READING_A_MANIFEST, "bot.engine.render.markdown", "calendar", "pathspec"}
     assert not unwanted & modules, sorted(unwanted & modules)
     assert json.loads((tmp_path / "r.json").read_text())["manifest"]["source"] == "default"
 
 
 def test_a_policy_file_is_read_with_yaml_and_the_schema(repo: GitRepo, tmp_path: Path) -> None:
-    repo.write(".github/receipt.yml", "version: 1\n")
+    repo.write(".github/receipt.yml", "version: 1\npaths:\n  protect: [secret/**]\n")
     _python_change(repo)
     status, modules = _imported(tmp_path, repo.root, "check", "--base", "main", "--head", "pr", "--no-tests")
-    assert status == 0 and set(_READING_A_MANIFEST) <= modules
+    assert status == 0 and {*_READING_A_MANIFEST, "pathspec"} <= modules  # its own glob: pathspec
