@@ -124,7 +124,8 @@ def _parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the GitHub App: webhook, receipt pages and workers")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8000, help="port (default: 8000)")
-    sub.add_parser("worker", help="run only the App's workers (for split deployments)")
+    worker = sub.add_parser("worker", help="run only the App's workers (for split deployments)")
+    worker.add_argument("--supervised", action="store_true", help=argparse.SUPPRESS)  # serve's own child
     sub.add_parser("migrate", help="bring the App's database schema up to date")
     receive = sub.add_parser("receive", help="run the App on a saved delivery and print what it would post")
     receive.add_argument("--event", required=True, help="the X-GitHub-Event name, e.g. pull_request")
@@ -334,16 +335,18 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from bot.server.serve import serve
+    from bot.server.metricsdir import shared_metrics
 
-    return serve(args.host, args.port)
+    with shared_metrics():
+        from bot.server.serve import serve
+
+        return serve(args.host, args.port)
 
 
 def _cmd_worker(args: argparse.Namespace) -> int:
-    del args
     from bot.server.serve import worker
 
-    return worker()
+    return worker(supervised=args.supervised)
 
 
 def _cmd_migrate(args: argparse.Namespace) -> int:

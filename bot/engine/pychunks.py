@@ -26,9 +26,12 @@ from itertools import pairwise
 from bot.engine.pyscan import QUOTED
 
 # Each match: what no rule here cares about, then one thing that does. A string prefix (b, rb, f…)
-# is among the former: it cannot hold a quote, a bracket or a line break.
+# is among the former: it cannot hold a quote, a bracket or a line break. The end of the text is the
+# last such thing, so the text after the last line break is not matched again from each position.
 _SCAN = re.compile(
-    r"[^\n#'\"()\[\]{}\\]*+(?:(\n)|(#[^\n]*)|((?:" + "|".join(QUOTED) + r"))|([(\[{])|([)\]}])|(\\\n)|(.))",
+    r"[^\n#'\"()\[\]{}\\]*+(?:(\n)|(#[^\n]*)|((?:"
+    + "|".join(QUOTED)
+    + r"))|([(\[{])|([)\]}])|(\\\n)|(.)|\Z)",
     re.DOTALL,
 )
 # A line at column 0 that continues the statement before it.

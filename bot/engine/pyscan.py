@@ -43,10 +43,12 @@ _SINGLE = _any(_PREFIX + QUOTED[2], _PREFIX + QUOTED[3])
 # operators (.5 is a number); operators are tokenize's, longest first.
 _NAME = r"(?!\d)\w++(?!['\"])"
 # Compiled on first use (milliseconds): only text unparsed where pynormal.py cannot read it needs it.
+# The last alternative matches once, at the end: without it the blanks that end a text would be
+# matched and given up again from each of their positions (quadratic in their length).
 _TOKEN = lazy(
     r"[ \f\t]*+(?:(\n)|("
     + _any(_NAME, _plain(tokenize.Number), _plain(tokenize.Special), _TRIPLE, _SINGLE)
-    + r")|(.))"
+    + r")|(.)|\Z)"
 )
 _OPEN = frozenset("([{")
 _CLOSE = frozenset(")]}")
@@ -65,6 +67,8 @@ def unparsed_tokens(text: str) -> tuple[str, ...] | None:
                 out.append("\n")
                 line_has_tokens = False
             continue
+        if not token:  # the end of the text
+            continue
         if token in _OPEN:
             depth += 1
         elif token in _CLOSE:
@@ -80,7 +84,7 @@ def unparsed_tokens(text: str) -> tuple[str, ...] | None:
 _RAW = re.compile(
     r"((?:[ \f\t]|\\\r?\n)*+)(?:("
     + _any(r"\r?\n", r"#[^\r\n]*", _NAME, _plain(tokenize.Number), _plain(tokenize.Special), _TRIPLE, _SINGLE)
-    + r")|(.))",
+    + r")|(.)|\Z)",
     re.DOTALL,
 )
 
@@ -116,6 +120,10 @@ def raw_pieces(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     for blanks, token, stray in _RAW.findall(text):
         if stray:
             return None
+        if not token:  # the end of the text, after the blanks that end it
+            if "\\" in blanks:
+                return None  # a continuation before the end: tokenize may raise, or end the line itself
+            continue
         done += len(blanks) + len(token)
         if token[-1] == "\n":
             ends_a_line = not at_line_start and depth == 0
