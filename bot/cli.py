@@ -13,8 +13,6 @@ import json
 import os
 import stat
 import sys
-import tempfile
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -126,7 +124,8 @@ def _parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the GitHub App: webhook, receipt pages and workers")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8000, help="port (default: 8000)")
-    sub.add_parser("worker", help="run only the App's workers (for split deployments)")
+    worker = sub.add_parser("worker", help="run only the App's workers (for split deployments)")
+    worker.add_argument("--supervised", action="store_true", help=argparse.SUPPRESS)  # serve's own child
     sub.add_parser("migrate", help="bring the App's database schema up to date")
     receive = sub.add_parser("receive", help="run the App on a saved delivery and print what it would post")
     receive.add_argument("--event", required=True, help="the X-GitHub-Event name, e.g. pull_request")
@@ -170,6 +169,8 @@ def _write(target: Path, text: str) -> None:
         except OSError as exc:
             raise UsageError(f"{target}: cannot write: {exc.strerror}") from exc
         return
+    import tempfile
+
     temporary: str | None = None
     try:
         fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -187,7 +188,7 @@ def _write(target: Path, text: str) -> None:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from bot.engine import EXIT_CODES, Conclusion, render_json, render_markdown, render_terminal
+    from bot.engine import EXIT_CODES, Conclusion, render_json, render_terminal
     from bot.local.check import CheckOptions, run_check
 
     receipt = run_check(
@@ -206,6 +207,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if args.json is not None:
         _write(args.json, render_json(body))
     if args.markdown is not None:
+        from bot.engine import render_markdown
+
         _write(args.markdown, render_markdown(receipt) + "\n")
     if args.json is None or str(args.json) != "-":
         sys.stdout.write(render_terminal(receipt))
@@ -332,16 +335,18 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from bot.server.serve import serve
+    from bot.server.metricsdir import shared_metrics
 
-    return serve(args.host, args.port)
+    with shared_metrics():
+        from bot.server.serve import serve
+
+        return serve(args.host, args.port)
 
 
 def _cmd_worker(args: argparse.Namespace) -> int:
-    del args
     from bot.server.serve import worker
 
-    return worker()
+    return worker(supervised=args.supervised)
 
 
 def _cmd_migrate(args: argparse.Namespace) -> int:
@@ -386,6 +391,8 @@ def tune_gc() -> None:
 
 def _frame(exc: BaseException) -> str:
     """Where an exception was raised: receipt's own files by their path in the project."""
+    import traceback
+
     frames = traceback.extract_tb(exc.__traceback__)
     if not frames:
         return ""

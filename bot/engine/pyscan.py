@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 import tokenize
 
+from bot.engine.lazyre import lazy
+
 
 def _plain(pattern: str) -> str:
     """`tokenize`'s patterns with their groups made non-capturing, so `findall` yields whole tokens."""
@@ -40,9 +42,10 @@ _SINGLE = _any(_PREFIX + QUOTED[2], _PREFIX + QUOTED[3])
 # name pattern is atomic and refuses it, and the string patterns take it. Numbers come before
 # operators (.5 is a number); operators are tokenize's, longest first.
 _NAME = r"(?!\d)\w++(?!['\"])"
+# Compiled on first use (milliseconds): only text unparsed where pynormal.py cannot read it needs it.
 # The last alternative matches once, at the end: without it the blanks that end a text would be
 # matched and given up again from each of their positions (quadratic in their length).
-_TOKEN = re.compile(
+_TOKEN = lazy(
     r"[ \f\t]*+(?:(\n)|("
     + _any(_NAME, _plain(tokenize.Number), _plain(tokenize.Special), _TRIPLE, _SINGLE)
     + r")|(.)|\Z)"
@@ -56,7 +59,7 @@ def unparsed_tokens(text: str) -> tuple[str, ...] | None:
     out: list[str] = []
     depth = 0
     line_has_tokens = False
-    for newline, token, stray in _TOKEN.findall(text):
+    for newline, token, stray in _TOKEN().findall(text):
         if stray:
             return None
         if newline:

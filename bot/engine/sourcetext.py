@@ -137,6 +137,15 @@ def read_lines(
     return language_lines(lines, numbers, language)
 
 
+def read_joined(
+    text: str, numbers: Sequence[int], language: str, declared: Declared | None = None
+) -> tuple[str, Sequence[int]]:
+    """`read_lines` of diff lines given joined by line feeds (`text`): most often the text itself."""
+    if _codec_of(declared) is None and not has_breaks(text, language):
+        return text, numbers
+    return read_lines(text.split("\n"), numbers, language, declared)
+
+
 def read_text(text: str, language: str, declared: Declared | None = None) -> tuple[str, Sequence[int] | None]:
     """A whole file's text as `language` reads it, and the diff line number of each of its lines
     (None when they are the diff's own)."""

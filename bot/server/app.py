@@ -13,17 +13,18 @@ from bot.server import health, pages, webhook
 from bot.server.runtime import Runtime, settle
 
 
-def create_app(make_runtime: Callable[[], Runtime], *, embedded_workers: bool = True) -> FastAPI:
-    """`make_runtime` runs at start-up (never at import); with `embedded_workers` the same process
-    also runs the queue's workers, which is what `receipt serve` alone needs to be a whole App."""
+def create_app(make_runtime: Callable[[], Runtime]) -> FastAPI:
+    """`make_runtime` runs at start-up (never at import). With RECEIPT_WORKERS above 0 the server
+    also starts and supervises a worker process, which is what `receipt serve` alone needs to be
+    a whole App; it is stopped after the server's drain."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         runtime = await run_in_threadpool(make_runtime)
         app.state.runtime = runtime
-        if embedded_workers and runtime.settings.workers > 0:
-            runtime.start_workers(embedded=True)
-        await run_in_threadpool(runtime.recover)
+        await run_in_threadpool(runtime.recover)  # before the child starts: one of them enqueues
+        if runtime.settings.workers > 0:
+            runtime.start_worker_process()
         settle()
         try:
             yield

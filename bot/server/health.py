@@ -1,14 +1,15 @@
-"""`/healthz` (the store and the queue answer), `/readyz` (ready for traffic), `/metrics`."""
+"""`/healthz` (the store and the queue answer, the worker process runs), `/readyz` (ready for
+traffic), `/metrics`."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST
 
 from bot.server import logs
-from bot.server.metrics import PENDING_JOBS, QUEUE_DEPTH
+from bot.server.metrics import PENDING_JOBS, QUEUE_DEPTH, exposition
 from bot.server.runtime import Runtime
 from bot.server.store.jobs import pending_count
 from bot.server.webhook import RuntimeDep
@@ -31,9 +32,18 @@ def _checks(runtime: RuntimeDep) -> dict[str, str]:
     return found
 
 
+def _workers(runtime: Runtime) -> dict[str, str]:
+    """`receipt serve`'s worker process, when it has one. Readiness leaves it out: a delivery is
+    still recorded and waits for the restarted workers, so traffic should keep coming."""
+    process = runtime.worker_process
+    if process is None:
+        return {}
+    return {"workers": "ok" if process.alive() else "error: the worker process is down (restarting)"}
+
+
 @router.get("/healthz")
 async def healthz(runtime: RuntimeDep) -> JSONResponse:
-    checks = await run_in_threadpool(_checks, runtime)
+    checks = {**await run_in_threadpool(_checks, runtime), **_workers(runtime)}
     healthy = all(v == "ok" for v in checks.values())
     return JSONResponse(
         {"status": "ok" if healthy else "unhealthy", **checks}, status_code=200 if healthy else 503
@@ -61,4 +71,4 @@ def _gauges(runtime: Runtime) -> None:
 @router.get("/metrics")
 async def metrics(runtime: RuntimeDep) -> Response:
     await run_in_threadpool(_gauges, runtime)
-    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+    return Response(await run_in_threadpool(exposition), media_type=CONTENT_TYPE_LATEST)

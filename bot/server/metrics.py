@@ -1,12 +1,35 @@
-"""Prometheus metrics (`GET /metrics`): deliveries, jobs, GitHub calls, rate limits, queue depth."""
+"""Prometheus metrics (`GET /metrics`): deliveries, jobs, GitHub calls, rate limits, queue depth.
+
+Under `receipt serve` the worker process counts jobs and GitHub's answers and the web process
+serves them: both write to prometheus-client's multiprocess directory (`metricsdir.py`), and
+`exposition` reads every process's files. A gauge shows the value set last, whichever process
+set it."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from typing import Final
 
 import httpx
-from prometheus_client import Counter, Gauge, Histogram
+from prometheus_client import (
+    GC_COLLECTOR,
+    PLATFORM_COLLECTOR,
+    PROCESS_COLLECTOR,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.multiprocess import MultiProcessCollector
 
+from bot.server.metricsdir import MULTIPROC_ENV
+
+# prometheus_client made the same choice when it was imported, from the same variable.
+MULTIPROCESS = bool(os.environ.get(MULTIPROC_ENV))
+
+LAST: Final = "mostrecent"  # a gauge's value across processes: the one set last
 DELIVERIES = Counter("receipt_deliveries_total", "Webhook deliveries answered", ["event", "outcome"])
 JOBS = Counter("receipt_jobs_total", "Jobs finished", ["kind", "outcome"])
 JOB_SECONDS = Histogram(
@@ -24,9 +47,10 @@ RATE_REMAINING = Gauge(
     "receipt_github_rate_limit_remaining",
     "x-ratelimit-remaining of the last answer, per quota: the App's own, or an installation's",
     ["resource", "quota"],
+    multiprocess_mode=LAST,
 )
-QUEUE_DEPTH = Gauge("receipt_queue_depth", "Messages waiting in the task queue")
-PENDING_JOBS = Gauge("receipt_pending_jobs", "Jobs in the store waiting to run")
+QUEUE_DEPTH = Gauge("receipt_queue_depth", "Messages waiting in the task queue", multiprocess_mode=LAST)
+PENDING_JOBS = Gauge("receipt_pending_jobs", "Jobs in the store waiting to run", multiprocess_mode=LAST)
 
 
 def github_observer(quota: str) -> Callable[[httpx.Response], None]:
@@ -40,3 +64,15 @@ def github_observer(quota: str) -> Callable[[httpx.Response], None]:
             RATE_REMAINING.labels(resource=resource, quota=quota).set(int(remaining))
 
     return observe
+
+
+def exposition() -> bytes:
+    """Every metric in the text format: this process's alone, or with MULTIPROCESS every
+    process's of this server (and this process's own interpreter and resource figures)."""
+    if not MULTIPROCESS:
+        return bytes(generate_latest())
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # untyped in prometheus_client
+    for own in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR):
+        registry.register(own)
+    return bytes(generate_latest(registry))

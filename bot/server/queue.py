@@ -2,7 +2,7 @@
 several workers.
 
 Why huey: one API over SQLite and Redis storage (the embedded default needs no server, the scaled
-deployment shares Redis), thread workers that run inside `receipt serve`, delayed tasks for
+deployment shares Redis), thread workers, delayed tasks for
 retries and a scheduler for periodic work. Its messages are wake-ups, not the record: the job row
 in the store is, so a message lost with a killed worker or a Redis restart costs a sweep, not a job.
 """
@@ -61,13 +61,6 @@ def make_huey(url: str, name: str = "receipt") -> Huey:
     raise QueueError(f"RECEIPT_QUEUE_URL must be redis://… or sqlite:///…, not {scheme}:…")
 
 
-class EmbeddedConsumer(Consumer):  # type: ignore[misc]
-    """Workers inside `receipt serve`: uvicorn owns the process's signals, so huey installs none."""
-
-    def _set_signal_handlers(self) -> None:
-        return None
-
-
 class Queue:
     """The tasks receipt runs: a job (by id), the periodic sweep, and a run's deadline (by run id:
     scheduled when a run starts waiting for test checks, kept by the queue across restarts; the
@@ -100,9 +93,9 @@ class Queue:
         """Pending messages; raises when the storage does not answer."""
         return int(self.huey.pending_count())
 
-    def consumer(self, workers: int, *, embedded: bool) -> Consumer:
-        kind: Any = EmbeddedConsumer if embedded else Consumer
-        return kind(
+    def consumer(self, workers: int) -> Consumer:
+        """Thread workers; huey's signals: SIGINT stops once the jobs in flight end, SIGTERM at once."""
+        return Consumer(
             self.huey,
             workers=max(1, workers),
             worker_type="thread",

@@ -1,5 +1,6 @@
 """One process's App: the store, the queue, the worker context, and the sweeps that keep them
-honest. `receipt serve` builds one with embedded workers, `receipt worker` one that only works."""
+honest. `receipt serve` builds one that supervises a worker process, `receipt worker` (that
+process, or one of a fleet's) one that only works."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from bot.server.store import jobs as store
 from bot.server.store import runs
 from bot.server.store.db import Database, is_sqlite, utcnow
 from bot.server.store.models import CheckRun
+from bot.server.supervise import WorkerProcess
 from bot.server.work import Context, Post, post_to_github, run_job
 
 SWEEP_LEASE = "sweep"
@@ -48,7 +50,7 @@ class Runtime:
     queue: Queue = field(init=False)
     context: Context = field(init=False)
     holder: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
-    consumer: Consumer | None = None
+    worker_process: WorkerProcess | None = None
     stopping: bool = False
 
     @classmethod
@@ -144,13 +146,15 @@ class Runtime:
         for job_id in store.record_intent(self.db, intent):
             self.enqueue(job_id)
 
-    def start_workers(self, *, embedded: bool) -> Consumer:
-        self.consumer = self.queue.consumer(self.settings.workers, embedded=embedded)
-        if embedded:
-            self.consumer.start()
-        return self.consumer
+    def consumer(self) -> Consumer:
+        """huey's consumer of this process's RECEIPT_WORKERS worker threads (`receipt worker`)."""
+        return self.queue.consumer(self.settings.workers)
+
+    def start_worker_process(self) -> WorkerProcess:
+        self.worker_process = WorkerProcess(self.recover, self.settings.job_lease_seconds).start()
+        return self.worker_process
 
     def stop_workers(self) -> None:
-        if self.consumer is not None:
-            self.consumer.stop(graceful=True)
-            self.consumer = None
+        if self.worker_process is not None:
+            self.worker_process.stop()
+            self.worker_process = None

@@ -25,6 +25,7 @@ from bot.server.runtime import Runtime, settle
 from bot.server.settings import Settings, load_settings
 from bot.server.store.db import Database
 from bot.server.store.jobs import DeliveryInfo, record_delivery
+from bot.server.supervise import exit_with_parent
 
 
 class _Server(uvicorn.Server):
@@ -70,14 +71,19 @@ def serve(host: str, port: int) -> int:
     return 0
 
 
-def worker() -> int:
+def worker(*, supervised: bool = False) -> int:
+    """`receipt worker`; `supervised`: the worker process of a `receipt serve`, which has recovered
+    the store's jobs and runs the redelivery pass itself, and whose end this process follows."""
     settings = load_settings()
     configure_logging()
+    if supervised:
+        exit_with_parent(sys.stdin.buffer)
     runtime = Runtime.build(settings, upgrade_schema=False)
-    runtime.recover()
-    threading.Thread(target=runtime.redeliver, name="receipt-redeliver", daemon=True).start()
+    if not supervised:
+        runtime.recover()
+        threading.Thread(target=runtime.redeliver, name="receipt-redeliver", daemon=True).start()
     settle()
-    runtime.start_workers(embedded=False).run()
+    runtime.consumer().run()
     return 0
 
 

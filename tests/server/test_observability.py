@@ -15,7 +15,7 @@ from tests.server.appprocess import AppHost
 from tests.server.test_app import _completed, _manifest
 
 JWT = re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")
-PROCESS_LINES = ("redelivery", "recovered")  # the process's own work, about no delivery
+PROCESS_LINES = ("redelivery", "recovered", "worker")  # the processes' own work, about no delivery
 
 
 def _full_run(world: AppWorld, host: AppHost) -> str:
