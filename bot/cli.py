@@ -13,8 +13,6 @@ import json
 import os
 import stat
 import sys
-import tempfile
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -171,6 +169,8 @@ def _write(target: Path, text: str) -> None:
         except OSError as exc:
             raise UsageError(f"{target}: cannot write: {exc.strerror}") from exc
         return
+    import tempfile
+
     temporary: str | None = None
     try:
         fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -188,7 +188,7 @@ def _write(target: Path, text: str) -> None:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from bot.engine import EXIT_CODES, Conclusion, render_json, render_markdown, render_terminal
+    from bot.engine import EXIT_CODES, Conclusion, render_json, render_terminal
     from bot.local.check import CheckOptions, run_check
 
     receipt = run_check(
@@ -207,6 +207,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if args.json is not None:
         _write(args.json, render_json(body))
     if args.markdown is not None:
+        from bot.engine import render_markdown
+
         _write(args.markdown, render_markdown(receipt) + "\n")
     if args.json is None or str(args.json) != "-":
         sys.stdout.write(render_terminal(receipt))
@@ -389,6 +391,8 @@ def tune_gc() -> None:
 
 def _frame(exc: BaseException) -> str:
     """Where an exception was raised: receipt's own files by their path in the project."""
+    import traceback
+
     frames = traceback.extract_tb(exc.__traceback__)
     if not frames:
         return ""

@@ -4,14 +4,17 @@ that visible in its imports. A waiver's expiry and "today" (an input) are `Day`s
 from __future__ import annotations
 
 import re
-from calendar import monthrange
 from dataclasses import dataclass
 
 _ISO = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+_MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
 def _month_days(year: int, month: int) -> int:
-    return monthrange(year, month)[1]  # the standard library's (pure) calendar, leap years included
+    # The Gregorian rule, rather than `calendar`, which imports `datetime` and `locale` (a test
+    # holds the two equal over every month of 10,000 years).
+    leap = month == 2 and year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    return _MONTH_DAYS[month - 1] + leap
 
 
 @dataclass(frozen=True, slots=True, order=True)

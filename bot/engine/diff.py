@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from itertools import islice, repeat
+from itertools import chain, islice, repeat
 from operator import indexOf
 from typing import NamedTuple, cast
 
@@ -69,21 +69,95 @@ class DiffLine(NamedTuple):
         return self.new_no
 
 
-@dataclass(frozen=True, slots=True)
+class _Run(NamedTuple):
+    """Consecutive lines of one kind in a hunk, as the diff has them: joined by line feeds, each with
+    its one-character tag; the base and head numbers of the first; whether the last is followed by
+    "\\ No newline at end of file"."""
+
+    kind: LineKind
+    raw: str
+    size: int
+    old_no: int | None
+    new_no: int | None
+    no_newline: bool = False
+
+    def texts(self) -> list[str]:
+        """The lines without their tags (every line feed of `raw` is followed by the run's tag)."""
+        return self.raw[1:].split("\n" + self.kind.value)
+
+    def text(self) -> str:
+        """The lines without their tags, joined by line feeds."""
+        return self.raw[1:].replace("\n" + self.kind.value, "\n")
+
+    def head_numbers(self) -> range:
+        assert self.new_no is not None, "a run of removed lines has no head numbers"
+        return range(self.new_no, self.new_no + self.size)
+
+    def rows(self) -> Iterator[DiffLine]:
+        old = repeat(None) if self.old_no is None else range(self.old_no, self.old_no + self.size)
+        new = repeat(None) if self.new_no is None else self.head_numbers()
+        rows = _rows(self.kind, self.texts(), old, new)
+        if not self.no_newline:
+            return rows
+        lines = list(rows)
+        lines[-1] = lines[-1]._replace(no_newline=True)
+        return iter(lines)
+
+
 class Hunk:
-    old_start: int
-    old_len: int
-    new_start: int
-    new_len: int
-    lines: tuple[DiffLine, ...]
+    """One hunk: its header's numbers and its lines. The lines are kept as the diff's runs of one
+    kind and built as DiffLines when first asked for: a large change holds hundreds of thousands,
+    and the content rules read only each hunk's added text (`added_text`)."""
+
+    __slots__ = ("_lines", "_runs", "new_len", "new_start", "old_len", "old_start")
+
+    def __init__(
+        self, old_start: int, old_len: int, new_start: int, new_len: int, runs: Sequence[_Run]
+    ) -> None:
+        self.old_start = old_start
+        self.old_len = old_len
+        self.new_start = new_start
+        self.new_len = new_len
+        self._runs = tuple(runs)
+        self._lines: tuple[DiffLine, ...] | None = None
+
+    @property
+    def lines(self) -> tuple[DiffLine, ...]:
+        if self._lines is None:  # two threads may both build it: the same lines either way
+            self._lines = tuple(line for run in self._runs for line in run.rows())
+        return self._lines
+
+    def _key(self) -> tuple[int, int, int, int, tuple[DiffLine, ...]]:
+        return self.old_start, self.old_len, self.new_start, self.new_len, self.lines
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Hunk) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"Hunk(old_start={self.old_start}, old_len={self.old_len}, new_start={self.new_start}, "
+            f"new_len={self.new_len}, lines={self.lines!r})"
+        )
 
     @property
     def added(self) -> int:
-        return sum(1 for line in self.lines if line.kind is LineKind.ADDED)
+        return sum(run.size for run in self._runs if run.kind is LineKind.ADDED)
 
     @property
     def removed(self) -> int:
-        return sum(1 for line in self.lines if line.kind is LineKind.REMOVED)
+        return sum(run.size for run in self._runs if run.kind is LineKind.REMOVED)
+
+    def added_text(self) -> tuple[str, Sequence[int]]:
+        """The added lines joined by line feeds, and the head number of each (a range when the hunk
+        only adds), without building a DiffLine."""
+        runs = [run for run in self._runs if run.kind is LineKind.ADDED]
+        text = "\n".join(run.text() for run in runs)
+        if self.old_len == 0:
+            return text, range(self.new_start, self.new_start + sum(run.size for run in runs))
+        return text, tuple(chain.from_iterable(run.head_numbers() for run in runs))
 
 
 @dataclass(frozen=True, slots=True)
@@ -402,6 +476,17 @@ def _run(lines: Sequence[str], pos: int, tag: str, limit: int) -> int:
         return min(limit, len(lines) - pos)
 
 
+def _taken(lines: Sequence[str], pos: int, tag: str, limit: int) -> tuple[int, str]:
+    """How many lines from `lines[pos]` on, `limit` at most, start with `tag`, and those lines joined
+    by line feeds. Most often all of them do, which one count of the joined lines shows (in C)."""
+    joined = "\n".join(lines[pos : pos + limit])
+    whole = min(limit, len(lines) - pos)
+    if joined.startswith(tag) and joined.count("\n" + tag) == whole - 1:
+        return whole, joined
+    taken = _run(lines, pos, tag, limit)
+    return taken, "\n".join(lines[pos : pos + taken])
+
+
 def _read_hunk(
     lines: Sequence[str], pos: int, header: re.Match[str], first_line: int, name: str
 ) -> tuple[Hunk, int]:
@@ -411,7 +496,7 @@ def _read_hunk(
     old_start, old_len = int(header[1]), _count(header[2])
     new_start, new_len = int(header[3]), _count(header[4])
     old_no, new_no, old_left, new_left = old_start, new_start, old_len, new_len
-    out: list[DiffLine] = []
+    runs: list[_Run] = []
     pos += 1
     while old_left or new_left:
         if pos >= len(lines):
@@ -423,11 +508,10 @@ def _read_hunk(
         tag = line[:1]
         allowed = _ALLOWED[tag](old_left, new_left) if tag in _ALLOWED else 0
         if allowed:
-            taken = _run(lines, pos, tag, allowed)
-            texts = [text[1:] for text in lines[pos : pos + taken]]
-            old = repeat(None) if tag == "+" else range(old_no, old_no + taken)
-            new = repeat(None) if tag == "-" else range(new_no, new_no + taken)
-            out.extend(_rows(_KINDS[tag], texts, old, new))
+            taken, raw = _taken(lines, pos, tag, allowed)
+            runs.append(
+                _Run(_KINDS[tag], raw, taken, None if tag == "+" else old_no, None if tag == "-" else new_no)
+            )
             if tag != "+":
                 old_no, old_left = old_no + taken, old_left - taken
             if tag != "-":
@@ -435,10 +519,10 @@ def _read_hunk(
             pos += taken
             continue
         if tag == "\\":  # "\ No newline at end of file": not a line, a fact about the one before
-            if out:
-                out[-1] = out[-1]._replace(no_newline=True)
+            if runs:
+                runs[-1] = runs[-1]._replace(no_newline=True)
         elif tag == "" and old_left and new_left:  # an empty line is empty context, as git reads it
-            out.append(DiffLine(LineKind.CONTEXT, "", old_no, new_no))
+            runs.append(_Run(LineKind.CONTEXT, " ", 1, old_no, new_no))
             old_no += 1
             new_no += 1
             old_left -= 1
@@ -451,10 +535,10 @@ def _read_hunk(
             )
         pos += 1
     while pos < len(lines) and lines[pos].startswith("\\"):
-        if out:
-            out[-1] = out[-1]._replace(no_newline=True)
+        if runs:
+            runs[-1] = runs[-1]._replace(no_newline=True)
         pos += 1
-    return Hunk(old_start, old_len, new_start, new_len, tuple(out)), pos
+    return Hunk(old_start, old_len, new_start, new_len, runs), pos
 
 
 _KINDS = {"+": LineKind.ADDED, "-": LineKind.REMOVED, " ": LineKind.CONTEXT}

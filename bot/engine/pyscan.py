@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 import tokenize
 
+from bot.engine.lazyre import lazy
+
 
 def _plain(pattern: str) -> str:
     """`tokenize`'s patterns with their groups made non-capturing, so `findall` yields whole tokens."""
@@ -40,10 +42,13 @@ _SINGLE = _any(_PREFIX + QUOTED[2], _PREFIX + QUOTED[3])
 # name pattern is atomic and refuses it, and the string patterns take it. Numbers come before
 # operators (.5 is a number); operators are tokenize's, longest first.
 _NAME = r"(?!\d)\w++(?!['\"])"
-_TOKEN = re.compile(
+# Compiled on first use (milliseconds): only text unparsed where pynormal.py cannot read it needs it.
+# The last alternative matches once, at the end: without it the blanks that end a text would be
+# matched and given up again from each of their positions (quadratic in their length).
+_TOKEN = lazy(
     r"[ \f\t]*+(?:(\n)|("
     + _any(_NAME, _plain(tokenize.Number), _plain(tokenize.Special), _TRIPLE, _SINGLE)
-    + r")|(.))"
+    + r")|(.)|\Z)"
 )
 _OPEN = frozenset("([{")
 _CLOSE = frozenset(")]}")
@@ -54,13 +59,15 @@ def unparsed_tokens(text: str) -> tuple[str, ...] | None:
     out: list[str] = []
     depth = 0
     line_has_tokens = False
-    for newline, token, stray in _TOKEN.findall(text):
+    for newline, token, stray in _TOKEN().findall(text):
         if stray:
             return None
         if newline:
             if line_has_tokens and depth == 0:
                 out.append("\n")
                 line_has_tokens = False
+            continue
+        if not token:  # the end of the text
             continue
         if token in _OPEN:
             depth += 1
@@ -77,7 +84,7 @@ def unparsed_tokens(text: str) -> tuple[str, ...] | None:
 _RAW = re.compile(
     r"((?:[ \f\t]|\\\r?\n)*+)(?:("
     + _any(r"\r?\n", r"#[^\r\n]*", _NAME, _plain(tokenize.Number), _plain(tokenize.Special), _TRIPLE, _SINGLE)
-    + r")|(.))",
+    + r")|(.)|\Z)",
     re.DOTALL,
 )
 
@@ -113,6 +120,10 @@ def raw_pieces(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     for blanks, token, stray in _RAW.findall(text):
         if stray:
             return None
+        if not token:  # the end of the text, after the blanks that end it
+            if "\\" in blanks:
+                return None  # a continuation before the end: tokenize may raise, or end the line itself
+            continue
         done += len(blanks) + len(token)
         if token[-1] == "\n":
             ends_a_line = not at_line_start and depth == 0

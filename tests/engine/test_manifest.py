@@ -19,6 +19,7 @@ from bot.engine.manifest import (
     load_manifest,
     parse_manifest,
 )
+from bot.engine.patterns import PatternStore
 
 FULL = r"""version: 1
 applies_to: {authors: ["*[bot]"], labels: [agent], branches: ["codex/**", "copilot/**"]}
@@ -229,6 +230,15 @@ def test_load_manifest_records_source_and_digest() -> None:
     assert default.source is ManifestSource.DEFAULT
     assert default.digest == digest_bytes(DEFAULT_MANIFEST_TEXT.encode())
     assert default.manifest == Manifest()
+
+
+def test_the_default_policy_is_what_its_text_says() -> None:
+    """The built-in policy is built without YAML; parsing its text must give the same manifest,
+    and compile nothing into its pattern store (which equality leaves out)."""
+    default = load_manifest(None, ".github/receipt.yml", ManifestSource.BASE).manifest
+    parsed = parse_manifest(DEFAULT_MANIFEST_TEXT, "<default>")
+    assert default == parsed and repr(default) == repr(parsed)
+    assert default.patterns == parsed.patterns == PatternStore()
 
 
 def test_json_schema_describes_every_key() -> None:

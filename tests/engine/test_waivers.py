@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import calendar
 from dataclasses import replace
 
 import pytest
@@ -255,6 +256,15 @@ def test_days_compare_and_add_across_months_and_leap_years() -> None:
     assert Day(2026, 1, 1) < Day(2026, 1, 2) < Day(2026, 2, 1) < Day(2027, 1, 1)
     with pytest.raises(ValueError, match="no month 0"):
         Day.parse("2026-00-10")
+
+
+def test_month_lengths_are_the_calendar_modules() -> None:
+    for year in range(10_000):
+        for month in range(1, 13):
+            days = calendar.monthrange(year, month)[1]
+            assert Day(year, month, days - 1).plus(1) == Day(year, month, days), (year, month)
+            following = Day(year + 1, 1, 1) if month == 12 else Day(year, month + 1, 1)
+            assert Day(year, month, days).plus(1) == following, (year, month)
 
 
 def test_a_summary_lists_twenty_waived_findings_and_warnings_then_counts() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import sysconfig
+import time
 import warnings
 from pathlib import Path
 
@@ -79,6 +80,8 @@ def test_readers_agree_on_edge_cases(source: str) -> None:
         "℘ = 1\n",
         "s = 'unterminated\n",
         "s = '''unterminated\n",
+        "x = 1 \\\n",  # the text ends in a continuation: tokenize raises
+        "x = 1 \\\n   ",
     ],
 )
 def test_raw_reader_gives_up_where_tokenize_does_or_is_unsure(source: str) -> None:
@@ -89,3 +92,13 @@ def test_unparsed_reader_gives_up_on_unexpected_characters() -> None:
     assert unparsed_tokens("℘ = 1") is None
     assert unparsed_tokens("x = 1\n\n") == ("x", "=", "1", "\n")
     assert unparsed_tokens("") == ()
+
+
+def test_the_blanks_that_end_a_text_are_read_once() -> None:
+    """Each reader's pattern used to match the text's final blanks and give up, from each of their
+    positions in turn: 30,000 of them took 12 s (quadratic), a 2 MiB file hours."""
+    text = "x = 1" + " " * 30_000
+    started = time.process_time()
+    assert raw_pieces(text) == (("", " ", " ", " " * 30_000), ("x", "=", "1", ""))
+    assert unparsed_tokens(text) == ("x", "=", "1", "")
+    assert time.process_time() - started < 1.0

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
 from threading import Lock
 from typing import Any, TypeVar
 
 from bot.engine.change import Change
 from bot.engine.content.filekinds import Kind, kind_of
-from bot.engine.diff import FileDiff, FileStatus, Hunk, LineKind
-from bot.engine.sourcetext import Declared, declared_encoding, read_lines, read_text
+from bot.engine.diff import FileDiff, FileStatus
+from bot.engine.sourcetext import Declared, declared_encoding, read_joined, read_text
 
 T = TypeVar("T")
 
@@ -141,43 +140,33 @@ def _split_lines(fragment: Fragment) -> list[str]:
     return fragment.text.split("\n")
 
 
-_TEXT = attrgetter("text")  # in C: a new file of a large change has hundreds of thousands of lines
-
-
-def _added_lines(hunk: Hunk) -> tuple[list[str], Sequence[int]]:
-    if hunk.old_len == 0:  # only added lines: a new file, or lines put into an empty one
-        return list(map(_TEXT, hunk.lines)), range(hunk.new_start, hunk.new_start + len(hunk.lines))
-    lines = [line for line in hunk.lines if line.kind is LineKind.ADDED]
-    return list(map(_TEXT, lines)), tuple(line.number for line in lines)
-
-
-def _head_text(change: Change, file: FileDiff, hunks: list[tuple[list[str], Sequence[int]]]) -> str | None:
+def _head_text(change: Change, file: FileDiff, hunks: list[tuple[str, Sequence[int]]]) -> str | None:
     head = change.texts_of(file).head
     if head is not None:
         return head
     if file.status is FileStatus.ADDED and len(hunks) == 1:
-        return "\n".join(hunks[0][0]) + "\n"
+        return hunks[0][0] + "\n"
     return None
 
 
-def _start(head: str | None, hunks: list[tuple[list[str], Sequence[int]]]) -> str | None:
+def _start(head: str | None, hunks: list[tuple[str, Sequence[int]]]) -> str | None:
     """The file's first lines as far as known: its new text, or a hunk that starts the file."""
     if head is not None:
         return head[:4096]
     if hunks and hunks[0][1][0] == 1:
-        return "\n".join(hunks[0][0][:2])
+        return "\n".join(hunks[0][0].split("\n", 2)[:2])
     return None
 
 
 def _added_file(change: Change, file: FileDiff) -> AddedFile | None:
-    hunks = [lines for lines in map(_added_lines, file.hunks) if lines[0]]
+    hunks = [added for added in (hunk.added_text() for hunk in file.hunks) if added[1]]
     if not hunks:
         return None
     raw_head = _head_text(change, file, hunks)
     start = _start(raw_head, hunks)
     kind = kind_of(file.path, None if start is None else start.split("\n", 1)[0])
     declared = declared_encoding(start) if kind is Kind.PYTHON and start is not None else None
-    fragments = tuple(Fragment(*read_lines(lines, numbers, kind, declared)) for lines, numbers in hunks)
+    fragments = tuple(Fragment(*read_joined(text, numbers, kind, declared)) for text, numbers in hunks)
     head, head_lines = (None, None) if raw_head is None else read_text(raw_head, kind, declared)
     return AddedFile(file, kind, fragments, head, head_lines, declared)
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -158,7 +158,7 @@ class _Use:
     """A marker on a line of one side of the diff: its id, line number on that side, how it is
     written, the hunk holding it, and the line's text without its indentation; `code`, the text
     before the marker (its comment opener left out), and `tail`, the marker and the rest of the
-    line (its codes: `noqa: S108`); `place`, where the line sits among the changed lines (`_places`)."""
+    line (its codes: `noqa: S108`)."""
 
     marker: str
     line: int
@@ -167,7 +167,6 @@ class _Use:
     text: str
     code: str
     tail: str
-    place: tuple[int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +177,6 @@ class _Side:
     fragments: tuple[tuple[int, Fragment], ...]
     source: str | None  # that side's whole text, when known, as the language reads it
     lines: Sequence[int] | None = None  # the diff line of each line of `source`, when they differ
-    places: Mapping[int, tuple[int, int]] = field(default_factory=dict)  # by line: `_places`
 
     def hunk_and_text(self) -> dict[int, tuple[int, str]]:
         return {
@@ -234,7 +232,7 @@ def _regex_uses(
             tail = data[at:end].decode("utf-8", "replace").strip()
             written = match.group(1).decode("utf-8", "replace")
             number = fragment.numbers[line]
-            yield _Use(marker.id, number, written, hunk, texts[line], code, tail, side.places[number])
+            yield _Use(marker.id, number, written, hunk, texts[line], code, tail)
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -255,7 +253,7 @@ def _tree_uses(side: _Side) -> Iterator[_Use]:
     for use in skip_uses(tree, on):
         line = use.line if lines is None else lines[use.line - 1]
         hunk, text = where[line]
-        yield _Use(use.marker, line, use.written, hunk, text, text, use.written, side.places[line])
+        yield _Use(use.marker, line, use.written, hunk, text, text, use.written)
 
 
 def _uses(side: _Side, kind: Kind, prefilter: Prefilter, *, tree: bool) -> list[_Use]:
@@ -291,13 +289,13 @@ def _removed_side(file: AddedFile, base: str | None) -> _Side:
                 )
             )
     source, lines = (None, None) if base is None else read_text(base, file.kind)
-    return _Side(tuple(fragments), source, lines, _places(file, LineKind.REMOVED))
+    return _Side(tuple(fragments), source, lines)
 
 
 def _added_side(file: AddedFile) -> _Side:
-    hunks = (i for i, h in enumerate(file.file.hunks) if any(line.kind is LineKind.ADDED for line in h.lines))
+    hunks = (i for i, h in enumerate(file.file.hunks) if h.added)
     fragments = tuple(zip(hunks, file.fragments, strict=True))
-    return _Side(fragments, file.head, file.head_lines, _places(file, LineKind.ADDED))
+    return _Side(fragments, file.head, file.head_lines)
 
 
 class _Pool:
@@ -324,29 +322,30 @@ class _Pool:
         return True
 
 
-def _unpaired(added: list[_Use], removed: list[_Use]) -> Iterator[_Use]:
+def _unpaired(added: list[_Use], removed: list[_Use], file: AddedFile) -> Iterator[_Use]:
     """The added uses no removed one accounts for. A removed use of the same marker accounts for
     one added use, each pass taking what the earlier ones left: the line the change rewrote (the
-    same place among the changed lines); the same line moved anywhere in the file (the same text);
-    in the same hunk, the same code whose marker's codes changed, then the same marker and codes
-    moved onto another line (a `def`'s onto its decorator), then any one (the line the change
-    replaced). Each removed use accounts for one, and only the same text reaches across hunks: a
-    hunk never adds fewer markers than it adds less what it removes, and a marker moved to another
-    hunk onto other code counts."""
-    keys: tuple[Callable[[_Use], object], ...] = (
-        lambda u: (u.marker, "place", u.place),
-        lambda u: (u.marker, "text", u.text),
-        lambda u: (u.marker, u.hunk, "code", u.code),
-        lambda u: (u.marker, u.hunk, "tail", u.tail),
-        lambda u: (u.marker, u.hunk),
+    same place among the changed lines, `_places`); the same line moved anywhere in the file (the
+    same text); in the same hunk, the same code whose marker's codes changed, then the same marker
+    and codes moved onto another line (a `def`'s onto its decorator), then any one (the line the
+    change replaced). Each removed use accounts for one, and only the same text reaches across
+    hunks: a hunk never adds fewer markers than it adds less what it removes, and a marker moved to
+    another hunk onto other code counts."""
+    keys: tuple[Callable[[_Use, tuple[int, int]], object], ...] = (
+        lambda u, place: (u.marker, "place", place),
+        lambda u, place: (u.marker, "text", u.text),
+        lambda u, place: (u.marker, u.hunk, "code", u.code),
+        lambda u, place: (u.marker, u.hunk, "tail", u.tail),
+        lambda u, place: (u.marker, u.hunk),
     )
+    added_places, removed_places = _places(file, LineKind.ADDED), _places(file, LineKind.REMOVED)
     pool = _Pool()
     for index, use in enumerate(removed):
         for key in keys:
-            pool.file(key(use), index)
+            pool.file(key(use, removed_places[use.line]), index)
     left = added
     for key in keys:
-        left = [use for use in left if not pool.take(key(use))]
+        left = [use for use in left if not pool.take(key(use, added_places[use.line]))]
     return iter(left)
 
 
@@ -358,7 +357,7 @@ def _file_violations(change: Change, file: AddedFile, prefilter: Prefilter | Non
     if added and any(h.removed for h in file.file.hunks if h.old_len):
         base = change.texts_of(file.file).base
         removed = _uses(_removed_side(file, base), file.kind, own, tree=tree)
-        added = list(_unpaired(added, removed))
+        added = list(_unpaired(added, removed, file))
     listed = [
         Violation(
             RuleId.SUPPRESSION,

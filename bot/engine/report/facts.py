@@ -11,6 +11,7 @@ from bot.engine.diff import Diff, FileDiff, FileStatus
 from bot.engine.findings import RuleId
 from bot.engine.globs import matches
 from bot.engine.groups import GROUPS
+from bot.engine.lazyre import lazy
 from bot.engine.patterns import PatternStore
 from bot.engine.report.kinds import IMPORTANCE, FactKind, Importance
 from bot.engine.semantic import CheckConclusion
@@ -49,7 +50,8 @@ WORDS: dict[FactKind, str] = {
     FactKind.TESTS_NOT_RUN: r"\bnot (?:been )?run\b|\buntested\b|\bdid(?:n't| not) run\b|\bwithout running\b",
     FactKind.EXCESS_ALARM: r"\brefactor\w*|\brewr\w*|\breformat\w*|\bclean ?up\w*|\brestructur\w*",
 }
-WORD_PATTERNS = {kind: re.compile(words, re.IGNORECASE) for kind, words in WORDS.items()}
+# Compiled when a fact of the kind is found: a change has few of the kinds.
+WORD_PATTERNS = {kind: lazy(words, re.IGNORECASE) for kind, words in WORDS.items()}
 
 
 @dataclass(frozen=True, slots=True)

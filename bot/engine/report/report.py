@@ -90,7 +90,7 @@ def _evidence(observed: Observed, text: str) -> str | None:
     )
     if found is not None:
         return found
-    word = WORD_PATTERNS[observed.kind].search(text)
+    word = WORD_PATTERNS[observed.kind]().search(text)
     return word.group(0) if word is not None else None
 
 
