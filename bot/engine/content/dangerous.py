@@ -29,7 +29,14 @@ from bot.engine.content.exclude import read_files
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
 from bot.engine.content.prefilter import Prefilter
-from bot.engine.content.pyconstructs import Found, PyConstruct, Resolver, python_constructs
+from bot.engine.content.pyconstructs import (
+    Found,
+    PyConstruct,
+    Resolver,
+    leading_names,
+    python_constructs,
+    resolver_of,
+)
 from bot.engine.content.pyfixed import fixed_loop_names
 from bot.engine.content.pyselect import STRING_OR_COMMENT, selected
 from bot.engine.content.pyselect import parse_module as _parse
@@ -164,12 +171,20 @@ def _imports_of(text: str) -> list[ast.stmt]:
     return imports
 
 
+def _could_hold(statement: str, leading: frozenset[str]) -> bool:
+    if may_hold(words_in(statement)):
+        return True
+    return bool(leading) and not leading.isdisjoint(_WORD.findall(unicodedata.normalize("NFKC", statement)))
+
+
 def _statements_alone(file: AddedFile, text: str, diff_line: Callable[[int], int]) -> Iterator[Violation]:
     """Each statement of `text` (its lines numbered in the diff by `diff_line`) that could hold a
     construct on an added line, parsed alone with the text's imports (`pystatements.py`)."""
     spans = logical_lines(text)
     imports = _imports_of(text)
-    imported = "\n".join(_IMPORT_LINE.findall(text))
+    # What the imports make a name stand for that leads to a dangerous call: a statement naming
+    # one is read whatever else it names (`run(cmd)` after `from os import system as run`).
+    leading = frozenset(leading_names(resolver_of(ast.Module(body=imports, type_ignores=[]))))
     added = file.added_numbers()
     line = 1
     counted = 0
@@ -178,9 +193,7 @@ def _statements_alone(file: AddedFile, text: str, diff_line: Callable[[int], int
         counted = start
         statement = text[start:end]
         lines = range(line, line + statement.count("\n") + 1)
-        if not any(diff_line(n) in added for n in lines) or not may_hold(
-            words_in(f"{imported}\n{statement}")
-        ):
+        if not any(diff_line(n) in added for n in lines) or not _could_hold(statement, leading):
             continue
         tree = _parsed_alone(statement, line) or _calls_alone(statement, line)
         if tree is None:
