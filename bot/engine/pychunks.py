@@ -25,17 +25,31 @@ from itertools import pairwise
 
 from bot.engine.pyscan import QUOTED
 
-# Each match: what no rule here cares about, then one thing that does. A string prefix (b, rb, f…)
-# is among the former: it cannot hold a quote, a bracket or a line break. The end of the text is the
-# last such thing, so the text after the last line break is not matched again from each position.
-_SCAN = re.compile(
-    r"[^\n#'\"()\[\]{}\\]*+(?:(\n)|(#[^\n]*)|((?:"
-    + "|".join(QUOTED)
-    + r"))|([(\[{])|([)\]}])|(\\\n)|(.)|\Z)",
-    re.DOTALL,
-)
+# What no rule here cares about, matched in one go: text without a quote, a bracket, a comment or a
+# backslash (a string prefix, b rb f…, cannot hold one), a whole comment, a whole string, a backslash
+# continuation, a line break that another line of the same statement follows, and a bracketed group
+# that closes again, up to _NESTED deep (inside brackets every line break is alike). A group that
+# does not close is left to the brackets counted one by one, so a character is read again at most
+# once per bracket around it up to that depth: linear whatever the text.
+_NESTED = 3
+_PLAIN = r"[^\n#'\"()\[\]{}\\]++"
+_STRING = "(?:" + "|".join(QUOTED) + ")"
 # A line at column 0 that continues the statement before it.
-_CONTINUES = re.compile(r"(?:else|elif|except|finally)\b|[ \t\f\n#]")
+_CONTINUES = r"(?:else|elif|except|finally)\b|[ \t\f\n#]"
+
+
+def _grouped(inner: str) -> str:
+    """A group that closes: of any kind, as depth is counted (`(]` closes too)."""
+    return rf"[(\[{{](?:{inner})*+[)\]}}]"
+
+
+_INSIDE = rf"{_PLAIN}|\n|#[^\n]*+|{_STRING}|\\\n"
+for _ in range(_NESTED - 1):
+    _INSIDE = rf"{_PLAIN}|\n|#[^\n]*+|{_STRING}|\\\n|{_grouped(_INSIDE)}"
+_NEUTRAL = rf"(?:{_PLAIN}|#[^\n]*+|{_STRING}|\\\n|\n(?={_CONTINUES}|\Z)|{_grouped(_INSIDE)})*+"
+# Each match: all that, then one thing that does matter: a line break before a line at column 0 that
+# starts a statement, a bracket, a character out of place, or the end of the text.
+_SCAN = re.compile(_NEUTRAL + r"(?:(\n)|([(\[{])|([)\]}])|(.)|\Z)", re.DOTALL)
 _WHOLE = ("\r", "barry_as_FLUFL")
 CUT = sys.version_info[:2] == (3, 11)
 
@@ -49,7 +63,7 @@ def statement_chunks(text: str) -> list[str]:
     depth = 0
     decorated = False
     for match in _SCAN.finditer(text):
-        newline, _comment, _string, opening, closing, _continued, stray = match.groups()
+        newline, opening, closing, stray = match.groups()
         if stray is not None:
             return [text]
         if opening is not None:
@@ -60,8 +74,6 @@ def statement_chunks(text: str) -> list[str]:
                 return [text]
         elif newline is not None and depth == 0:
             start = match.end()
-            if start == len(text) or _CONTINUES.match(text, start):
-                continue
             if not decorated:
                 cuts.append(start)
             decorated = text[start] == "@"

@@ -3,18 +3,23 @@ what two versions share once."""
 
 from __future__ import annotations
 
+import itertools
 import random
+import re
 import sysconfig
 import time
 import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.engine import excess, pychunks, tokens
 from bot.engine.complexity import function_complexities
 from bot.engine.excess import _Measure
 from bot.engine.pychunks import statement_chunks
+from bot.engine.pyscan import QUOTED
 from bot.engine.tokens import Tokenizer, python_normalized, python_raw
 
 _MODULE = '''\
@@ -92,6 +97,62 @@ def test_the_text_after_the_last_line_break_is_scanned_once() -> None:
     started = time.process_time()
     assert statement_chunks(text) == ["x = 1\n", "y = " + "a" * 100_000]
     assert time.process_time() - started < 1.0
+
+
+# The cut as it was read before its patterns took whole lines and bracketed groups at once: one
+# match per line break, bracket, comment, string or continuation, each judged here.
+_ONE_AT_A_TIME = re.compile(
+    r"[^\n#'\"()\[\]{}\\]*+(?:(\n)|(#[^\n]*)|((?:"
+    + "|".join(QUOTED)
+    + r"))|([(\[{])|([)\]}])|(\\\n)|(.)|\Z)",
+    re.DOTALL,
+)
+_CONTINUES = re.compile(r"(?:else|elif|except|finally)\b|[ \t\f\n#]")
+
+
+def _cut_one_at_a_time(text: str) -> list[str]:
+    if "\r" in text or "barry_as_FLUFL" in text:
+        return [text]
+    cuts: list[int] = []
+    depth = 0
+    decorated = False
+    for match in _ONE_AT_A_TIME.finditer(text):
+        newline, _comment, _string, opening, closing, _continued, stray = match.groups()
+        depth += (opening is not None) - (closing is not None)
+        if stray is not None or depth < 0:
+            return [text]
+        if newline is not None and depth == 0:
+            start = match.end()
+            if start == len(text) or _CONTINUES.match(text, start):
+                continue
+            if not decorated:
+                cuts.append(start)
+            decorated = text[start] == "@"
+    edges = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in itertools.pairwise(edges) if b > a]
+
+
+_PARTS = [*"()[]{}\n\t #'\"\\@b", "'''", '"""', "else", "x = "]
+
+
+@given(st.lists(st.sampled_from(_PARTS), max_size=40).map("".join))
+def test_the_cut_is_the_one_read_a_thing_at_a_time(text: str) -> None:
+    assert statement_chunks(text) == _cut_one_at_a_time(text)
+
+
+def test_the_cut_is_the_one_read_a_thing_at_a_time_on_the_standard_library() -> None:
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    for file in sorted(stdlib.glob("*.py"))[::2] + sorted(stdlib.glob("*/*.py"))[::6]:
+        text = file.read_text(encoding="utf-8", errors="replace")
+        assert statement_chunks(text) == _cut_one_at_a_time(text), file
+
+
+def test_groups_that_never_close_are_read_in_linear_time() -> None:
+    """A bracket that does not close is counted alone, its group tried once per enclosing bracket."""
+    text = "x = 1\n" + "(a\n" * 100_000
+    started = time.process_time()
+    assert statement_chunks(text) == ["x = 1\n", "(a\n" * 100_000]
+    assert time.process_time() - started < 2.0
 
 
 def _agrees(source: str) -> None:
