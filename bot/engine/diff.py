@@ -110,21 +110,35 @@ class Hunk:
     and the content rules read only each hunk's added text (`added_text`)."""
 
     __slots__ = ("_lines", "_runs", "new_len", "new_start", "old_len", "old_start")
+    _lines: tuple[DiffLine, ...] | None
+    _runs: tuple[_Run, ...]
+    new_len: int
+    new_start: int
+    old_len: int
+    old_start: int
 
     def __init__(
         self, old_start: int, old_len: int, new_start: int, new_len: int, runs: Sequence[_Run]
     ) -> None:
-        self.old_start = old_start
-        self.old_len = old_len
-        self.new_start = new_start
-        self.new_len = new_len
-        self._runs = tuple(runs)
-        self._lines: tuple[DiffLine, ...] | None = None
+        assign = object.__setattr__  # the class refuses assignment: it is hashed by its lines
+        assign(self, "old_start", old_start)
+        assign(self, "old_len", old_len)
+        assign(self, "new_start", new_start)
+        assign(self, "new_len", new_len)
+        assign(self, "_runs", tuple(runs))
+        assign(self, "_lines", None)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a Hunk is immutable: cannot set {name}")
+
+    def __reduce__(self) -> tuple[type[Hunk], tuple[int, int, int, int, tuple[_Run, ...]]]:
+        return Hunk, (self.old_start, self.old_len, self.new_start, self.new_len, self._runs)
 
     @property
     def lines(self) -> tuple[DiffLine, ...]:
         if self._lines is None:  # two threads may both build it: the same lines either way
-            self._lines = tuple(line for run in self._runs for line in run.rows())
+            object.__setattr__(self, "_lines", tuple(line for run in self._runs for line in run.rows()))
+        assert self._lines is not None
         return self._lines
 
     def _key(self) -> tuple[int, int, int, int, tuple[DiffLine, ...]]:

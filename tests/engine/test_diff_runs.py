@@ -5,6 +5,10 @@ contents that start with a tag of their own."""
 
 from __future__ import annotations
 
+import copy
+import pickle
+
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -97,6 +101,9 @@ def test_hunks_compare_by_their_lines() -> None:
     space = parse_diff("diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n \n").files[0].hunks[0]
     assert one == two and hash(one) == hash(two) and one != blank
     assert blank == space and hash(blank) == hash(space) and blank != "hunk"
+    with pytest.raises(AttributeError, match="a Hunk is immutable: cannot set old_start"):
+        blank.old_start = 2
+    assert pickle.loads(pickle.dumps(one)) == one and copy.deepcopy(blank) == blank
     assert repr(blank) == (
         "Hunk(old_start=1, old_len=1, new_start=1, new_len=1, "
         "lines=(DiffLine(kind=<LineKind.CONTEXT: ' '>, text='', old_no=1, new_no=1, no_newline=False),))"
