@@ -1,4 +1,4 @@
-# The receipt GitHub App: `receipt serve` (webhook, receipt pages and workers in one process),
+# The receipt GitHub App: `receipt serve` (webhook and receipt pages, and its worker process),
 # configured only by RECEIPT_* variables (README "Deploying the App").
 #   docker build -t receipt .
 #   docker run -p 8080:8080 -v receipt-data:/data -e RECEIPT_APP_ID=123 \

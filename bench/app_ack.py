@@ -4,7 +4,7 @@
 
 What `POST /webhook` does once a delivery is verified and parsed (record the delivery with its
 job, then wake a worker) is called at a fixed rate from a pool of 40 threads, as the ASGI server's
-thread pool calls it, while the process's 2 embedded workers run the jobs against the fake GitHub
+thread pool calls it, while the App's worker process (2 threads) runs the jobs against the fake GitHub
 (which runs in another process) on the same store and queue: `pull_request.synchronize`
 deliveries of one head, as in `bench/app_webhook.py`. Printed per run: percentiles of the wait
 for a pool thread, of the recording transaction, of the enqueue and of the whole, and the longest

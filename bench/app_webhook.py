@@ -10,8 +10,8 @@
 3. Nothing lost: every acknowledged delivery is in the store.
 4. Delivery → completed `receipt` check run for a typical pull request (the fake GitHub), p50.
 
-Everything runs on loopback: the fake GitHub in this process, `receipt serve` (2 embedded
-workers, SQLite) and the baseline as subprocesses.
+Everything runs on loopback: the fake GitHub in this process, `receipt serve` (SQLite, and its
+worker process of 2 threads) and the baseline as subprocesses.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -68,29 +69,77 @@ def signed(secret: str, event: str, payload: dict[str, object]) -> tuple[bytes, 
     return body, headers
 
 
+class Connections:
+    """HTTP/1.1 keep-alive connections to one server, for the open loop: a request takes an idle
+    connection or opens one. httpx's pool (512 connections) spent time growing with the square of
+    the requests waiting for one, so once a loaded machine put the generator behind, it fell
+    further behind until its 30 s pool timeout ended the run; here a request costs the same
+    however many wait."""
+
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
+        self.host, self.port, self.path = parts.hostname or "127.0.0.1", parts.port or 80, parts.path
+        self.idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+
+    async def post(self, body: bytes, headers: dict[str, str]) -> int:
+        head = [
+            f"POST {self.path} HTTP/1.1",
+            f"Host: {self.host}:{self.port}",
+            f"Content-Length: {len(body)}",
+        ]
+        request = ("\r\n".join(head + [f"{k}: {v}" for k, v in headers.items()]) + "\r\n\r\n").encode() + body
+        reused = bool(self.idle)
+        reader, writer = self.idle.pop() if reused else await asyncio.open_connection(self.host, self.port)
+        writer.write(request)
+        await writer.drain()
+        status_line = await reader.readline()
+        if not status_line:  # the server closed an idle connection (keep-alive timeout) unread
+            writer.close()
+            if reused:
+                return await self.post(body, headers)
+            raise ConnectionError("the server closed the connection without an answer")
+        length, close = 0, False
+        while (line := await reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.decode("latin-1").partition(":")
+            if name.strip().lower() == "content-length":
+                length = int(value)
+            elif name.strip().lower() == "connection" and value.strip().lower() == "close":
+                close = True
+        await reader.readexactly(length)
+        if close:
+            writer.close()
+        else:
+            self.idle.append((reader, writer))
+        return int(status_line.split()[1])
+
+    def close(self) -> None:
+        for _, writer in self.idle:
+            writer.close()
+
+
 async def open_loop(url: str, make: object, rate: float, seconds: float) -> tuple[list[float], list[str]]:
     """Send at a fixed rate whatever the answers take; return latencies (s) and acknowledged GUIDs."""
     latencies: list[float] = []
     acknowledged: list[str] = []
-    limits = httpx.Limits(max_connections=512, max_keepalive_connections=64)
-    async with httpx.AsyncClient(timeout=30, limits=limits) as client:
+    connections = Connections(url)
 
-        async def one(body: bytes, headers: dict[str, str]) -> None:
-            started = time.perf_counter()
-            answer = await client.post(url, content=body, headers=headers)
-            latencies.append(time.perf_counter() - started)
-            if 200 <= answer.status_code < 300:
-                acknowledged.append(headers["X-GitHub-Delivery"])
+    async def one(body: bytes, headers: dict[str, str]) -> None:
+        started = time.perf_counter()
+        status = await asyncio.wait_for(connections.post(body, headers), 60)
+        latencies.append(time.perf_counter() - started)
+        if 200 <= status < 300:
+            acknowledged.append(headers["X-GitHub-Delivery"])
 
-        tasks = []
-        start = time.perf_counter()
-        for n in range(int(rate * seconds)):
-            due = start + n / rate
-            delay = due - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            tasks.append(asyncio.create_task(one(*make())))  # type: ignore[operator]
-        await asyncio.gather(*tasks)
+    tasks = []
+    start = time.perf_counter()
+    for n in range(int(rate * seconds)):
+        due = start + n / rate
+        delay = due - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(one(*make())))  # type: ignore[operator]
+    await asyncio.gather(*tasks)
+    connections.close()
     return latencies, acknowledged
 
 

@@ -24,9 +24,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from pathspec.patterns.gitignore.base import GitIgnorePatternError
-from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
-
+from bot.engine._glob_translations import TRANSLATIONS
 from bot.engine.bounds import GLOB_MAX_MEM
 from bot.engine.gitpath import matchable
 from bot.engine.regex import RegexError, compile_bounded
@@ -63,17 +61,27 @@ def compile_glob(pattern: str) -> CompiledGlob:
         raise GlobError(pattern, "empty pattern")
     if pattern.startswith("#"):
         raise GlobError(pattern, "starts with '#', which gitignore reads as a comment; write '\\#'")
+    regex, include = TRANSLATIONS.get(pattern) or _translated(pattern)
+    try:
+        compiled = compile_bounded(regex, GLOB_MAX_MEM)
+    except RegexError as exc:
+        raise GlobError(pattern, exc.problem) from exc
+    return CompiledGlob(pattern, include, compiled)
+
+
+def _translated(pattern: str) -> tuple[str, bool]:
+    """pathspec's regex for `pattern`, imported for a policy's own globs only: receipt's are in
+    TRANSLATIONS, as pathspec gives them (a test compares)."""
+    from pathspec.patterns.gitignore.base import GitIgnorePatternError
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
     try:
         regex, include = GitIgnoreSpecPattern.pattern_to_regex(pattern)
     except (GitIgnorePatternError, ValueError) as exc:
         raise GlobError(pattern, str(exc)) from exc
     if regex is None or include is None:
         raise GlobError(pattern, "matches nothing")
-    try:
-        compiled = compile_bounded(regex, GLOB_MAX_MEM)
-    except RegexError as exc:
-        raise GlobError(pattern, exc.problem) from exc
-    return CompiledGlob(pattern, include, compiled)
+    return regex, include
 
 
 def any_case(compiled: CompiledGlob) -> str:

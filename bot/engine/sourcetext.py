@@ -27,12 +27,17 @@ from dataclasses import dataclass
 _PYTHON_BREAK = re.compile(r"\r(?!\n|\Z)")
 _JAVASCRIPT_BREAK = re.compile(r"\r(?!\n|\Z)|[\u2028\u2029]")
 _BREAKS = {"python": _PYTHON_BREAK, "javascript": _JAVASCRIPT_BREAK, "markup": _JAVASCRIPT_BREAK}
+# The characters each pattern starts with: looking for them first (in C) is several times faster
+# than the pattern, and most texts hold none.
+_STARTS = {"python": ("\r",), "javascript": ("\r", "\u2028", "\u2029"), "markup": ("\r", "\u2028", "\u2029")}
 
 
 def has_breaks(text: str, language: str) -> bool:
     """Whether `text` (lines joined by LF) holds a line terminator of `language` other than LF."""
     pattern = _BREAKS.get(language)
-    return pattern is not None and pattern.search(text) is not None
+    if pattern is None or not any(start in text for start in _STARTS[language]):
+        return False
+    return pattern.search(text) is not None
 
 
 def split_line(text: str, language: str) -> list[str]:

@@ -9,7 +9,9 @@ in the store is, so a message lost with a killed worker or a Redis restart costs
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from huey import Huey, RedisHuey, crontab
@@ -18,6 +20,7 @@ from huey.storage import SqliteStorage
 
 from bot.engine import ReceiptError
 from bot.server.store.db import is_sqlite, normalize_url, sqlite_path
+from bot.server.store.writer import lock_file, write_lock
 
 JOB_TASK = "receipt.run_job"
 SWEEP_TASK = "receipt.sweep"
@@ -30,7 +33,24 @@ class QueueStorage(SqliteStorage):  # type: ignore[misc]
     the acknowledgement's enqueue included) or OFF (no sync at all, which a power loss can corrupt).
     NORMAL in WAL mode keeps every commit through a crash of the process (kill -9) and loses at most
     the last ones to a power loss, which costs nothing here: a message only wakes a worker, and the
-    sweep enqueues any job whose message is gone."""
+    sweep enqueues any job whose message is gone.
+
+    Its writers (the web process's enqueues, the worker process's dequeues and scheduler) take the
+    file's `WriteLock` first, as the store's do, rather than meet in SQLite's polling busy handler."""
+
+    def __init__(self, name: str, *, filename: str, **kwargs: Any) -> None:
+        path = Path(filename).resolve()
+        self._writers = write_lock(str(path), lock_file(path))  # before huey creates its tables
+        super().__init__(name, filename=filename, **kwargs)
+
+    @contextmanager
+    def db(self, commit: bool = False, close: bool = False) -> Iterator[Any]:
+        if not commit:  # a read: WAL lets it run beside the writer
+            with super().db(commit=False, close=close) as cursor:
+                yield cursor
+            return
+        with self._writers.held(), super().db(commit=True, close=close) as cursor:
+            yield cursor
 
     def _create_connection(self) -> Any:
         connection = super()._create_connection()

@@ -35,10 +35,11 @@ REDELIVER_LEASE = "redeliver"
 def settle() -> None:
     """Start-up is over: what it built (modules, the engine's tables, the store and the queue)
     lives as long as the process, so the cyclic collector stops walking it. A full collection
-    that walks it all stops every thread for 100 ms or more, acknowledgements included. A worker
-    thread judging a change keeps the interpreter lock until the switch interval ends each time
-    the acknowledging thread asks for it back, several times a request: 1 ms instead of 5 bounds
-    that wait."""
+    that walks it all stops every thread for 100 ms or more, acknowledgements included. A thread
+    that keeps the interpreter lock (a worker judging a change) holds it until the switch interval
+    ends each time another asks for it back: 1 ms instead of 5 bounds that wait, for the other
+    worker's short transactions in a worker process, and for the event loop and its thread pool
+    in the web process."""
     gc.freeze()
     sys.setswitchinterval(0.001)
 

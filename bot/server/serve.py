@@ -77,7 +77,7 @@ def worker(*, supervised: bool = False) -> int:
     settings = load_settings()
     configure_logging()
     if supervised:
-        exit_with_parent(sys.stdin.buffer)
+        exit_with_parent(sys.stdin.fileno())
     runtime = Runtime.build(settings, upgrade_schema=False)
     if not supervised:
         runtime.recover()

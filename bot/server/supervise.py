@@ -120,7 +120,9 @@ class WorkerProcess:
             return
         proc.send_signal(signal.SIGINT)
         try:
-            proc.wait(self.stop_seconds)
+            code = proc.wait(self.stop_seconds)
+            if code not in (0, -signal.SIGINT):
+                logs.failure(f"worker process {proc.pid} stopped with {_exit_status(code)}", outcome="worker")
         except subprocess.TimeoutExpired:
             logs.failure(f"worker process {proc.pid} did not stop in {self.stop_seconds:g} s; killed",
                          outcome="worker")  # fmt: skip
@@ -142,11 +144,13 @@ def _close(pipe: IO[bytes] | None) -> None:
         pipe.close()
 
 
-def exit_with_parent(pipe: IO[bytes]) -> threading.Thread:
-    """In the child: a thread that ends the process as soon as `pipe` (from the parent) closes."""
+def exit_with_parent(fd: int) -> threading.Thread:
+    """In the child: a thread that ends the process as soon as the pipe `fd` (from the parent)
+    closes. It reads the descriptor itself: a daemon thread blocked inside a buffered file holds
+    that file's lock, which the interpreter's shutdown then cannot take (a fatal error)."""
 
     def watch() -> None:
-        while pipe.read(4096):
+        while os.read(fd, 4096):
             pass
         logs.failure("the serve process is gone; the worker process exits", outcome="worker")
         os._exit(PARENT_GONE_EXIT)

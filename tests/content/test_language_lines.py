@@ -5,7 +5,10 @@ in JavaScript), with every finding placed on the diff's line that holds it."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from bot.engine import sourcetext
 from bot.engine.change import change_from_diff
 from bot.engine.content.banned import BannedPatternsRule
 from bot.engine.content.dangerous import DangerousRule
@@ -62,6 +65,16 @@ def test_javascript_line_terminators_end_a_comment(repo: GitRepo, separator: str
     source = f"const a = 1;\n// a comment{separator}eval(input);\n"
     found = _dangerous(repo, {"web/app.js": source}, texts=texts)
     assert where(found) == [("web/app.js", 2, "js-eval")]
+
+
+@given(
+    st.text(st.sampled_from(["a", "\r", "\n", "\u2028", "\u2029", "\x85"]), max_size=8),
+    st.sampled_from(["python", "javascript", "markup", "shell", "document"]),
+)
+def test_a_text_has_breaks_where_its_language_pattern_finds_one(text: str, language: str) -> None:
+    """`has_breaks` looks for each pattern's first characters before running it: the same answer."""
+    pattern = sourcetext._BREAKS.get(language)
+    assert sourcetext.has_breaks(text, language) == (pattern is not None and pattern.search(text) is not None)
 
 
 def test_u2028_is_no_line_break_in_python_nor_cr_in_shell(repo: GitRepo) -> None:

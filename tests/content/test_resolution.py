@@ -57,6 +57,22 @@ def _dangerous(repo: GitRepo, head: dict[str, str], **kw: bool) -> list[Violatio
             "python-subprocess-shell",
         ),
         ("import subprocess\nsubprocess.call(['bash', '-x', '-c', cmd])\n", "python-subprocess-shell"),
+        # Names the dangerous call's words only in strings, or only through another name.
+        ("import os\ngetattr(os, 'system')(cmd)\n", "python-os-system"),
+        ("import os\ngetattr(os, 'sys' + 'tem')(cmd)\n", "python-os-system"),
+        ("import os\ngetattr(os, '\\x73ystem')(cmd)\n", "python-os-system"),
+        ("import sys\ngetattr(getattr(sys, 'modules')['\\x6fs'], 'popen')(cmd)\n", "python-os-system"),
+        ("import pickle\ngetattr(pickle, 'loads')(data)\n", "python-pickle"),
+        ("import pickle\np = pickle\np.loads(data)\n", "python-pickle"),
+        ("import pickle\n(pickle).loads(data)\n", "python-pickle"),
+        ("import pickle\npickle.\\\n    loads(data)\n", "python-pickle"),
+        ("import yaml\n(yaml).load(document)\n", "python-yaml-load"),
+        ("import subprocess\nsubprocess.run(['sh', '-' + 'c', cmd])\n", "python-subprocess-shell"),
+        ("import subprocess\nsubprocess.run(['sh', '-' 'c', cmd])\n", "python-subprocess-shell"),
+        (
+            "import subprocess\nsubprocess.Popen(cmd, 0, None, None, None, None, None, True, True)\n",
+            "python-subprocess-shell",
+        ),
     ],
 )
 @pytest.mark.parametrize("texts", [True, False])
@@ -87,6 +103,20 @@ def test_python_calls_are_resolved_as_python_does(
 )
 def test_python_near_misses_stay_quiet(repo: GitRepo, source: str) -> None:
     assert _dangerous(repo, {"fine.py": source}) == []
+
+
+def test_a_call_added_to_a_file_is_resolved_through_its_unchanged_lines(repo: GitRepo) -> None:
+    base = "import pickle\np = pickle\n\n\ndef read(data):\n    return None\n"
+    head = {"store.py": base.replace("return None", "return p.loads(data)")}
+    found = scan(RULE, change_of(repo, head, {"store.py": base}))
+    assert where(found) == [("store.py", 6, "python-pickle")]
+
+
+def test_a_statement_judged_alone_is_resolved_through_the_imports_beside_it(repo: GitRepo) -> None:
+    """Without the new text (the diff alone), each added statement is parsed with the hunk's imports."""
+    head = {"tool.py": "x = 1\nfrom os import system as run\nrun(cmd)\n"}
+    found = scan(RULE, change_of(repo, head, {"tool.py": "x = 1\n"}, texts=False))
+    assert where(found) == [("tool.py", 3, "python-os-system")]
 
 
 @pytest.mark.parametrize(

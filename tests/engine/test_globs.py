@@ -1,9 +1,26 @@
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
+from bot.engine._glob_translations import TRANSLATIONS
 from bot.engine.globs import Caseless, GlobError, GlobMatch, compile_glob, last_match, matches
 from bot.engine.patterns import PatternStore
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+import gen_glob_translations as generator
+
+
+def test_the_built_in_globs_translate_as_pathspec_translates_them() -> None:
+    """The table is pathspec's answer for every built-in glob, and for nothing else: stale (a group
+    changed, or pathspec did) means rerunning tools/gen_glob_translations.py."""
+    assert generator.translations() == TRANSLATIONS
+    assert list(TRANSLATIONS) == generator.built_in_globs()
+    for pattern, (regex, include) in TRANSLATIONS.items():
+        compiled = compile_glob(pattern)
+        assert compiled.regex.pattern == regex and compiled.include is include
 
 
 @pytest.mark.parametrize(

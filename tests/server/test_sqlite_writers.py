@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import sqlite3
+import subprocess
 import sys
 import threading
 from datetime import timedelta
@@ -28,6 +29,7 @@ from bot.server.store.writer import ReentryError, WriteLock
 from tests.fakegithub.world import wait_until
 
 REPO = "acme/widgets"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _never_wait(database: Database) -> None:
@@ -194,3 +196,87 @@ def test_a_started_server_moves_its_start_up_heap_out_of_the_collectors_reach(tm
     finally:
         gc.unfreeze()
         sys.setswitchinterval(interval)
+
+
+_HOLD_A_WRITE = """
+import sys
+from bot.server.queue import Queue
+from bot.server.store.db import Database
+from tests.server.test_sqlite_writers import _lease, _never_wait
+
+kind, url = sys.argv[1:]
+if kind == "store":
+    db = Database.open(url)
+    _never_wait(db)
+    held = db.session()
+    session = held.__enter__()
+    session.add(_lease("other process"))
+    session.flush()
+else:
+    storage = Queue(url, run_job=lambda _job: None, sweep=lambda: None).huey.storage
+    storage._timeout = 0
+    held = storage.db(commit=True)
+    held.__enter__().execute("insert into task (queue, data, priority) values ('receipt', x'00', 0)")
+print("holding", flush=True)
+sys.stdin.readline()
+held.__exit__(None, None, None)
+"""
+
+
+def _other_process_writing(kind: str, url: str) -> subprocess.Popen[str]:
+    """A process that opens a write transaction on `url` (the store or the queue) and holds it
+    until its standard input gets a line; SQLite's busy handler is off there too."""
+    other = subprocess.Popen(
+        [sys.executable, "-c", _HOLD_A_WRITE, kind, url], cwd=ROOT, stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert other.stdout is not None and other.stdout.readline() == "holding\n"
+    return other
+
+
+def _waits_then_commits(other: subprocess.Popen[str], write: Any) -> None:
+    """`write` (SQLite's busy handler off) neither fails nor goes ahead while `other` holds the
+    file: it waits for it, then commits."""
+    outcome: list[object] = []
+
+    def attempt() -> None:
+        try:
+            write()
+            outcome.append("committed")
+        except Exception as exc:
+            outcome.append(exc)
+
+    writer = threading.Thread(target=attempt)
+    writer.start()
+    writer.join(0.5)
+    assert outcome == [], "the write did not wait for the other process"
+    assert other.stdin is not None
+    other.stdin.write("\n")
+    other.stdin.close()
+    assert other.wait(30) == 0
+    writer.join(30)
+    assert outcome == ["committed"]
+
+
+def test_a_write_waits_for_another_process_writing_the_store_then_commits(db: Database) -> None:
+    _never_wait(db)
+    other = _other_process_writing("store", db.url)
+
+    def write() -> None:
+        with db.session() as session:
+            session.add(_lease("this process"))
+
+    _waits_then_commits(other, write)
+    with db.read() as session:
+        assert {lease.name for lease in session.scalars(select(Lease))} == {"other process", "this process"}
+
+
+def test_an_enqueue_waits_for_another_process_writing_the_queue_then_commits(
+    db: Database, tmp_path: Path
+) -> None:
+    url = embedded_queue_url(db.url)
+    queue = Queue(url, run_job=lambda _job: None, sweep=lambda: None)
+    queue.huey.storage._timeout = 0
+    other = _other_process_writing("queue", url)
+    _waits_then_commits(other, lambda: queue.enqueue(1))
+    assert queue.ping() == 2

@@ -80,6 +80,7 @@ def test_sigterm_stops_serve_and_its_worker_process_cleanly(github_app: AppWorld
     assert not _running(child)
     text = host.logs()
     assert "database is locked" not in text and "Traceback" not in text
+    assert "Fatal Python error" not in text and "stopped with" not in text, "the child ended cleanly"
     assert "exited (" not in text, "the stop is not mistaken for a crash"
     assert "the serve process is gone" not in text, "the child was stopped, not orphaned"
 
@@ -139,7 +140,7 @@ def test_the_child_side_exits_once_its_parent_pipe_closes() -> None:
     code = (
         "import sys, time\n"
         "from bot.server.supervise import exit_with_parent\n"
-        "exit_with_parent(sys.stdin.buffer)\n"
+        "exit_with_parent(sys.stdin.fileno())\n"
         "print('watching', flush=True)\n"
         "time.sleep(60)\n"
     )

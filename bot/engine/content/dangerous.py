@@ -24,54 +24,37 @@ from dataclasses import dataclass
 from functools import cache, partial
 
 from bot.engine.change import Change
-from bot.engine.content.added import AddedFile, Fragment, added_files
+from bot.engine.content.added import AddedFile, added_files
 from bot.engine.content.exclude import read_files
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
 from bot.engine.content.prefilter import Prefilter
-from bot.engine.content.pyconstructs import Found, PyConstruct, Resolver, python_constructs
+from bot.engine.content.pyconstructs import (
+    Found,
+    PyConstruct,
+    Resolver,
+    leading_names,
+    python_constructs,
+    resolver_of,
+)
 from bot.engine.content.pyfixed import fixed_loop_names
 from bot.engine.content.pyselect import STRING_OR_COMMENT, selected
 from bot.engine.content.pyselect import parse_module as _parse
 from bot.engine.content.pystatements import call_at, logical_lines
+from bot.engine.content.pywords import PATTERNS, may_hold, words_in
 from bot.engine.content.textconstructs import text_constructs
 from bot.engine.diff import FileStatus
 from bot.engine.findings import RuleId, Violation
 from bot.engine.manifest import Manifest
-from bot.engine.regex import compile_re2
 
 _CALLED = (
     r"eval|exec|system|popen|__import__|import_module|getoutput|getstatusoutput"
     r"|create_subprocess_(?:shell|exec)|unsafe_load(?:_all)?|Unpickler|exec[lv]p?e?|spawn[lv]p?e?"
     r"|posix_spawnp?|builtins|__builtins__"
 )
-# Words of prose too ("the file system"): a trigger only as an attribute, a call or an import.
-_COMMON = r"system|popen|exec[lv]p?e?|spawn[lv]p?e?"
-_RARE = (
-    r"eval|exec|__import__|import_module|getoutput|getstatusoutput|create_subprocess_(?:shell|exec)"
-    r"|unsafe_load(?:_all)?|Unpickler|posix_spawnp?|builtins|__builtins__"
-)
-_MODULES = r"c?[Pp]ickle|_pickle|yaml"
-# An import or assignment that makes a call by another name one (`from os import system as run`,
-# `run = os.system`, then `run(cmd)`).
-_IMPORTED_SOURCE = (
-    rf"\b(?:{_CALLED}|loads?|load_all)\s+as\s+\w|\bimport\s+(?:{_MODULES})\s+as\b"
-    rf"|\bfrom\s+(?:{_MODULES})\s+import\b|\w\s*=\s*[\w.]*\b(?:{_CALLED}|getattr|modules)\b"
-)
-_IMPORTED = compile_re2(_IMPORTED_SOURCE)
-# A Python file is parsed only when its added text could hold a construct: one of these names
-# (called or not: `(eval)(x)`, `e = eval`), `shell=`, a shell's `-c` option in a string, a pickle
-# or yaml loader called through its module, `sys.modules`, or such an import. When the import came
-# earlier and only the call is added, the file's new text says so. Identifiers are matched as
-# Python reads them, NFKC-normalized (`ｅｖａｌ`).
-_TRIGGER_SOURCE = (
-    rf"\b(?:{_RARE})\b|(?:\.\s*|\bimport\b[^\n]*?\b)(?:{_COMMON})\b|\b(?:{_COMMON})\s*[(\\]"
-    rf"|\bshell\s*=|['\"]-[a-z]*c[a-z]*['\"]|\bsys\s*\.\s*modules\b"
-    rf"|\b(?:{_MODULES})\s*\.\s*(?:loads?|load_all|Unpickler)\b|{_IMPORTED_SOURCE}"
-)
-_TRIGGER = compile_re2(_TRIGGER_SOURCE)
-TRIGGER = "dangerous-trigger"
-PREFILTER_GROUPS = {TRIGGER: (_TRIGGER_SOURCE,)}
+# A Python file is parsed only when its text names the words a dangerous call needs (pywords.py).
+TRIGGER = "dangerous-words"
+PREFILTER_GROUPS = {TRIGGER: PATTERNS}
 # The words a call found without the parser is named by (`pystatements.call_at` finds its extent).
 _CALL_WORDS = re.compile(
     rf"\b(?:{_CALLED}|getattr|loads?|load_all|Unpickler|run|call|check_call|check_output|Popen)\b"
@@ -110,26 +93,19 @@ def _own_prefilter() -> Prefilter:
     return Prefilter(PREFILTER_GROUPS)
 
 
-def _nfkc_text(text: str) -> bytes:
-    return unicodedata.normalize("NFKC", text).encode("utf-8", "surrogatepass")
-
-
-def _nfkc(fragment: Fragment) -> bytes:
-    return _nfkc_text(fragment.text)
-
-
 def worth_parsing(file: AddedFile, prefilter: Prefilter | None = None) -> bool:
-    """Whether a Python file's added text could hold a construct (or its new text an import that
-    makes an added call one), so that the file must be read on its syntax tree. `prefilter` must
-    hold PREFILTER_GROUPS (by default, one of its own)."""
+    """Whether a Python file's text can hold a construct (pywords.py): its new text, when known and
+    the file is not new, else its added text (a new file's added text is all of it). `prefilter`
+    must hold PREFILTER_GROUPS (by default, one of its own)."""
+    if file.head is not None and file.file.status is not FileStatus.ADDED:
+        return may_hold(words_in(file.head))
     trigger = prefilter or _own_prefilter()
-    if any(trigger.present(f, TRIGGER) for f in file.fragments):
-        return True
-    if any(_TRIGGER.search(_nfkc(f)) for f in file.fragments if not f.data.isascii()):
-        return True
-    if file.head is None or file.file.status is FileStatus.ADDED:
-        return False  # a new file's added text is all of it
-    return _IMPORTED.search(file.head) is not None
+    present: set[int] = set()
+    for fragment in file.fragments:
+        present.update(trigger.present(fragment, TRIGGER))
+        if not fragment.data.isascii():
+            present.update(words_in(fragment.text))
+    return may_hold(present)
 
 
 def _whole_file(
@@ -195,11 +171,10 @@ def _imports_of(text: str) -> list[ast.stmt]:
     return imports
 
 
-def _could_hold(statement: str) -> bool:
-    data = statement.encode("utf-8", "surrogatepass")
-    return _TRIGGER.search(data) is not None or (
-        not data.isascii() and _TRIGGER.search(_nfkc_text(statement)) is not None
-    )
+def _could_hold(statement: str, leading: frozenset[str]) -> bool:
+    if may_hold(words_in(statement)):
+        return True
+    return bool(leading) and not leading.isdisjoint(_WORD.findall(unicodedata.normalize("NFKC", statement)))
 
 
 def _statements_alone(file: AddedFile, text: str, diff_line: Callable[[int], int]) -> Iterator[Violation]:
@@ -207,6 +182,9 @@ def _statements_alone(file: AddedFile, text: str, diff_line: Callable[[int], int
     construct on an added line, parsed alone with the text's imports (`pystatements.py`)."""
     spans = logical_lines(text)
     imports = _imports_of(text)
+    # What the imports make a name stand for that leads to a dangerous call: a statement naming
+    # one is read whatever else it names (`run(cmd)` after `from os import system as run`).
+    leading = frozenset(leading_names(resolver_of(ast.Module(body=imports, type_ignores=[]))))
     added = file.added_numbers()
     line = 1
     counted = 0
@@ -215,7 +193,7 @@ def _statements_alone(file: AddedFile, text: str, diff_line: Callable[[int], int
         counted = start
         statement = text[start:end]
         lines = range(line, line + statement.count("\n") + 1)
-        if not any(diff_line(n) in added for n in lines) or not _could_hold(statement):
+        if not any(diff_line(n) in added for n in lines) or not _could_hold(statement, leading):
             continue
         tree = _parsed_alone(statement, line) or _calls_alone(statement, line)
         if tree is None:

@@ -283,9 +283,13 @@ class SecretScanner:
         for name, patterns in groups.items():
             if self._prefilter.patterns(name) != patterns:
                 raise ValueError(f"the prefilter's group {name!r} is not this scanner's")
-        self._by_keyword = tuple(
-            tuple(i for i, d in enumerate(detectors) if k in d.keywords) for k in _keywords(detectors)
-        )
+        # Each keyword's detectors in one pass over their keywords, not every keyword asked of
+        # every detector: 276 keywords by 257 detectors cost 3 ms of every start.
+        holders: dict[str, list[int]] = {k: [] for k in _keywords(detectors)}
+        for i, d in enumerate(detectors):
+            for k in dict.fromkeys(d.keywords):
+                holders[k].append(i)
+        self._by_keyword = tuple(map(tuple, holders.values()))
         self._always = tuple(i for i, d in enumerate(detectors) if not d.keywords)
         self._common = _common(detectors)
 

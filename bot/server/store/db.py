@@ -22,7 +22,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot.engine import ReceiptError
-from bot.server.store.writer import WriteLock, write_lock
+from bot.server.store.writer import WriteLock, lock_file, write_lock
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 
@@ -96,7 +96,7 @@ class Database:
     engine: Engine
     sessions: sessionmaker[Session]
     readers: sessionmaker[Session]
-    writers: WriteLock | None = None  # SQLite: this process's writers, one at a time
+    writers: WriteLock | None = None  # SQLite: its writers, one at a time across processes
 
     @classmethod
     def open(cls, url: str) -> Database:
@@ -109,7 +109,8 @@ class Database:
             event.listen(engine, "connect", _sqlite_pragmas)
             event.listen(engine, "begin", _sqlite_begin)
             writes = sessionmaker(engine.execution_options(**{_WRITE: True}), expire_on_commit=False)
-            lock = write_lock(str(path.resolve()) if path is not None else url)
+            file = path.resolve() if path is not None else None
+            lock = write_lock(str(file), lock_file(file)) if file is not None else write_lock(url)
             return cls(url, engine, writes, sessionmaker(engine, expire_on_commit=False), lock)
         engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
         sessions = sessionmaker(engine, expire_on_commit=False)
@@ -118,7 +119,7 @@ class Database:
     @contextmanager
     def session(self) -> Iterator[Session]:
         """One transaction that may write: committed when the block ends, rolled back when it raises.
-        On SQLite it holds the file's write lock from its start, taken after this process's lock."""
+        On SQLite it holds the file's write lock from its start, taken after `WriteLock`'s."""
         if self.writers is None:
             with self.sessions.begin() as session:
                 yield session

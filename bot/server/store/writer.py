@@ -1,4 +1,4 @@
-"""One writer at a time on an embedded SQLite file, within this process, woken when its turn comes.
+"""One writer at a time on an embedded SQLite file, woken when its turn comes.
 
 SQLite has one writer per file. A connection that finds the file locked does not queue: its busy
 handler sleeps and tries again, the sleeps growing to 100 ms, and a retry that loses to a newer
@@ -7,27 +7,51 @@ webhook's thread pool, the workers, the sweep) that polling, not the work, made 
 acknowledgements. Threads of this process therefore wait on a lock of their own, and one of them
 is woken as soon as the holder ends. The lock does not hand itself to the longest waiter: on a
 machine short of CPU, a hand-over would keep it taken until that waiter is scheduled, while any
-thread already running may take a free lock at once. The busy handler is left for writers in
-other processes (a `receipt worker` on the same file).
+thread already running may take a free lock at once.
+
+Processes on one file (`receipt serve` and its worker process, or a `receipt worker` beside it)
+would meet in that busy handler again, so the holder of a process's lock then takes a file lock
+beside the database (`flock`, which the kernel hands to a waiter as soon as it is released, and
+releases when its holder dies, kill -9 included), and only then SQLite's. The busy handler is
+left for writers that take neither: another program on the file.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 
 class ReentryError(RuntimeError):
     """A thread asked for the write lock it already holds: waiting would never end."""
 
 
+def lock_file(database: Path) -> Path:
+    """The file lock of the SQLite file `database`: beside it, with the other locks' files."""
+    return database.with_name(database.name + ".locks") / "writer"
+
+
 class WriteLock:
-    def __init__(self) -> None:
+    def __init__(self, file: Path | None = None) -> None:
         self._lock = threading.Lock()
         self._owner: int | None = None  # only its owner ever finds its own id here
         self._guard = threading.Lock()
         self._waiting = 0
+        self._file = file  # None: a database of this process alone (in memory)
+        self._fd: int | None = None  # opened once; one thread at a time uses it, under `_lock`
+
+    def _across_processes(self) -> int | None:
+        if self._file is None:
+            return None
+        if self._fd is None:
+            self._file.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(self._file, os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        return self._fd
 
     def waiters(self) -> int:
         with self._guard:
@@ -43,11 +67,16 @@ class WriteLock:
         self._lock.acquire()
         with self._guard:
             self._waiting -= 1
-        self._owner = me
         try:
-            yield
+            fd = self._across_processes()
+            self._owner = me
+            try:
+                yield
+            finally:
+                self._owner = None
+                if fd is not None:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
-            self._owner = None
             self._lock.release()
 
 
@@ -55,7 +84,8 @@ _locks: dict[str, WriteLock] = {}
 _locks_guard = threading.Lock()
 
 
-def write_lock(name: str) -> WriteLock:
-    """The process's one lock for the database named `name` (every `Database` on it shares it)."""
+def write_lock(name: str, file: Path | None = None) -> WriteLock:
+    """The process's one lock for the database named `name` (every `Database` on it shares it);
+    with `file`, also held across processes."""
     with _locks_guard:
-        return _locks.setdefault(name, WriteLock())
+        return _locks.setdefault(name, WriteLock(file))

@@ -1,0 +1,69 @@
+"""Whether a Python text can hold a dangerous call at all, from the words it names: the condition
+under which `dangerous` reads a file on its syntax tree.
+
+`pyconstructs` resolves a call's function from identifiers (each part of its dotted name, written
+`os.system`, imported `from os import system`, or assigned `run = os.system`) or from a string,
+which only getattr, `sys.modules[...]`, builtins' dict and the importers read; escapes spell any
+string (`"\\x73ystem"`), so no test of a text's strings is sound. A text whose syntax tree holds a
+call resolving to a dangerous name therefore names, as words: every part of that name (`os` and
+`system`, `eval`); or `getattr` and a module a dangerous name can be read from (`getattr(os, …)`,
+`getattr(builtins, …)`, `getattr(sys, "modules")`); or `sys` and `modules`; or `builtins`,
+`__builtins__`, `__dict__`, `__import__` or `import_module`, which turn a string into a module or
+builtin. The clauses are derived from DANGEROUS_CALLS, so a call added there is covered here. Words
+are read as Python reads identifiers, NFKC-normalized (`ｅｖａｌ`), anywhere in the text: in strings
+and comments too, which only sends a file to the parser that did not need it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from functools import cache
+
+from bot.engine.content.patternset import PatternSet
+from bot.engine.content.pyconstructs import DANGEROUS_CALLS
+
+_DOTTED = tuple(name.split(".") for name in DANGEROUS_CALLS)
+_MODULES = frozenset(parts[0] for parts in _DOTTED if len(parts) > 1) | {
+    "builtins",
+    "__builtins__",
+    "sys",
+    "importlib",
+}
+_STRING_READERS = ("builtins", "__builtins__", "__dict__", "__import__", "import_module")
+CLAUSES: tuple[frozenset[str], ...] = tuple(
+    sorted(
+        {frozenset(parts) for parts in _DOTTED}
+        | {frozenset({"getattr", module}) for module in _MODULES}
+        | {frozenset({"sys", "modules"})}
+        | {frozenset({word}) for word in _STRING_READERS},
+        key=sorted,
+    )
+)
+WORDS: tuple[str, ...] = tuple(sorted(set().union(*CLAUSES)))
+PATTERNS: tuple[str, ...] = tuple(rf"\b{re.escape(word)}\b" for word in WORDS)
+
+
+@cache
+def _patterns() -> PatternSet:
+    return PatternSet(PATTERNS)
+
+
+def may_hold(present: Iterable[int]) -> bool:
+    """Whether the words of WORDS at the indexes `present` satisfy a clause."""
+    named = {WORDS[index] for index in present}
+    return any(clause <= named for clause in CLAUSES)
+
+
+def words_in(text: str) -> set[int]:
+    """The indexes of WORDS that `text` names (also once NFKC-normalized)."""
+    data = text.encode("utf-8", "surrogatepass")
+    present = set(_patterns().present(data))
+    if not data.isascii():
+        present.update(_patterns().present(nfkc(text)))
+    return present
+
+
+def nfkc(text: str) -> bytes:
+    return unicodedata.normalize("NFKC", text).encode("utf-8", "surrogatepass")

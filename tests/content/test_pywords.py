@@ -1,0 +1,93 @@
+"""`dangerous` parses a Python file only when it names the words a dangerous call needs
+(bot/engine/content/pywords.py): held here to the syntax tree itself, which resolves names through
+strings too, on every dangerous name reached each way and on whole corpora."""
+
+from __future__ import annotations
+
+import ast
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from bot.engine.content import pywords
+from bot.engine.content.pyconstructs import DANGEROUS_CALLS, python_constructs, resolver_of
+from tests.datafiles import SECRETS
+
+
+def _escaped(text: str) -> str:
+    """A string literal spelling `text` with escapes only: no word of it is in the source."""
+    return "'" + "".join(f"\\x{ord(c):02x}" for c in text) + "'"
+
+
+def _reached(name: str) -> list[str]:
+    """Modules calling `name` (a dangerous call) in ways that name none of its words but one."""
+    *module, function = name.split(".")
+    if not module:
+        return [
+            f"import builtins\ngetattr(builtins, {_escaped(function)})(x)",
+            f"__builtins__[{_escaped(function)}](x)",
+        ]
+    root = module[0]
+    return [
+        f"import {root}\ngetattr({root}, {_escaped(function)})(x)",
+        f"__import__({_escaped(root)}).{function}(x)",
+        f"import importlib\nimportlib.import_module({_escaped(name)})(x)",
+        f"import sys\nsys.modules[{_escaped(root)}].{function}(x)",
+        f"import sys\ngetattr(getattr(sys, {_escaped('modules')})[{_escaped(root)}], {_escaped(function)})(x)",
+        f"from {root} import {function} as f\nf(x)",
+        f"import {root} as m\nr = (m).{function}\nr(x)",
+    ]
+
+
+@pytest.mark.parametrize("name", sorted(DANGEROUS_CALLS))
+def test_every_way_to_reach_a_dangerous_call_names_its_words(name: str) -> None:
+    for source in _reached(name):
+        tree = ast.parse(source)
+        call = tree.body[-1]
+        assert isinstance(call, ast.Expr) and isinstance(call.value, ast.Call)
+        assert resolver_of(tree).name(call.value.func) == name, source  # the tree does reach it
+        assert pywords.may_hold(pywords.words_in(source)), source
+
+
+def _corpus() -> list[str]:
+    root = Path(sysconfig.get_paths()["stdlib"])
+    paths = [p for p in root.rglob("*.py") if "site-packages" not in p.parts]
+    paths += sorted((SECRETS / "bandit" / "examples").glob("*.py"))
+    return [p.read_bytes().decode("utf-8", "replace") for p in sorted(paths)]
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::SyntaxWarning")
+def test_every_file_whose_tree_holds_a_construct_is_read() -> None:
+    """The standard library with its tests, and bandit's examples: each file whose whole syntax tree
+    has a finding (as a whole module, or as statements judged alone) names the words."""
+    found = 0
+    for text in _corpus():
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        if python_constructs(tree) or python_constructs(tree, whole=False):
+            found += 1
+            assert pywords.may_hold(pywords.words_in(text)), text[:200]
+    assert found > 200
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import json\njson.loads(s)\n",
+        "import os\nos.path.join(a, b)\n",
+        "x = getattr(obj, 'name', None)\n",
+        "run(cmd)\n",
+        "import subprocess\n",
+        "model.evaluate(x)\n",
+    ],
+)
+def test_a_file_without_the_words_is_not_read(source: str) -> None:
+    assert not pywords.may_hold(pywords.words_in(source))
+
+
+def test_identifiers_are_read_nfkc_normalized() -> None:
+    assert pywords.may_hold(pywords.words_in("ｅｖａｌ(x)\n"))
+    assert not pywords.may_hold(pywords.words_in("ｅｖａｌｕａｔｅ(x)\n"))
