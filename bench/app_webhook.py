@@ -90,9 +90,12 @@ class Connections:
         request = ("\r\n".join(head + [f"{k}: {v}" for k, v in headers.items()]) + "\r\n\r\n").encode() + body
         reused = bool(self.idle)
         reader, writer = self.idle.pop() if reused else await asyncio.open_connection(self.host, self.port)
-        writer.write(request)
-        await writer.drain()
-        status_line = await reader.readline()
+        try:
+            writer.write(request)
+            await writer.drain()
+            status_line = await reader.readline()
+        except (ConnectionResetError, BrokenPipeError):
+            status_line = b""
         if not status_line:  # the server closed an idle connection (keep-alive timeout) unread
             writer.close()
             if reused:

@@ -3,6 +3,7 @@ its parent is, stopped with it on SIGTERM; the supervisor's restarts, backoff an
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import subprocess
@@ -51,7 +52,7 @@ def test_a_killed_worker_process_is_restarted_and_its_job_still_lands(
     held = github_app.fake.inject_delay("GET", r"/repos/.*/compare/.*", 30.0, times=1)
     github_app.send_pull_request("opened")
     wait_until(lambda: held.times == 0 and _running_jobs(host), timeout=20, what="the job held mid-way")
-    subprocess.run(["kill", "-9", str(first)], check=True)
+    os.kill(first, signal.SIGKILL)
     restarted = wait_until(lambda: [p for p in _children(host) if p != first], timeout=20, what="a restart")
     assert not _running(first) and _running(restarted[0])
     [run] = _completed(github_app, github_app.pull.head_sha, timeout=30)  # a lease (3 s) after the kill
@@ -120,17 +121,21 @@ def test_healthz_says_when_the_worker_process_is_down(monkeypatch: pytest.Monkey
     assert health._workers(SimpleNamespace(worker_process=None)) == {}  # type: ignore[arg-type]
 
 
-def test_stop_waits_for_a_graceful_end_then_kills() -> None:
+def test_stop_waits_for_a_graceful_end_then_kills(tmp_path: Path) -> None:
     graceful = WorkerProcess(lambda: None, 60.0, _python("import time; time.sleep(60)")).start()
     pid = graceful.pid
     began = time.monotonic()
     graceful.stop()  # SIGINT: Python's KeyboardInterrupt ends the sleep
     assert time.monotonic() - began < 10 and pid is not None and not _running(pid)
+    ready = tmp_path / "ready"
     stubborn_code = (
-        "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); print(flush=True); time.sleep(60)"
+        "import pathlib, signal, sys, time\n"
+        "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+        f"pathlib.Path({str(ready)!r}).touch()\n"
+        "time.sleep(60)\n"
     )
     stubborn = WorkerProcess(lambda: None, 60.0, _python(stubborn_code), stop_seconds=1.0).start()
-    time.sleep(1.0)  # its handler is installed
+    wait_until(ready.exists, timeout=20, what="the child ignoring SIGINT")
     began = time.monotonic()
     stubborn.stop()
     assert 1.0 <= time.monotonic() - began < 10 and stubborn.exits == 0
