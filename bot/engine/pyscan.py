@@ -37,7 +37,9 @@ QUOTED = (
     r'"[^\n"\\]*(?:\\.[^\n"\\]*)*"',
 )
 _TRIPLE = _any(_PREFIX + QUOTED[0], _PREFIX + QUOTED[1])
-_SINGLE = _any(_PREFIX + QUOTED[2], _PREFIX + QUOTED[3])
+# Where three quotes open a string that never closes, tokenize raises: no single-quoted string
+# (`''` then a quote) is read there instead.
+_SINGLE = _any(_PREFIX + "'(?!'')" + QUOTED[2][1:], _PREFIX + '"(?!"")' + QUOTED[3][1:])
 # Names first, as the commonest token: one that runs into a quote is a string prefix (b'x'), so the
 # name pattern is atomic and refuses it, and the string patterns take it. Numbers come before
 # operators (.5 is a number); operators are tokenize's, longest first.
@@ -80,13 +82,59 @@ def unparsed_tokens(text: str) -> tuple[str, ...] | None:
     return tuple(out)
 
 
-# Source as written: each piece is a token with the blanks (and backslash continuations) before it.
-_RAW = re.compile(
-    r"((?:[ \f\t]|\\\r?\n)*+)(?:("
-    + _any(r"\r?\n", r"#[^\r\n]*", _NAME, _plain(tokenize.Number), _plain(tokenize.Special), _TRIPLE, _SINGLE)
-    + r")|(.)|\Z)",
+# Source as written: the text split at each token and the blanks before it, so the pieces run
+# (skipped, blanks, token, None)… then what follows the last token; blanks before no token are a
+# match of their own, (skipped, None, None, blanks), so a run of them is tried once, not from each
+# of its positions. Nothing is skipped but a character no token pattern matches. A backslash
+# continuation is split off as a token, then joined to the whitespace around it.
+_SPLIT = re.compile(
+    r"([ \f\t]*+)("
+    + _any(
+        r"\\\r?\n",
+        r"\r?\n",
+        r"#[^\r\n]*",
+        _NAME,
+        "(?=[0-9.])" + _plain(tokenize.Number),  # the guard spares the other tokens its alternatives
+        _plain(tokenize.Special),
+        _TRIPLE,
+        _SINGLE,
+    )
+    + r")|([ \f\t]++)",
     re.DOTALL,
 )
+_CONTINUATIONS = ("\\\n", "\\\r\n")
+
+
+def _found(tokens: list[str], kinds: tuple[str, ...]) -> list[int]:
+    """Where tokens of the given kinds are, in order."""
+    found: list[int] = []
+    for kind in kinds:
+        at = -1
+        try:
+            while True:
+                at = tokens.index(kind, at + 1)
+                found.append(at)
+        except ValueError:
+            pass
+    return sorted(found) if len(kinds) > 1 else found
+
+
+def _continued(gaps: list[str], tokens: list[str], at: list[int]) -> tuple[list[str], list[str]]:
+    """The gaps and tokens with each continuation (at `at`) joined to the whitespace around it."""
+    out_gaps: list[str] = []
+    out_tokens: list[str] = []
+    carry = ""
+    start = 0
+    for i in [*at, len(tokens)]:
+        if i > start:
+            out_gaps.append(carry + gaps[start])
+            out_gaps.extend(gaps[start + 1 : i])
+            out_tokens.extend(tokens[start:i])
+            carry = ""
+        carry += gaps[i] + (tokens[i] if i < len(tokens) else "")
+        start = i + 1
+    out_gaps.append(carry)
+    return out_gaps, out_tokens
 
 
 def indent_width(piece: str) -> int:
@@ -110,44 +158,60 @@ def raw_pieces(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
 
     Where `tokenize` raises (a bracket still open at the end, a dedent to no enclosing level) this
     returns None too, so both views agree on which files cannot be tokenized."""
-    gaps: list[str] = []
+    parts = _SPLIT.split(text)
+    if "".join(parts[0::4]):
+        return None  # a character no token pattern matches
+    ends_in_blanks = len(parts) > 1 and parts[-2] is not None  # a last match of blanks alone
+    gaps: list[str] = parts[1:-4:4] if ends_in_blanks else parts[1::4]
+    tokens: list[str] = parts[2:-4:4] if ends_in_blanks else parts[2::4]
+    gaps.append(parts[-2] if ends_in_blanks else "")
+    if "\\" in text:
+        at = _found(tokens, _CONTINUATIONS)
+        if at:
+            gaps, tokens = _continued(gaps, tokens, at)
+            if "\\" in gaps[-1]:
+                return None  # a continuation before the end: tokenize may raise, or end the line itself
+    out_gaps: list[str] = []
     out: list[str] = []
     pending = ""  # whitespace (and NL line breaks) since the last token
-    done = 0  # matches follow each other: only the blanks that end the text are left unmatched
     depth = 0
     indents = [0]
     at_line_start = True
-    for blanks, token, stray in _RAW.findall(text):
-        if stray:
-            return None
-        if not token:  # the end of the text, after the blanks that end it
-            if "\\" in blanks:
-                return None  # a continuation before the end: tokenize may raise, or end the line itself
-            continue
-        done += len(blanks) + len(token)
-        if token[-1] == "\n":
-            ends_a_line = not at_line_start and depth == 0
+    start = 0
+    # A physical line at a time: its tokens, then its line break. A comment runs to the line break,
+    # so it is a line's last token; the line's first token is the one that may indent.
+    ended = len(tokens)
+    for end in [*_found(tokens, ("\n", "\r\n") if "\r" in text else ("\n",)), ended]:
+        if at_line_start and "\\" in gaps[start]:
+            return None  # tokenize reads the line after a continuation as no line's start
+        if end > start:
+            out_gaps.append(pending + gaps[start])
+            out_gaps.extend(gaps[start + 1 : end])
+            out.extend(tokens[start:end])
+            pending = ""
+            if tokens[start][0] != "#":  # a comment-only line does not indent
+                if at_line_start and depth == 0:
+                    column = indent_width(gaps[start].rsplit("\n", 1)[-1])
+                    if column > indents[-1]:
+                        indents.append(column)
+                    while column < indents[-1]:
+                        indents.pop()
+                    if column != indents[-1]:
+                        return None
+                at_line_start = False
+                line = tokens[start:end]
+                depth += sum(map(line.count, _OPEN)) - sum(map(line.count, _CLOSE))
+                if depth < 0:
+                    return None  # tokenize ends a line there, then reads every line as a continuation
+        if end < ended:
+            if not at_line_start and depth == 0:  # NEWLINE: a logical line ends
+                out_gaps.append(pending + gaps[end])
+                out.append(tokens[end])
+                pending = ""
+            else:  # NL: whitespace, part of the gap before the next token
+                pending += gaps[end] + tokens[end]
             at_line_start = at_line_start or depth == 0
-            if not ends_a_line:
-                pending += blanks + token  # NL: whitespace, part of the gap before the next token
-                continue
-        elif token[0] != "#":  # a comment-only line does not indent
-            if at_line_start and depth == 0:
-                column = indent_width(blanks.rsplit("\n", 1)[-1])
-                if column > indents[-1]:
-                    indents.append(column)
-                while column < indents[-1]:
-                    indents.pop()
-                if column != indents[-1]:
-                    return None
-            at_line_start = False
-            if token in _OPEN:
-                depth += 1
-            elif token in _CLOSE:
-                depth -= 1  # below zero too: tokenize then reads every later line as a continuation
-        gaps.append(pending + blanks)
-        out.append(token)
-        pending = ""
-    gaps.append(pending + text[done:])  # blanks after the last token, kept as tokenize keeps them
+        start = end + 1
+    out_gaps.append(pending + gaps[-1])  # blanks after the last token, kept as tokenize keeps them
     out.append("")
-    return (tuple(gaps), tuple(out)) if depth == 0 else None
+    return (tuple(out_gaps), tuple(out)) if depth == 0 else None

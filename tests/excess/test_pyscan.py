@@ -9,6 +9,8 @@ import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.engine.pyscan import raw_pieces, unparsed_tokens
 from bot.engine.tokens import Written, _significant_python, _stdlib_raw
@@ -82,6 +84,8 @@ def test_readers_agree_on_edge_cases(source: str) -> None:
         "s = '''unterminated\n",
         "x = 1 \\\n",  # the text ends in a continuation: tokenize raises
         "x = 1 \\\n   ",
+        "\\\n\n",  # the line after a continuation: tokenize reads no line start there
+        ")\r\n(",  # below zero at a line break: tokenize ends a logical line there
     ],
 )
 def test_raw_reader_gives_up_where_tokenize_does_or_is_unsure(source: str) -> None:
@@ -102,3 +106,17 @@ def test_the_blanks_that_end_a_text_are_read_once() -> None:
     assert raw_pieces(text) == (("", " ", " ", " " * 30_000), ("x", "=", "1", ""))
     assert unparsed_tokens(text) == ("x", "=", "1", "")
     assert time.process_time() - started < 1.0
+
+
+_PARTS = [*"()[]:=\n\t #'\"\\\r\x0c", "\\\n", "\r\n", "'''", "x", "if", "1", "\n    ", "# c  "]
+
+
+@given(st.lists(st.sampled_from(_PARTS), max_size=30).map("".join))
+def test_the_raw_reader_agrees_with_tokenize_or_gives_up(source: str) -> None:
+    raw = _fast_raw(source)
+    assert raw is None or raw == _stdlib_raw(source)
+
+
+def test_three_quotes_that_never_close_are_no_empty_string() -> None:
+    assert raw_pieces("''''") is None  # tokenize: EOF in multi-line string
+    assert raw_pieces("x = ''\n") == (("", " ", " ", "", ""), ("x", "=", "''", "\n", ""))
