@@ -7,7 +7,6 @@ import itertools
 import random
 import re
 import sysconfig
-import time
 import warnings
 from pathlib import Path
 
@@ -92,11 +91,10 @@ def test_text_that_cannot_be_cut_for_certain_stays_whole(text: str) -> None:
 
 def test_the_text_after_the_last_line_break_is_scanned_once() -> None:
     """The cutting pattern used to match a last line holding none of the characters it looks for,
-    and give up, from each of its positions in turn: 40,000 characters took 4.6 s (quadratic)."""
+    and give up, from each of its positions in turn: 40,000 characters took 4.6 s (quadratic). A
+    hang here is the failure; bench/receipt_check.py measures the time."""
     text = "x = 1\ny = " + "a" * 100_000
-    started = time.process_time()
     assert statement_chunks(text) == ["x = 1\n", "y = " + "a" * 100_000]
-    assert time.process_time() - started < 1.0
 
 
 # The cut as it was read before its patterns took whole lines and bracketed groups at once: one
@@ -150,9 +148,7 @@ def test_the_cut_is_the_one_read_a_thing_at_a_time_on_the_standard_library() -> 
 def test_groups_that_never_close_are_read_in_linear_time() -> None:
     """A bracket that does not close is counted alone, its group tried once per enclosing bracket."""
     text = "x = 1\n" + "(a\n" * 100_000
-    started = time.process_time()
     assert statement_chunks(text) == ["x = 1\n", "(a\n" * 100_000]
-    assert time.process_time() - started < 2.0
 
 
 def _agrees(source: str) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import sysconfig
-import time
 import warnings
 from pathlib import Path
 
@@ -100,12 +99,11 @@ def test_unparsed_reader_gives_up_on_unexpected_characters() -> None:
 
 def test_the_blanks_that_end_a_text_are_read_once() -> None:
     """Each reader's pattern used to match the text's final blanks and give up, from each of their
-    positions in turn: 30,000 of them took 12 s (quadratic), a 2 MiB file hours."""
-    text = "x = 1" + " " * 30_000
-    started = time.process_time()
-    assert raw_pieces(text) == (("", " ", " ", " " * 30_000), ("x", "=", "1", ""))
+    positions in turn: 30,000 of them took 12 s (quadratic), a 2 MiB file hours. A hang here is the
+    failure; bench/receipt_check.py measures the time."""
+    text = "x = 1" + " " * 100_000
+    assert raw_pieces(text) == (("", " ", " ", " " * 100_000), ("x", "=", "1", ""))
     assert unparsed_tokens(text) == ("x", "=", "1", "")
-    assert time.process_time() - started < 1.0
 
 
 _PARTS = [*"()[]:=\n\t #'\"\\\r\x0c", "\\\n", "\r\n", "'''", "x", "if", "1", "\n    ", "# c  "]
