@@ -12,8 +12,46 @@ import sys
 import tempfile
 from collections.abc import Iterator, MutableMapping
 from contextlib import contextmanager
+from pathlib import Path
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+_PREFIX = "receipt-metrics-"
+_OWNER = "owner"  # the server's pid, so a later server knows the directory is abandoned
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
+
+
+def remove_abandoned(parent: Path) -> list[Path]:
+    """Remove the directories of servers that died without their `finally` (kill -9, a crash):
+    a server restarted in a loop would otherwise leave one a start. A directory whose owner
+    cannot be read (being made, or not ours) is left alone."""
+    removed = []
+    for folder in parent.glob(_PREFIX + "*"):
+        try:
+            pid = int((folder / _OWNER).read_text(encoding="ascii"))
+        except (OSError, ValueError):
+            continue
+        if not _alive(pid):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+def fresh_folder() -> str:
+    """A new directory for this server's processes, its owner recorded; abandoned ones removed."""
+    parent = Path(tempfile.gettempdir())
+    remove_abandoned(parent)
+    folder = tempfile.mkdtemp(prefix=_PREFIX, dir=parent)
+    (Path(folder) / _OWNER).write_text(str(os.getpid()), encoding="ascii")
+    return folder
 
 
 @contextmanager
@@ -26,7 +64,7 @@ def shared_metrics(environ: MutableMapping[str, str] = os.environ) -> Iterator[s
         return
     if "prometheus_client" in sys.modules:
         raise RuntimeError("prometheus_client was imported before its multiprocess directory was chosen")
-    folder = tempfile.mkdtemp(prefix="receipt-metrics-")
+    folder = fresh_folder()
     environ[MULTIPROC_ENV] = folder
     try:
         yield folder
