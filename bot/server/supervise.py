@@ -135,7 +135,10 @@ class WorkerProcess:
 
 def _exit_status(code: int) -> str:
     if code < 0:
-        return f"signal {signal.Signals(-code).name}"
+        try:
+            return f"signal {signal.Signals(-code).name}"
+        except ValueError:  # a real-time signal has no name; the supervisor must not die of it
+            return f"signal {-code}"
     return f"status {code}"
 
 

@@ -104,6 +104,20 @@ def test_a_child_that_keeps_dying_is_restarted_with_growing_waits_and_its_jobs_r
     assert time.monotonic() - started >= 1.5
 
 
+def test_a_child_killed_by_a_signal_without_a_name_is_still_restarted() -> None:
+    """A real-time signal has no name in `signal.Signals`; describing the exit must not end the
+    supervisor, which would leave the App without workers for good."""
+    rt = signal.SIGRTMIN + 2
+    process = WorkerProcess(lambda: None, 0.05, _python(f"import os; os.kill(os.getpid(), {int(rt)})"))
+    process.start()
+    try:
+        wait_until(lambda: process.exits >= 2, timeout=20, what="two exits")
+    finally:
+        process.stop()
+    assert supervise._exit_status(-int(rt)) == f"signal {int(rt)}"
+    assert supervise._exit_status(-signal.SIGKILL) == "signal SIGKILL"
+
+
 def test_healthz_says_when_the_worker_process_is_down(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(supervise, "FIRST_BACKOFF_SECONDS", 30.0)
     process = WorkerProcess(lambda: None, 60.0, _python("raise SystemExit(3)")).start()
