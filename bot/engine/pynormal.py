@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import keyword
 import sys
+from token import EXACT_TOKEN_TYPES
 
 from bot.engine.pyscan import indent_width
 
@@ -118,6 +119,9 @@ class _Level:
 
     def apart(self) -> None:
         """The expression being read ends."""
+        if not (self.ands or self.ors):  # the common case, a loop's worth of calls spared
+            self.lowest = _ATOM
+            return
         self._chained()
         if self.ors:
             _needs(self.lowest, _OR + self.ors + 1)
@@ -196,6 +200,38 @@ def normalized_tokens(gaps: Tokens, tokens: Tokens) -> Tokens | None:
         return None
 
 
+# What a token is, as `_read` dispatches on it; `_kind` decides once per distinct token of a text.
+_COMMENT, _NEWLINE, _END, _STRING, _NUMBER, _NAME, _CONSTANT, _OPEN, _CLOSE, _OTHER = range(10)
+
+
+def _kind(tok: str) -> int:
+    """A token's kind; raises _Refused for a name that is not ASCII (the parser NFKC-normalizes names)."""
+    first = tok[:1]
+    if first == "#":
+        return _COMMENT
+    if tok == "\n":
+        return _NEWLINE
+    if not tok:
+        return _END
+    if tok[-1] in _QUOTES:
+        return _STRING
+    if first.isdigit() or (first == "." and tok[1:2].isdigit()):
+        return _NUMBER
+    if (first.isalpha() or first == "_" or not first.isascii()) and tok not in _KEYWORDS:
+        if not tok.isascii():
+            raise _Refused
+        return _NAME
+    if tok in _CONSTANTS or tok == "...":
+        return _CONSTANT
+    if tok in _OPENERS:
+        return _OPEN
+    return _CLOSE if tok in _CLOSERS else _OTHER
+
+
+# The kinds of the tokens every program uses, so that a text classifies only its own names and literals.
+_KINDS = {t: _kind(t) for t in (*_KEYWORDS, *EXACT_TOKEN_TYPES, "\n", "")}
+
+
 def _read(gaps: Tokens, tokens: Tokens) -> Tokens:
     out: list[str] = []
     stack = [_Level(_STATEMENT, 0)]
@@ -210,18 +246,22 @@ def _read(gaps: Tokens, tokens: Tokens) -> Tokens:
     after_def = docstring = False  # the line before opened a def or class; this one is its docstring
     operators = deepest = 0
     indents = [0]
+    kinds = _KINDS.copy()
+    literals: dict[str, str] = {}  # each string's and number's text as unparse writes it
     for gap, tok in zip(gaps, tokens, strict=True):
-        first = tok[:1]
-        if first == "#":
+        kind = kinds.get(tok)
+        if kind is None:
+            kind = kinds[tok] = _kind(tok)
+        if kind == _COMMENT:
             continue
-        if prev == "\n" and tok:
+        if prev == "\n" and kind != _END:
             column = indent_width(gap.rsplit("\n", 1)[-1])
             while column < indents[-1]:
                 indents.pop()
             if column > indents[-1]:
                 indents.append(column)
-            docstring = after_def and tok[-1] in _QUOTES
-            if (tok[-1] in _QUOTES and not docstring) or (after_else and tok == "if"):
+            docstring = after_def and kind == _STRING
+            if (kind == _STRING and not docstring) or (after_else and tok == "if"):
                 raise _Refused  # a module's docstring, or a string statement; `elif`
             head, length, pending, lambdas = tok, 0, False, 0
             operators = deepest = 0
@@ -229,7 +269,7 @@ def _read(gaps: Tokens, tokens: Tokens) -> Tokens:
         if length == 2 and head == "async":
             head = tok
         level = stack[-1]
-        if tok == "\n" or (not tok and prev != "\n"):  # a logical line ends
+        if kind == _NEWLINE or (kind == _END and prev != "\n"):  # a logical line ends
             level.apart()
             if prev == "," or pending or (prev == ":") != (head in _COMPOUND):
                 raise _Refused
@@ -240,41 +280,53 @@ def _read(gaps: Tokens, tokens: Tokens) -> Tokens:
             after_else = head == "else" and length == 3
             after_def = head in ("def", "class")
             level.targets = False
-            if tok:
+            if kind == _NEWLINE:
                 out.append("\n")
             prev2, prev, atom = prev, "\n", False
             continue
-        if not tok:
-            break
-        if tok[-1] in _QUOTES:
-            if prev[-1:] in _QUOTES:
-                raise _Refused  # implicit concatenation
-            out.append(docstring_literal(tok) if docstring and length == 1 else string_literal(tok))
-            atom = True
-        elif first.isdigit() or (first == "." and tok[1:2].isdigit()):
-            out.append(number_literal(tok))
-            atom = True
-        elif (first.isalpha() or first == "_" or not first.isascii()) and tok not in _KEYWORDS:
-            if not tok.isascii():
-                raise _Refused  # the parser NFKC-normalizes names
+        if kind == _NAME:
             out.append(tok)
             atom = True
-        elif tok in _OPENERS:
+        elif kind == _OTHER:
+            if tok == "." and prev != ".":
+                operators += 1  # nothing else to check: a dot joins an attribute to its object
+            else:
+                lambdas = _operator(tok, prev, prev2, stack, after_operand=atom, lambdas=lambdas)
+                operators += tok != "," and tok not in _APART
+                if tok == "," and len(stack) == 1:
+                    if not (lambdas or head in _LISTS or (head == "for" and level.targets)):
+                        pending = True  # a tuple, unless an assignment's `=` follows
+                elif tok == "=" and len(stack) == 1 and not lambdas:
+                    pending = False
+            atom = False
+            out.append(tok)
+        elif kind in (_NUMBER, _STRING):
+            if kind == _STRING and prev[-1:] in _QUOTES:
+                raise _Refused  # implicit concatenation
+            if kind == _STRING and docstring and length == 1:
+                out.append(docstring_literal(tok))
+            else:
+                written = literals.get(tok)
+                if written is None:
+                    written = literals[tok] = string_literal(tok) if kind == _STRING else number_literal(tok)
+                out.append(written)
+            atom = True
+        elif kind == _OPEN:
             if tok == "(":
                 if atom:
-                    kind = _PARAMS if prev2 == "def" else _CLASS if prev2 == "class" else _CALL
+                    holds = _PARAMS if prev2 == "def" else _CLASS if prev2 == "class" else _CALL
                 elif prev == "import" and head == "from":
-                    kind = _IMPORTED
+                    holds = _IMPORTED
                 else:
                     raise _Refused  # grouping: unparse keeps or drops it by precedence
             else:
-                kind = _SUBSCRIPT if tok == "[" and atom else _DISPLAY
-            if kind != _IMPORTED:
+                holds = _SUBSCRIPT if tok == "[" and atom else _DISPLAY
+            if holds != _IMPORTED:
                 out.append(tok)
-            stack.append(_Level(kind, len(out)))
+            stack.append(_Level(holds, len(out)))
             deepest = max(deepest, len(stack))
             atom = False
-        elif tok in _CLOSERS:
+        elif kind == _CLOSE:
             level.apart()
             stack.pop()
             if prev == ",":
@@ -291,18 +343,11 @@ def _read(gaps: Tokens, tokens: Tokens) -> Tokens:
             if level.kind != _IMPORTED:
                 out.append(tok)
             atom = True
-        else:
-            operand = tok in _CONSTANTS or tok == "..."
-            if not operand:
-                lambdas = _operator(tok, prev, prev2, stack, after_operand=atom, lambdas=lambdas)
-                operators += tok != "," and tok not in _APART
-                if tok == "," and len(stack) == 1:
-                    if not (lambdas or head in _LISTS or (head == "for" and level.targets)):
-                        pending = True  # a tuple, unless an assignment's `=` follows
-                elif tok == "=" and len(stack) == 1 and not lambdas:
-                    pending = False
-            atom = operand
+        elif kind == _CONSTANT:
             out.append(tok)
+            atom = True
+        else:  # _END after a line break
+            break
         prev2, prev = prev, tok
     if out:
         if out[-1] == "\n":

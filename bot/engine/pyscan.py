@@ -139,6 +139,8 @@ def _continued(gaps: list[str], tokens: list[str], at: list[int]) -> tuple[list[
 
 def indent_width(piece: str) -> int:
     """tokenize's column of a line's first token: tabs to the next multiple of 8, form feeds reset."""
+    if not piece.strip(" "):
+        return len(piece)  # spaces alone, as nearly every line is indented
     column = 0
     for char in piece:  # only blanks: the text between a line break and the line's first token
         if char == " ":

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import io
 import sysconfig
+import tokenize
 import warnings
 from pathlib import Path
 
@@ -11,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.engine.pyscan import raw_pieces, unparsed_tokens
+from bot.engine.pyscan import indent_width, raw_pieces, unparsed_tokens
 from bot.engine.tokens import Written, _significant_python, _stdlib_raw
 from tests.excess import corpus
 
@@ -59,6 +61,7 @@ def test_readers_agree_with_tokenize_on_real_code() -> None:
         "x = 1\r\ny = 2\r\n",
         "x = 1 + \\\n    2\n",
         "if x:\n\ty = 1\n",
+        "if x:\n  \t y = 1\n",
         "\x0cx = 1\n",
         "x = (1, # comment\n     2)\n",
         "x = 1)\n",
@@ -89,6 +92,18 @@ def test_readers_agree_on_edge_cases(source: str) -> None:
 )
 def test_raw_reader_gives_up_where_tokenize_does_or_is_unsure(source: str) -> None:
     assert raw_pieces(source) is None
+
+
+@pytest.mark.parametrize(
+    ("blanks", "column"),
+    [("", 0), ("    ", 4), ("\t", 8), ("  \t ", 9), ("        \t", 16), ("\t\x0c  ", 2), ("  \x0c", 0)],
+)
+def test_indentation_is_measured_as_tokenize_measures_it(blanks: str, column: int) -> None:
+    assert indent_width(blanks) == column
+    tokens = list(tokenize.generate_tokens(io.StringIO(f"if x:\n{blanks}y = 1\n").readline))
+    indented = next(t for t in tokens if t.string == "y")
+    assert indented.start[1] == len(blanks)  # tokenize's column is the offset; its INDENT tells the width
+    assert (column > 0) == any(t.type == tokenize.INDENT for t in tokens)
 
 
 def test_unparsed_reader_gives_up_on_unexpected_characters() -> None:
