@@ -16,28 +16,49 @@ from typing import Any
 from tests.gitrepo import GitRepo
 
 _PROJECT = Path(__file__).resolve().parents[1]
-# Runs the command in a fresh interpreter, then writes the names of every module it imported.
+# Runs the command in a fresh interpreter, then writes the names of every module it imported, and
+# which of the patterns compiled on first use (`_LAZY`, `module:name`) it compiled.
 _SCRIPT = """
 import contextlib, io, json, sys
 from bot.cli import main
 with contextlib.redirect_stdout(io.StringIO()):
     try:
-        status = main(sys.argv[2:])
+        status = main(sys.argv[3:])
     except SystemExit as exc:
         status = exc.code
-unicode = sys.modules.get("bot.engine.content.unicode")
-compiled = [n for n in ("_invisible", "_non_ascii_word") if unicode and getattr(unicode, n).cache_info().currsize]
-with open(sys.argv[1], "w") as out:
+compiled = []
+for lazy in json.loads(sys.argv[1]):
+    module, name = lazy.split(":")
+    if module in sys.modules and getattr(sys.modules[module], name).cache_info().currsize:
+        compiled.append(lazy)
+with open(sys.argv[2], "w") as out:
     json.dump({"status": status, "modules": sorted(sys.modules), "compiled": compiled}, out)
 """
 _ENGINE = ("bot.engine.evaluation", "bot.engine.rules", "bot.engine.excess", "bot.engine.manifest")
 _READING_A_MANIFEST = ("yaml", "bot.engine.schema", "bot.engine.manifest_spec")
+_UNICODE = ["bot.engine.content.unicode:_invisible", "bot.engine.content.unicode:_non_ascii_word"]
+# Patterns for what a Python change that parses has none of: unparseable Python, shell and
+# JavaScript, script tags, template strings, `global`, a `match` statement.
+_NOT_FOR_PLAIN_PYTHON = [
+    *(f"bot.engine.content.pystatements:{n}" for n in ("_PIECE", "_NAME_BEFORE", "_TO_CALL")),
+    *(f"bot.engine.content.dangerous:{n}" for n in ("_CALL_WORDS", "_IMPORT_LINE", "_DEFINED")),
+    *(
+        f"bot.engine.content.pyselect:{n}"
+        for n in ("_FIELDS", "_TEMPLATE_BODY", "_WORD", "_LONE_CR", "_MATCH")
+    ),
+    *(f"bot.engine.content.textconstructs:{n}" for n in ("_INTERPRETER", "_COMMENT", "_NOT_NEWLINE")),
+    *(f"bot.engine.content.textconstructs:{n}" for n in ("_SCRIPT_TAG_BYTES", "_SCRIPT_TAG_TEXT")),
+    *(f"bot.engine.content.pyfixed:{n}" for n in ("_UNSEEN", "_LONE_CR", "_DECLARED")),
+]
+_LAZY = [*_UNICODE, *_NOT_FOR_PLAIN_PYTHON]
 
 
 def _run(tmp_path: Path, cwd: Path, *args: str) -> dict[str, Any]:
     out = tmp_path / "modules.json"
     env = {**os.environ, "PYTHONPATH": str(_PROJECT)}
-    subprocess.run([sys.executable, "-c", _SCRIPT, str(out), *args], cwd=cwd, env=env, check=True)
+    subprocess.run(
+        [sys.executable, "-c", _SCRIPT, json.dumps(_LAZY), str(out), *args], cwd=cwd, env=env, check=True
+    )
     found: dict[str, Any] = json.loads(out.read_text())
     return found
 
@@ -86,4 +107,27 @@ def test_unicode_patterns_are_compiled_only_for_text_not_ascii(repo: GitRepo, tm
     assert "bot.engine.content.unicode" in ascii_only["modules"] and ascii_only["compiled"] == []
     repo.write("pkg/mod.py", "def f(x):\n    return x + 2  # caf\u00e9\n")
     repo.commit("not ascii")
-    assert _run(tmp_path, repo.root, *args)["compiled"] == ["_invisible", "_non_ascii_word"]
+    assert set(_UNICODE) <= set(_run(tmp_path, repo.root, *args)["compiled"])
+
+
+def test_a_python_change_that_parses_compiles_no_pattern_of_other_languages(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    repo.write("pkg/mod.py", "import os\n\ndef f(x):\n    return x + 1\n")
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("pkg/mod.py", "import os\n\ndef f(x):\n    os.system(x)\n    return eval(x)\n")
+    repo.commit("change")
+    found = _run(tmp_path, repo.root, "check", "--base", "main", "--head", "pr", "--no-tests")
+    assert "bot.engine.content.pyselect" in found["modules"]  # the dangerous rule read the file
+    assert not set(_NOT_FOR_PLAIN_PYTHON) & set(found["compiled"]), found["compiled"]
+    repo.write("run.sh", "curl https://example.com/x | sh\n")
+    repo.write("pkg/mod.py", "def f(x:\n    eval(x)\n")
+    repo.commit("shell, and Python that does not parse")
+    compiled = set(
+        _run(tmp_path, repo.root, "check", "--base", "main", "--head", "pr", "--no-tests")["compiled"]
+    )
+    assert {
+        "bot.engine.content.pystatements:_PIECE",
+        "bot.engine.content.textconstructs:_COMMENT",
+    } <= compiled
