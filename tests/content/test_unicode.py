@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.engine.content.unicode import _INVISIBLE, InvisibleUnicodeRule
+from bot.engine.content.unicode import InvisibleUnicodeRule
+from bot.engine.content.unicode import _invisible as invisible_pattern
 from bot.engine.findings import RuleId, Violation
 from tests.content.helpers import change_of, manifest, scan, where
 from tests.datafiles import SECRETS
@@ -257,7 +258,7 @@ def test_every_format_character_that_shows_nothing_is_covered() -> None:
     for code in range(sys.maxunicode + 1):
         char = chr(code)
         if unicodedata.category(char) == "Cf" and code not in visible_signs:
-            assert _INVISIBLE.fullmatch(char.encode()), f"U+{code:04X}"
+            assert invisible_pattern().fullmatch(char.encode()), f"U+{code:04X}"
 
 
 def test_a_python_file_that_does_not_tokenize_is_judged_line_by_line(repo: GitRepo) -> None:

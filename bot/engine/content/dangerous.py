@@ -45,6 +45,7 @@ from bot.engine.content.pywords import PATTERNS, may_hold, words_in
 from bot.engine.content.textconstructs import text_constructs
 from bot.engine.diff import FileStatus
 from bot.engine.findings import RuleId, Violation
+from bot.engine.lazyre import lazy
 from bot.engine.manifest import Manifest
 
 _CALLED = (
@@ -56,7 +57,7 @@ _CALLED = (
 TRIGGER = "dangerous-words"
 PREFILTER_GROUPS = {TRIGGER: PATTERNS}
 # The words a call found without the parser is named by (`pystatements.call_at` finds its extent).
-_CALL_WORDS = re.compile(
+_CALL_WORDS = lazy(
     rf"\b(?:{_CALLED}|getattr|loads?|load_all|Unpickler|run|call|check_call|check_output|Popen)\b"
 )
 SOURCE_ENCODING = "python-source-encoding"
@@ -130,8 +131,8 @@ def _whole_file(
             yield Violation(RuleId.DANGEROUS, file.path, on_added, message, found.construct.value)
 
 
-_IMPORT_LINE = re.compile(r"(?m)^[ \t\f]*(?:from[ \t]+[\w.]+[ \t]+)?import\b[^\n]*")
-_DEFINED = re.compile(r"\b(?:def|class)\s+\Z")
+_IMPORT_LINE = lazy(r"(?m)^[ \t\f]*(?:from[ \t]+[\w.]+[ \t]+)?import\b[^\n]*")
+_DEFINED = lazy(r"\b(?:def|class)\s+\Z")
 
 
 def _parsed_alone(statement: str, first_line: int) -> ast.Module | None:
@@ -149,10 +150,10 @@ def _calls_alone(statement: str, first_line: int) -> ast.Module | None:
     trigger word, from the start of their dotted name to their closing bracket."""
     body: list[ast.stmt] = []
     hidden = [m.span() for m in STRING_OR_COMMENT.finditer(statement)]
-    for match in _CALL_WORDS.finditer(statement):
+    for match in _CALL_WORDS().finditer(statement):
         at = bisect_right(hidden, (match.start(), len(statement))) - 1
         in_string = at >= 0 and match.start() < hidden[at][1]
-        if in_string or _DEFINED.search(statement, max(0, match.start() - 16), match.start()):
+        if in_string or _DEFINED().search(statement, max(0, match.start() - 16), match.start()):
             continue  # a word in a string or comment, or a definition's name
         extent = call_at(statement, *match.span())
         tree = None if extent is None else _parse("(" + statement[extent[0] : extent[1]] + ")")
@@ -165,7 +166,7 @@ def _calls_alone(statement: str, first_line: int) -> ast.Module | None:
 def _imports_of(text: str) -> list[ast.stmt]:
     """Every import of `text` on a line of its own (also inside a bracket a broken line left open)."""
     imports: list[ast.stmt] = []
-    for line in _IMPORT_LINE.findall(text):
+    for line in _IMPORT_LINE().findall(text):
         tree = _parse(line.strip())
         imports.extend(tree.body if tree is not None else ())
     return imports

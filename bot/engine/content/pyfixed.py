@@ -30,12 +30,13 @@ from collections.abc import Callable, Iterator
 
 from bot.engine.content.pyselect import STRING_OR_COMMENT
 from bot.engine.content.pystatements import logical_lines
+from bot.engine.lazyre import lazy
 
-_UNSEEN = re.compile(
+_UNSEEN = lazy(
     r"\bimport\s*\*|(?<![\w.])(?:globals|vars|setattr|exec|eval|compile)\b|\b(?:__dict__|__setattr__|modules)\b"
 )
-_LONE_CR = re.compile(r"\r(?!\n)")
-_DECLARED = re.compile(r"\b(?:global|nonlocal)\b([^\n;]*)")
+_LONE_CR = lazy(r"\r(?!\n)")
+_DECLARED = lazy(r"\b(?:global|nonlocal)\b([^\n;]*)")
 
 
 def _words(text: str, word: str) -> Iterator[re.Match[str]]:
@@ -107,9 +108,9 @@ def fixed_loop_names(
     the change names `name`, which could rebind it from outside (`module.NAMES = …`)."""
     text = unicodedata.normalize("NFKC", source)
     code = STRING_OR_COMMENT.sub(" ", text)
-    if _LONE_CR.search(source) or _UNSEEN.search(code):
+    if _LONE_CR().search(source) or _UNSEEN().search(code):
         return frozenset()
-    declared = {n for m in _DECLARED.finditer(code) for n in re.findall(r"\w+", m.group(1))}
+    declared = {n for m in _DECLARED().finditer(code) for n in re.findall(r"\w+", m.group(1))}
     lines = source.split("\n")
     proven: dict[str, bool] = {}
     fixed: set[tuple[int, int]] = set()

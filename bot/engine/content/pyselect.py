@@ -57,6 +57,7 @@ from functools import cache
 from typing import Any
 
 from bot.engine.content.pyconstructs import LEADING_CALLS, LEADS_TO, Resolver, leading_names, resolver_of
+from bot.engine.lazyre import lazy
 from bot.engine.regex import compile_re2
 
 _ESCAPE = r"\\(?:\r\n|.)"
@@ -81,19 +82,19 @@ _FIELD = (
     r"""\{[\w.]++(?:\([^(){}\[\]:'"#\\\r\n]*+\)[\w.]*+)*+(?:![rsa])?:[^{}'"\\\r\n]*+\}"""
     rf"|\{{(?:{_FIELD_PART}|\{{(?:{_FIELD_PART})*+\}})*+\}}"
 )
-_FIELDS = re.compile(_FIELD)
-_TEMPLATE_BODY = re.compile(rf"(?:[^{{}}\\]|\\[^{{}}]|\\(?=[{{}}])|\{{\{{|\}}\}}|{_FIELD})*+", re.DOTALL)
-_WORD = re.compile(r"\w+")
+_FIELDS = lazy(_FIELD)
+_TEMPLATE_BODY = lazy(rf"(?:[^{{}}\\]|\\[^{{}}]|\\(?=[{{}}])|\{{\{{|\}}\}}|{_FIELD})*+", re.DOTALL)
+_WORD = lazy(r"\w+")
 # Before each word of a template string's fields: a blank to the statement reader, and a mark that
 # the word's punctuation is gone (so `{os.system(c)}` is no bare `os`).
 _FIELD_WORD = "\x02"
-_LONE_CR = re.compile(r"\r(?!\n)")
+_LONE_CR = lazy(r"\r(?!\n)")
 # A line break inside a string: the next line starts with \x01, so it never starts a statement.
 _BREAK = "\n\x01"
 
 _CONTINUED = ("\\\n", "\\\r\n")  # a line that ends in a backslash continues on the next
 _CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
-_MATCH = re.compile(r"match\b")
+_MATCH = lazy(r"match\b")
 
 
 def _opens_template(before: str) -> bool:
@@ -109,16 +110,16 @@ def _template_words(span: str) -> str | None:
     if len(span) < 2 * len(quote) or not span.endswith(quote):
         return None  # unterminated: the file does not parse
     body = span[len(quote) : -len(quote)]
-    if _TEMPLATE_BODY.fullmatch(body) is None:
+    if _TEMPLATE_BODY().fullmatch(body) is None:
         return None
-    return "".join(_FIELD_WORD + word for word in _WORD.findall("".join(_FIELDS.findall(body))))
+    return "".join(_FIELD_WORD + word for word in _WORD().findall("".join(_FIELDS().findall(body))))
 
 
 def _code(text: str) -> str | None:
     """A line break, then `text` line for line, with comments removed and each string replaced by
     `S` (a template string: `S` and the words of its fields) and its line breaks; None if unsure
     (see above)."""
-    if "\r" in text and _LONE_CR.search(text):
+    if "\r" in text and _LONE_CR().search(text):
         return None
     pieces = STRING_OR_COMMENT.split(text)
     spans = pieces[1::2]
@@ -241,7 +242,7 @@ class _Selection:
             if (
                 not self.enter_blocks
                 or stop - parts[0] < _WHOLE_BELOW
-                or _MATCH.match(self.code, parts[0] + len(indent))
+                or _MATCH().match(self.code, parts[0] + len(indent))
             ):
                 self.spans.append((parts[0], stop, None))
                 continue

@@ -13,12 +13,13 @@ from __future__ import annotations
 import re
 
 from bot.engine.content.pyselect import STRING_OR_COMMENT
+from bot.engine.lazyre import lazy
 
-_PIECE = re.compile(rf"{STRING_OR_COMMENT.pattern}|[(\[{{]|[)\]}}]|\\\r?\n|\n", re.DOTALL)
+_PIECE = lazy(rf"{STRING_OR_COMMENT.pattern}|[(\[{{]|[)\]}}]|\\\r?\n|\n", re.DOTALL)
 _OPEN = frozenset("([{")
 _CLOSE = frozenset(")]}")
-_NAME_BEFORE = re.compile(r"(?:[^\W\d]\w*\s*\.\s*)*\Z")
-_TO_CALL = re.compile(r"(?:\s|\\\r?\n)*\(")
+_NAME_BEFORE = lazy(r"(?:[^\W\d]\w*\s*\.\s*)*\Z")
+_TO_CALL = lazy(r"(?:\s|\\\r?\n)*\(")
 
 
 def logical_lines(text: str) -> list[tuple[int, int]]:
@@ -26,7 +27,7 @@ def logical_lines(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     depth = 0
     start = 0
-    for match in _PIECE.finditer(text):
+    for match in _PIECE().finditer(text):
         first = text[match.start()]
         if first in _OPEN:
             depth += 1
@@ -42,7 +43,7 @@ def logical_lines(text: str) -> list[tuple[int, int]]:
 def _closing(text: str, opening: int) -> int | None:
     """The offset just after the bracket that closes the one at `opening`, or None."""
     depth = 0
-    for match in _PIECE.finditer(text, opening):
+    for match in _PIECE().finditer(text, opening):
         first = text[match.start()]
         if first in _OPEN:
             depth += 1
@@ -56,8 +57,8 @@ def _closing(text: str, opening: int) -> int | None:
 def call_at(text: str, start: int, end: int) -> tuple[int, int] | None:
     """The extent of the call whose function's name ends with the word at [start, end) of `text`
     (`os.system(cmd)` around `system`), following line breaks and continuations inside it."""
-    before = _NAME_BEFORE.search(text, max(0, start - 256), start)
-    opening = _TO_CALL.match(text, end)
+    before = _NAME_BEFORE().search(text, max(0, start - 256), start)
+    opening = _TO_CALL().match(text, end)
     if before is None or opening is None:
         return None
     close = _closing(text, opening.end() - 1)

@@ -19,6 +19,7 @@ from bot.engine.content.added import AddedFile, Fragment
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.linescan import LineScan
 from bot.engine.content.patternset import PatternSet
+from bot.engine.lazyre import lazy
 from bot.engine.regex import compile_re2
 
 
@@ -67,8 +68,8 @@ _DATA_OPTIONS = {
     b"python": (b"-m", b"-c"), b"pypy": (b"-m", b"-c"), b"node": (b"-e", b"-p", b"--eval", b"--print"),
     b"perl": (b"-e", b"-E", b"-n", b"-p"), b"ruby": (b"-e", b"-n", b"-p"),
 }  # fmt: skip
-_INTERPRETER = re.compile(_INTERPRETERS.encode())
-_COMMENT = re.compile(rb"(?:^|\s)#")
+_INTERPRETER = lazy(_INTERPRETERS.encode())
+_COMMENT = lazy(rb"(?:^|\s)#")
 
 
 def _program(word: bytes) -> bytes:
@@ -81,8 +82,8 @@ def _reads_stdin_as_code(matched: bytes) -> bool:
     runs the script it reads from standard input: it does unless an argument names a script file
     or code (`python3 -m json.tool`, `sh -c '...'`, `perl -ne '...'`); `-`, `--` and a shell's
     `-s` say stdin outright."""
-    words = _COMMENT.split(matched.rsplit(b"|", 1)[1], maxsplit=1)[0].split()
-    while not _INTERPRETER.fullmatch(words[0].rsplit(b"/", 1)[-1]):
+    words = _COMMENT().split(matched.rsplit(b"|", 1)[1], maxsplit=1)[0].split()
+    while not _INTERPRETER().fullmatch(words[0].rsplit(b"/", 1)[-1]):
         words.pop(0)  # sudo, env and their options
     program = _program(words[0])
     shell = program not in _DATA_OPTIONS
@@ -220,9 +221,9 @@ def _file_text(file: AddedFile) -> bytes:
 
 
 _SCRIPT_TAG = r"<(/?)script\b[^>]*>?"
-_SCRIPT_TAG_BYTES = re.compile(_SCRIPT_TAG.encode(), re.IGNORECASE)
-_SCRIPT_TAG_TEXT = re.compile(_SCRIPT_TAG, re.IGNORECASE)
-_NOT_NEWLINE = re.compile(rb"[^\n]")
+_SCRIPT_TAG_BYTES = lazy(_SCRIPT_TAG.encode(), re.IGNORECASE)
+_SCRIPT_TAG_TEXT = lazy(_SCRIPT_TAG, re.IGNORECASE)
+_NOT_NEWLINE = lazy(rb"[^\n]")
 
 
 def _script_at_line_starts(file: AddedFile) -> dict[int, bool]:
@@ -234,7 +235,7 @@ def _script_at_line_starts(file: AddedFile) -> dict[int, bool]:
     inside = False
     for index, line in enumerate(file.head.split("\n"), start=1):
         states.setdefault(file.diff_line(index), inside)
-        for tag in _SCRIPT_TAG_TEXT.finditer(line):
+        for tag in _SCRIPT_TAG_TEXT().finditer(line):
             inside = tag.group(1) == ""
     return states
 
@@ -245,7 +246,7 @@ def _script_only(fragment: Fragment, states: dict[int, bool]) -> bytes:
     without it, the fragment starts inside a block when its first script tag closes one."""
     data = fragment.data
     out = bytearray(data)
-    first = _SCRIPT_TAG_BYTES.search(data)
+    first = _SCRIPT_TAG_BYTES().search(data)
     inside = first is not None and first.group(1) == b"/"
     start = 0
     for index, number in enumerate(fragment.numbers):
@@ -253,12 +254,12 @@ def _script_only(fragment: Fragment, states: dict[int, bool]) -> bytes:
         end = len(data) if end < 0 else end
         inside = states.get(number, inside) if index == 0 or number != fragment.numbers[index - 1] else inside
         done = start
-        for tag in _SCRIPT_TAG_BYTES.finditer(data, start, end):
+        for tag in _SCRIPT_TAG_BYTES().finditer(data, start, end):
             blank_from = tag.start() if inside else done
-            out[blank_from : tag.end()] = _NOT_NEWLINE.sub(b" ", data[blank_from : tag.end()])
+            out[blank_from : tag.end()] = _NOT_NEWLINE().sub(b" ", data[blank_from : tag.end()])
             inside, done = tag.group(1) == b"", tag.end()
         if not inside:
-            out[done:end] = _NOT_NEWLINE.sub(b" ", data[done:end])
+            out[done:end] = _NOT_NEWLINE().sub(b" ", data[done:end])
         start = end + 1
     return bytes(out)
 

@@ -20,6 +20,7 @@ import tokenize
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache, partial
 
 from bot.engine.change import Change
 from bot.engine.content.added import AddedFile, Fragment
@@ -45,14 +46,18 @@ _FLAG = "\U0001f3f4"
 _CANCEL_TAG = "\U000e007f"
 _FLAG_TAGS = frozenset(map(chr, [*range(0xE0030, 0xE003A), *range(0xE0061, 0xE007B)]))
 # Default_Ignorable_Code_Point, from Unicode's DerivedCoreProperties.txt (unchanged since 6.0 but
-# for U+180F, which was one already as a reserved code point).
-_INVISIBLE = compile_re2(
-    r"[\x{00AD}\x{034F}\x{061C}\x{115F}\x{1160}\x{17B4}\x{17B5}\x{180B}-\x{180F}\x{200B}-\x{200F}"
-    r"\x{202A}-\x{202E}\x{2060}-\x{206F}\x{3164}\x{FE00}-\x{FE0F}\x{FEFF}\x{FFA0}\x{FFF0}-\x{FFF8}"
-    r"\x{1BCA0}-\x{1BCA3}\x{1D173}-\x{1D17A}\x{E0000}-\x{E0FFF}]+"
+# for U+180F, which was one already as a reserved code point). Both patterns are compiled on first
+# use: only a fragment that is not ASCII asks, and the property classes cost RE2 5 ms of every start.
+_invisible = cache(
+    partial(
+        compile_re2,
+        r"[\x{00AD}\x{034F}\x{061C}\x{115F}\x{1160}\x{17B4}\x{17B5}\x{180B}-\x{180F}\x{200B}-\x{200F}"
+        r"\x{202A}-\x{202E}\x{2060}-\x{206F}\x{3164}\x{FE00}-\x{FE0F}\x{FEFF}\x{FFA0}\x{FFF0}-\x{FFF8}"
+        r"\x{1BCA0}-\x{1BCA3}\x{1D173}-\x{1D17A}\x{E0000}-\x{E0FFF}]+",
+    )
 )
 # A word holding a letter that is not ASCII: the identifiers worth judging for mixed scripts.
-_NON_ASCII_WORD = compile_re2(r"[_\pL\pN\pM]*[^\x00-\x7F\PL][_\pL\pN\pM]*")
+_non_ascii_word = cache(partial(compile_re2, r"[_\pL\pN\pM]*[^\x00-\x7F\PL][_\pL\pN\pM]*"))
 _CODE = frozenset({Kind.PYTHON, Kind.JAVASCRIPT})
 _LISTED = 3
 _ADVICE = {
@@ -133,7 +138,7 @@ class _Hit:
 
 def _line_hits(line: str, at_file_start: bool) -> Iterator[_Hit]:
     by_kind: dict[str, list[tuple[int, str]]] = {}
-    for match in _INVISIBLE.finditer(line):
+    for match in _invisible().finditer(line):
         start = match.start()
         run = match.group(0)
         skip = _flag_tags(run, line[start - 1] if start else "")
@@ -162,7 +167,7 @@ def _message(hit: _Hit) -> str:
 
 def _invisible_violations(path: str, fragment: Fragment) -> Iterator[Violation]:
     seen: set[int] = set()
-    for match in _INVISIBLE.finditer(fragment.data):
+    for match in _invisible().finditer(fragment.data):
         index = fragment.index_at(match.start())
         if index in seen:
             continue
@@ -186,7 +191,7 @@ class _Name:
 def _names_on_lines(fragment: Fragment, kind: Kind) -> Iterator[_Name]:
     """Words holding a non-ASCII letter outside the comments and strings of their own line."""
     scan = LineScan(fragment.data, kind)
-    for match in _NON_ASCII_WORD.finditer(fragment.data):
+    for match in _non_ascii_word().finditer(fragment.data):
         start = match.start()
         if scan.hidden(start):
             continue

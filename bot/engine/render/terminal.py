@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from textwrap import indent
-
 from bot.engine.receipt import ManifestInfo, Receipt
 from bot.engine.render.excess_text import headline, notes
 from bot.engine.render.merge_text import merge_sentence
@@ -109,6 +107,8 @@ def render_terminal(receipt: Receipt) -> str:
         lines.append(f"{where}: {item.rule.value}: {one_line(item.message)}")
         entry = entry_for(item, receipt.waivers)
         if entry is not None:
+            from textwrap import indent  # only for a finding a waiver entry is offered for
+
             lines.append(indent(entry, "    "))
     if len(found) > _MAX_LISTED:
         lines.append(f"... and {len(found) - _MAX_LISTED} more (see --json or --markdown)")
