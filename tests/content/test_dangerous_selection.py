@@ -8,11 +8,14 @@ selection's statements when they parse, and line by line when they do not."""
 from __future__ import annotations
 
 import ast
+import re
 import sysconfig
 from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.engine.change import Change, FileTexts, change_from_diff
 from bot.engine.content import dangerous, pyselect
@@ -264,10 +267,11 @@ def test_a_large_statement_is_read_block_by_block(enter_every_block: None) -> No
     )
     source = _selected(text)
     assert source is not None
+    # The docstring and the property are one run of statements that do not matter: one `pass`.
     assert source.split("\n") == [
         "class Tool:",
         "    pass",
-        "    pass",
+        "",
         "",
         "",
         "    @staticmethod",
@@ -289,6 +293,13 @@ def test_a_large_statement_is_read_block_by_block(enter_every_block: None) -> No
     assert _found(text) == [(11, "python-eval")]
 
 
+def test_a_run_of_statements_that_do_not_matter_becomes_one_pass(enter_every_block: None) -> None:
+    text = "def run(code):\n    a = 1\n\n    if a:\n        b = 2\n    eval(code)\n    c = 3\n    d = 4\n"
+    # A statement kept between two runs ends the first: each run has its `pass`, at its first line.
+    assert _selected(text) == "def run(code):\n    pass\n\n\n\n    eval(code)\n    pass\n\n"
+    assert _found(text) == [(6, "python-eval")]
+
+
 def test_a_statement_under_the_size_limit_is_kept_whole() -> None:
     text = "def run(code):\n    x = 1\n    return eval(code)\n"
     assert _kept(text) == [1, 2, 3]
@@ -302,6 +313,26 @@ def test_words_that_need_their_module_select_only_when_it_is_named() -> None:
     assert _found("import pickle\ndef f(s):\n    return pickle.loads(s)\n") == [(3, "python-pickle")]
     positional = "import subprocess as sp\nsp.run(c, -1, None, None, None, None, None, True, True)\neval(x)\n"
     assert _found(positional) == [(2, "python-subprocess-shell"), (3, "python-eval")]
+
+
+_GATED_MODULES = sorted(pyselect._GATED)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [*_GATED_MODULES, "_", "x", "2", ".", " ", "\n", "(", "=", "_os", "os_", "sys2", "__"]
+        ),
+        max_size=30,
+    )
+)
+def test_the_modules_named_are_those_a_word_search_finds(pieces: list[str]) -> None:
+    """The one-pass set answer against each match of the modules as one alternation, in texts that
+    glue module names to word characters (`_os`, `builtins__`, `__builtins__`, `os2`)."""
+    data = "".join(pieces).encode()
+    words = re.compile(rb"\b(?:" + "|".join(_GATED_MODULES).encode() + rb")\b")
+    assert pyselect.modules_named(data) == {m.group().decode() for m in words.finditer(data)}
 
 
 def test_imports_anywhere_are_kept_and_the_last_one_wins(enter_every_block: None) -> None:

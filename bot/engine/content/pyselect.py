@@ -21,7 +21,8 @@ names is a known name, so it was kept), and so is every call it reports. A chain
 than _ROUNDS rounds is left to the caller, which parses the whole file.
 A top-level statement that does not matter is replaced by empty lines; one that does is kept,
 and so is each header of a compound statement (with its decorators and its `else`/`except`/...
-clauses), whose body is selected the same way, a statement that does not matter becoming `pass`.
+clauses), whose body is selected the same way, a statement that does not matter becoming `pass`
+(a run of them in one block, one `pass` and empty lines: the parser's time goes by the text it reads).
 Every kept line keeps its number and its columns, so the calls it holds are the nodes the whole
 file's syntax tree would give, resolved through the same imports and bindings.
 
@@ -56,6 +57,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from bot.engine.content.patternset import PatternSet
 from bot.engine.content.pyconstructs import LEADING_CALLS, LEADS_TO, Resolver, leading_names, resolver_of
 from bot.engine.lazyre import lazy
 from bot.engine.regex import compile_re2
@@ -156,7 +158,21 @@ def _words_by_module() -> tuple[frozenset[str], dict[str, frozenset[str]]]:
 
 
 _ALWAYS, _GATED = _words_by_module()
-_MODULES = compile_re2(r"\b(?:" + "|".join(sorted(_GATED)) + r")\b")
+_MODULE_NAMES = tuple(sorted(_GATED))
+
+
+@cache
+def _modules_set() -> PatternSet:
+    """Each module of `_GATED` as a word: which of them a text names, in one RE2 set pass (a
+    thousand `os` in a large module are not each a match to hand back)."""
+    return PatternSet(tuple(rf"\b{re.escape(module)}\b" for module in _MODULE_NAMES))
+
+
+def modules_named(data: bytes) -> set[str]:
+    """The modules of `_GATED` that `data` (ASCII code) names as words."""
+    return {_MODULE_NAMES[index] for index in _modules_set().present(data)}
+
+
 # Names that lead somewhere when used other than by an attribute (`o = os`, `m = sys.modules`,
 # `b["eval"]`), as the modules are spelled; an import under another name adds its own.
 _BARE = frozenset(_GATED)
@@ -233,12 +249,15 @@ class _Selection:
     def block(self, start: int, end: int, indent: str) -> None:
         """Select among the statements of the block [start, end), at `indent`."""
         statements = self.statements(start, end, indent)
+        passed = False  # the statement before became `pass`, which stands for this one too
         for index, parts in enumerate(statements):
             stop = statements[index + 1][0] if index + 1 < len(statements) else end
             if not self.matters(parts[0], stop):
-                if indent:
+                if indent and not passed:
                     self.spans.append((parts[0], 0, indent))
+                passed = True
                 continue
+            passed = False
             if (
                 not self.enter_blocks
                 or stop - parts[0] < _WHOLE_BELOW
@@ -293,7 +312,7 @@ def selected(text: str) -> Selected | None:
     if code is None:
         return None
     data = code.encode("ascii")
-    modules = {m.group().decode() for m in _MODULES.finditer(data)}
+    modules = modules_named(data)
     words = _ALWAYS.union(*(_GATED[m] for m in modules))
     bare = _BARE
     for _ in range(_ROUNDS):
