@@ -600,6 +600,16 @@ def _lines_of(text: str, found: list[tuple[int | None, str]]) -> list[tuple[str,
         ),
         pytest.param("__builtins__['exec'](x)\n", [(1, "python-exec")], id="builtins-module-dict"),
         pytest.param(
+            "import builtins\nd = builtins.__dict__\nd['eval'](x)\n",
+            [(3, "python-eval")],
+            id="builtins-dict-assigned",
+        ),
+        pytest.param(
+            "import os\nns = vars(os)\nns.get('system')(c)\n",
+            [(3, "python-os-system")],
+            id="module-vars-assigned",
+        ),
+        pytest.param(
             "from os import system as run\nrun = print\nrun(c)\n",
             [(3, "python-os-system")],
             id="rebound-after-import",

@@ -63,6 +63,15 @@ def _dangerous(repo: GitRepo, head: dict[str, str], **kw: bool) -> list[Violatio
         ("import os\ngetattr(os, '\\x73ystem')(cmd)\n", "python-os-system"),
         ("import sys\ngetattr(getattr(sys, 'modules')['\\x6fs'], 'popen')(cmd)\n", "python-os-system"),
         ("import pickle\ngetattr(pickle, 'loads')(data)\n", "python-pickle"),
+        # A module's names read from its dict: `M.__dict__`, `vars(M)`, subscripted or `.get`.
+        ("import builtins\nd = builtins.__dict__\nd['eval'](x)\n", "python-eval"),
+        ("import builtins\nvars(builtins)['exec'](code)\n", "python-exec"),
+        ("import builtins\nn = vars(builtins)\nn.get('exec')(code)\n", "python-exec"),
+        ("import os\nvars(os)['system'](cmd)\n", "python-os-system"),
+        ("import os\nos.__dict__['popen'](cmd)\n", "python-os-system"),
+        ("import os as o\nns = vars(o)\nns['sys' + 'tem'](cmd)\n", "python-os-system"),
+        ("import sys\nsys.modules['os'].__dict__.get('system')(cmd)\n", "python-os-system"),
+        ("import pickle\nvars(pickle)['loads'](data)\n", "python-pickle"),
         ("import pickle\np = pickle\np.loads(data)\n", "python-pickle"),
         ("import pickle\n(pickle).loads(data)\n", "python-pickle"),
         ("import pickle\npickle.\\\n    loads(data)\n", "python-pickle"),
@@ -99,6 +108,11 @@ def test_python_calls_are_resolved_as_python_does(
         "import os\nos.execv('/usr/bin/git', ['git', 'status'])\n",
         "getattr(obj, 'eval')(x)\n",
         "import importlib\nimportlib.import_module('json').loads(s)\n",
+        "import os\nprint(vars(os)['path'], os.__dict__.get('sep'))\n",
+        "import builtins\nvars(builtins)['len']([])\n",
+        "vars(obj)['system'](cmd)\n",
+        "config.__dict__.get('eval')(x)\n",
+        "import os\nd = vars(os)\nd.get('system')\n",  # read, never called
     ],
 )
 def test_python_near_misses_stay_quiet(repo: GitRepo, source: str) -> None:

@@ -98,8 +98,23 @@ _LEADS_TO = frozenset(
     for n in range(1, len(parts) + 1)
 )
 LEADS_TO = _LEADS_TO
-# What a subscript with a string reads a builtin from (`builtins.__dict__["eval"]`).
-_BUILTIN_DICTS = ("builtins", "builtins.__dict__", "__dict__")
+# What a subscript with a string reads a builtin from (`__builtins__["eval"]`, which is a dict
+# outside `__main__`; a bare `__dict__`).
+_BUILTIN_DICTS = ("builtins", "__dict__")
+
+
+def _namespace(resolved: str) -> str | None:
+    """The module whose names a resolved expression holds as a dict, if it is one: `os.__dict__`
+    (also `vars(os)`) holds os's, so `os.__dict__["system"]` is `os.system`."""
+    if resolved in _BUILTIN_DICTS:
+        return "builtins"
+    return resolved.removesuffix(".__dict__") if resolved.endswith(".__dict__") else None
+
+
+def _leads(resolved: str) -> bool:
+    """Whether a name standing for `resolved` can lead to a dangerous call (a dangerous name, a
+    module or attribute one can be read from, or such a module's dict)."""
+    return resolved.removesuffix(".__dict__").removeprefix("builtins.") in _LEADS_TO
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -240,7 +255,7 @@ class Resolver:
         for statement in statements:
             for target, value in _assignments(statement):
                 resolved = self._resolve(value)
-                if resolved is not None and resolved.removeprefix("builtins.") in _LEADS_TO:
+                if resolved is not None and _leads(resolved):
                     self.assigned[target] = resolved
 
     def _named(self, name: str) -> str:
@@ -275,19 +290,31 @@ class Resolver:
         return None
 
     def _item(self, node: ast.Subscript) -> str | None:
-        """`sys.modules["os"]` is `os`; `builtins.__dict__["eval"]` and `__builtins__["eval"]`, eval."""
+        """`sys.modules["os"]` is `os`; `builtins.__dict__["eval"]` and `__builtins__["eval"]`, eval;
+        `vars(os)["system"]`, `os.system`."""
         key = _string(node.slice)
         base = self._resolve(node.value)
         if key is None or base is None:
             return None
-        if base == "sys.modules":
-            return key
-        return key if base in _BUILTIN_DICTS else None
+        return key if base == "sys.modules" else self._in_namespace(base, key)
+
+    @staticmethod
+    def _in_namespace(base: str, key: str) -> str | None:
+        namespace = _namespace(base)
+        return None if namespace is None else f"{namespace}.{key}"
 
     def _returned(self, call: ast.Call) -> str | None:
         """What a call returns, when it is a module or a module's attribute: `__import__("os")`,
-        `importlib.import_module("os")`, `getattr(os, "system")`."""
+        `importlib.import_module("os")`, `getattr(os, "system")`, `vars(os)` (os's dict) and
+        `vars(os).get("system")`."""
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "get" and call.args:
+            base, key = self._resolve(call.func.value), _string(call.args[0])
+            if base is not None and key is not None and _namespace(base) is not None:
+                return self._in_namespace(base, key)
         function = self.name(call.func)
+        if function == "vars" and len(call.args) == 1:
+            base = self._resolve(call.args[0])
+            return None if base is None else f"{base}.__dict__"
         if function in ("__import__", "importlib.__import__", "importlib.import_module") and call.args:
             module = _string(call.args[0])
             if module is None:
@@ -458,7 +485,7 @@ def leading_names(resolver: Resolver) -> dict[str, str]:
     imported = {
         name: target
         for name, target in resolver.aliases.items()
-        if target.removeprefix("builtins.") in _LEADS_TO or target in _BUILTIN_DICTS
+        if _leads(target) or target in _BUILTIN_DICTS
     }
     return imported | resolver.assigned
 

@@ -152,8 +152,9 @@ def _words_by_module() -> tuple[frozenset[str], dict[str, frozenset[str]]]:
             always.add(name)
         elif len(parts) > 1:
             gated[parts[0]].add(parts[1] if name in LEADS_TO and name not in LEADING_CALLS else parts[-1])
-    for module in ("builtins", "__builtins__"):  # a builtin read from its dict: `builtins.__dict__["eval"]`
-        gated[module].add("__dict__")
+    gated["__builtins__"] = set(gated["builtins"])
+    for words in gated.values():  # a name read from the module's dict: `vars(os)["system"]`
+        words.update(("__dict__", "vars"))
     return frozenset(always), {module: frozenset(words) for module, words in gated.items()}
 
 
@@ -324,12 +325,14 @@ def selected(text: str) -> Selected | None:
         names = leading_names(resolver)
         roots = {target.split(".", 1)[0] for target in names.values()} - modules
         more = names.keys() - words - bare
-        if not roots and not more:
+        # A name for a module's dict leads somewhere through its `.get` too (`ns.get("system")`).
+        dicts = {name for name, target in names.items() if target.endswith(".__dict__")} - words
+        if not roots and not more and not dicts:
             return Selected(source, tree, resolver)
         if len(bare) + len(more) > _MOST_NAMES or 2 * len(source) > len(text):
             return None  # another round would cost more than parsing the whole file
         modules |= roots
-        words = words.union(*(_GATED.get(m, ()) for m in roots))
+        words = words.union(dicts, *(_GATED.get(m, ()) for m in roots))
         bare = bare | more
     return None
 

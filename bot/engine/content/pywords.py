@@ -7,7 +7,8 @@ which only getattr, `sys.modules[...]`, builtins' dict and the importers read; e
 string (`"\\x73ystem"`), so no test of a text's strings is sound. A text whose syntax tree holds a
 call resolving to a dangerous name therefore names, as words: every part of that name (`os` and
 `system`, `eval`); or `getattr` and a module a dangerous name can be read from (`getattr(os, …)`,
-`getattr(builtins, …)`, `getattr(sys, "modules")`); or `sys` and `modules`; or `builtins`,
+`getattr(builtins, …)`, `getattr(sys, "modules")`), or `vars` and such a module (`vars(os)[…]`);
+or `sys` and `modules`; or `builtins`,
 `__builtins__`, `__dict__`, `__import__` or `import_module`, which turn a string into a module or
 builtin. The clauses are derived from DANGEROUS_CALLS, so a call added there is covered here. Words
 are read as Python reads identifiers, NFKC-normalized (`ｅｖａｌ`), anywhere in the text: in strings
@@ -36,6 +37,7 @@ CLAUSES: tuple[frozenset[str], ...] = tuple(
     sorted(
         {frozenset(parts) for parts in _DOTTED}
         | {frozenset({"getattr", module}) for module in _MODULES}
+        | {frozenset({"vars", module}) for module in _MODULES}
         | {frozenset({"sys", "modules"})}
         | {frozenset({word}) for word in _STRING_READERS},
         key=sorted,
