@@ -79,7 +79,14 @@ class Intake:
                 except queue.Empty:
                     break
             # A request given up (its client gone) is not recorded; one taken here cannot be.
-            self._write([w for w in batch if w.answer.set_running_or_notify_cancel()])
+            taken = [w for w in batch if w.answer.set_running_or_notify_cancel()]
+            try:
+                self._write(taken)
+            except Exception as exc:  # the thread must outlive it: every later delivery waits on it
+                logs.failure("the intake failed a batch of deliveries", exc=exc)
+                for waiting in taken:
+                    if not waiting.answer.done():
+                        waiting.answer.set_exception(exc)
 
     def _write(self, batch: list[_Waiting]) -> None:
         if not batch:

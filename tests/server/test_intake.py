@@ -86,3 +86,19 @@ def test_postgresql_is_not_batched() -> None:
     database = Database.open("postgresql://nobody@127.0.0.1:1/none")
     intake = Intake(database, lambda _job: None)
     assert intake.max_batch == 1
+
+
+def test_the_intake_outlives_a_failure_of_its_own(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failure outside any delivery's recording fails the deliveries it met, not the thread
+    every later delivery waits on."""
+    intake = Intake(db, lambda _job: None)
+    answer = intake._answer
+
+    def broken(waiting: Any, result: Any) -> None:
+        monkeypatch.setattr(intake, "_answer", answer)
+        raise RuntimeError("broken once")
+
+    monkeypatch.setattr(intake, "_answer", broken)
+    with pytest.raises(RuntimeError, match="broken once"):
+        intake.submit(_delivery("g-1"), _plan()).result(timeout=30)
+    assert not intake.submit(_delivery("g-2"), _plan()).result(timeout=30).duplicate
