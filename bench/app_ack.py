@@ -2,13 +2,12 @@
 
     python bench/app_ack.py [--rate 200] [--seconds 10] [--runs 3]
 
-What `POST /webhook` does once a delivery is verified and parsed (record the delivery with its
-job, then wake a worker) is called at a fixed rate from a pool of 40 threads, as the ASGI server's
-thread pool calls it, while the App's worker process (2 threads) runs the jobs against the fake GitHub
-(which runs in another process) on the same store and queue: `pull_request.synchronize`
-deliveries of one head, as in `bench/app_webhook.py`. Printed per run: percentiles of the wait
-for a pool thread, of the recording transaction, of the enqueue and of the whole, and the longest
-pause of the garbage collector. Measures in-process, so a loaded machine's HTTP and scheduling
+What `POST /webhook` does once a delivery is verified and parsed (hand it to the intake, which
+records it with its job, wakes a worker and answers) is called at a fixed rate, while the App's
+worker process (2 threads) runs the jobs against the fake GitHub (which runs in another process)
+on the same store and queue: `pull_request.synchronize` deliveries of one head, as in
+`bench/app_webhook.py`. Printed per run: percentiles of the time from submission to the answer,
+and the longest pause of the garbage collector. Measures in-process, so a loaded machine's HTTP and scheduling
 noise stays out of it (its CPU contention does not).
 """
 
@@ -22,7 +21,7 @@ import sys
 import tempfile
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +29,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.fakegithub.server import serve as serve_fake
 from tests.fakegithub.world import build_world
-
-POOL_THREADS = 40  # anyio's default thread pool, which run_in_threadpool uses
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -59,9 +56,9 @@ def _measure(env: dict[str, str], payload: dict[str, Any], rate: float, seconds:
 
 
 def _load(runtime: Any, event: Any, rate: float, seconds: float) -> dict[str, Any]:
-    """Deliveries at `rate` for `seconds`, from a pool of threads, while the workers work."""
+    """Deliveries at `rate` for `seconds`, submitted as the webhook does, while the workers work."""
     from bot.server.plan import plan
-    from bot.server.store.jobs import DeliveryInfo, record_delivery
+    from bot.server.store.jobs import DeliveryInfo
 
     decided = plan(event, app_id=runtime.settings.app_id)
     repo = event.repo.full_name
@@ -74,35 +71,31 @@ def _load(runtime: Any, event: Any, rate: float, seconds: float) -> dict[str, An
         else:
             pauses.append(time.perf_counter() - started_at["gc"])
 
-    rows: list[tuple[float, float, float, float]] = []
+    totals: list[float] = []
 
-    def acknowledge(submitted: float) -> None:
-        begun = time.perf_counter()
-        recorded = record_delivery(
-            runtime.db, DeliveryInfo(str(uuid.uuid4()), "pull_request", "synchronize", None, repo), decided
-        )
-        written = time.perf_counter()
-        for job_id in recorded.job_ids:
-            runtime.enqueue(job_id, recorded=True)
-        done = time.perf_counter()
-        rows.append((begun - submitted, written - begun, done - written, done - submitted))
+    def answered(submitted: float) -> Any:
+        def done(_answer: Future[Any]) -> None:
+            totals.append(time.perf_counter() - submitted)
+
+        return done
 
     gc.callbacks.append(collector)
-    pool = ThreadPoolExecutor(POOL_THREADS)
     cpu = time.process_time()
     start = time.perf_counter()
-    futures = []
+    answers = []
     for n in range(int(rate * seconds)):
         delay = start + n / rate - time.perf_counter()
         if delay > 0:
             time.sleep(delay)
-        futures.append(pool.submit(acknowledge, time.perf_counter()))
-    for future in futures:
-        future.result()
+        info = DeliveryInfo(str(uuid.uuid4()), "pull_request", "synchronize", None, repo)
+        answer = runtime.intake.submit(info, decided)
+        answer.add_done_callback(answered(time.perf_counter()))
+        answers.append(answer)
+    for answer in answers:
+        answer.result()
     cpu = time.process_time() - cpu
     gc.callbacks.remove(collector)
-    columns = [list(column) for column in zip(*rows, strict=True)]
-    return {"columns": columns, "gc_max": max(pauses, default=0.0), "cpu": cpu}
+    return {"columns": [totals], "gc_max": max(pauses, default=0.0), "cpu": cpu}
 
 
 def one_run(rate: float, seconds: float) -> dict[str, Any]:
@@ -133,7 +126,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    names = ("pool wait", "record", "enqueue", "total")
+    names = ("submitted to answered",)
     load = f"{args.rate:.0f}/s for {args.seconds:.0f} s"
     print(f"# acknowledgement path in-process ({os.cpu_count()} cores, {load})\n")
     print("| run | " + " | ".join(f"{n} p50 / p99 / max" for n in names) + " | longest GC pause | CPU |")

@@ -16,6 +16,7 @@ from huey.consumer import Consumer
 from bot.github.auth import AppCredentials, InstallationTokens
 from bot.github.client import RetryPolicy
 from bot.server import logs
+from bot.server.intake import Intake
 from bot.server.metrics import github_observer
 from bot.server.plan import Evaluate
 from bot.server.queue import Queue
@@ -49,6 +50,7 @@ class Runtime:
     settings: Settings
     db: Database
     queue: Queue = field(init=False)
+    intake: Intake = field(init=False)  # the web process's recording of deliveries
     context: Context = field(init=False)
     holder: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
     worker_process: WorkerProcess | None = None
@@ -79,6 +81,7 @@ class Runtime:
                 retry=retry,
                 observe=github_observer,
             )
+        runtime.intake = Intake(db, lambda job_id: runtime.enqueue(job_id, recorded=True))
         runtime.context = Context(
             settings, db, tokens, enqueue=runtime.enqueue, post=post, at_deadline=runtime.queue.at_deadline
         )

@@ -6,19 +6,19 @@ work happens in the worker. The signature is checked over the raw bytes before a
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
 from bot.github.events import parse_event, verify_signature
 from bot.jsonread import load_json_object
 from bot.server import logs
 from bot.server.metrics import DELIVERIES
-from bot.server.plan import Plan, plan
+from bot.server.plan import plan
 from bot.server.runtime import Runtime
-from bot.server.store.jobs import DeliveryInfo, Recorded, record_delivery
+from bot.server.store.jobs import DeliveryInfo
 
 router = APIRouter()
 MAX_GUID = 64
@@ -53,18 +53,6 @@ async def _body(request: Request, limit: int) -> bytes | None:
             return None
         chunks.append(chunk)
     return b"".join(chunks)
-
-
-def _record(runtime: Runtime, info: DeliveryInfo, decided: Plan) -> Recorded:
-    """Record the delivery with its jobs, then wake a worker for each: one trip to a thread of the
-    pool for both (each trip waits for a free thread and the interpreter's lock)."""
-    recorded = record_delivery(runtime.db, info, decided)
-    for job_id in recorded.job_ids:
-        try:
-            runtime.enqueue(job_id, recorded=True)
-        except Exception as exc:
-            logs.failure("could not enqueue a recorded job; the sweep will", exc=exc, job=job_id)
-    return recorded
 
 
 @router.post("/webhook")
@@ -105,7 +93,7 @@ async def webhook(request: Request, runtime: RuntimeDep) -> JSONResponse:
     context = {"delivery": guid, "event": name, "installation": info.installation_id, "repo": info.repo,
                "pr": getattr(first, "pr", None), "head": getattr(first, "head_sha", None)}  # fmt: skip
     with logs.bound(**context):
-        recorded = await run_in_threadpool(_record, runtime, info, decided)
+        recorded = await asyncio.wrap_future(runtime.intake.submit(info, decided))
         if recorded.duplicate:
             logs.event("duplicate delivery: already recorded", outcome="duplicate")
             return _answer(200, name, "duplicate", delivery=guid)

@@ -22,7 +22,7 @@ from bot.server.plan import Evaluate, Plan, pr_key
 from bot.server.queue import Queue
 from bot.server.runtime import Runtime
 from bot.server.settings import Settings
-from bot.server.store import jobs
+from bot.server.store import jobs, writer
 from bot.server.store.db import Database, embedded_queue_url, utcnow
 from bot.server.store.models import Delivery, Lease
 from bot.server.store.writer import ReentryError, WriteLock
@@ -174,6 +174,29 @@ def test_a_waiting_writer_is_woken_when_the_holder_ends() -> None:
     assert done == ["in"] and lock.waiters() == 0
     with lock.held():  # free again
         pass
+
+
+def test_a_holder_gets_the_interpreter_back_promptly_until_the_last_holder_ends(tmp_path: Path) -> None:
+    """Overlapping holders of two files' locks on two threads: the short interval from the first
+    hold to the end of the last, the process's own before and after."""
+    store, queue = WriteLock(tmp_path / "store"), WriteLock(tmp_path / "queue")
+    normal = sys.getswitchinterval()
+    other_holds, release_other, other_done = threading.Event(), threading.Event(), threading.Event()
+
+    def other() -> None:
+        with queue.held():
+            other_holds.set()
+            release_other.wait(30)
+        other_done.set()
+
+    with store.held():
+        assert sys.getswitchinterval() == pytest.approx(writer.HOLDER_SWITCH_SECONDS)
+        threading.Thread(target=other, daemon=True).start()
+        assert other_holds.wait(30)
+    assert sys.getswitchinterval() == pytest.approx(writer.HOLDER_SWITCH_SECONDS)  # the other holds on
+    release_other.set()
+    assert other_done.wait(30)
+    assert sys.getswitchinterval() == pytest.approx(normal)
 
 
 def test_a_write_transaction_inside_another_on_one_thread_is_refused(db: Database) -> None:

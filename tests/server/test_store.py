@@ -130,6 +130,24 @@ def test_a_new_head_supersedes_the_pending_older_one(db: Database) -> None:
     assert _job(db, new).superseded_by is None
 
 
+def test_a_batch_records_each_delivery_as_if_alone(db: Database) -> None:
+    """One transaction, a savepoint a delivery: a copy later in the batch (or of one recorded
+    before it) is a duplicate that costs only itself, and a newer head in the batch supersedes the
+    job an earlier delivery of the batch created."""
+    jobs.record_delivery(db, _delivery("g-0"), _opened(HEAD_A, number=8))
+    first, copy, before, newer = jobs.record_deliveries(
+        db,
+        [(_delivery("g-1"), _opened(HEAD_A)), (_delivery("g-1"), _opened(HEAD_A)),
+         (_delivery("g-0"), _opened(HEAD_A, number=8)), (_delivery("g-2"), _opened(HEAD_B))],
+    )  # fmt: skip
+    assert isinstance(first, jobs.Recorded) and isinstance(newer, jobs.Recorded)
+    assert copy == jobs.Recorded(duplicate=True) and before == jobs.Recorded(duplicate=True)
+    [old], [new] = first.job_ids, newer.job_ids
+    assert _job(db, old).superseded_by == HEAD_B
+    assert _job(db, new).superseded_by is None
+    assert jobs.has_delivery(db, "g-1") and jobs.has_delivery(db, "g-2")
+
+
 def test_a_second_event_for_a_pending_head_joins_its_job(db: Database) -> None:
     jobs.record_delivery(db, _delivery("g-1"), _opened(HEAD_A))
     assert jobs.record_delivery(db, _delivery("g-2"), _opened(HEAD_A)).job_ids == ()

@@ -177,38 +177,57 @@ def _apply(session: Session, intent: Intent, delivery: str | None) -> Job | None
     return _cancel(session, intent, delivery)
 
 
-def record_delivery(db: Database, delivery: DeliveryInfo, plan: Plan) -> Recorded:
-    """Record the delivery and its jobs in one transaction; a delivery seen before is a duplicate.
+def _record(session: Session, delivery: DeliveryInfo, plan: Plan) -> Recorded:
+    session.add(
+        Delivery(
+            guid=delivery.guid,
+            event=delivery.event,
+            action=delivery.action,
+            installation_id=delivery.installation_id,
+            repo=delivery.repo,
+            outcome=plan.outcome,
+            detail=plan.detail[:1000],
+            received_at=utcnow(),
+        )
+    )
+    session.flush()
+    jobs = [j for j in (_apply(session, i, delivery.guid) for i in plan.intents) if j is not None]
+    for job in jobs:
+        job.enqueued_at = utcnow()  # the caller enqueues next; if it cannot, the sweep will
+    session.flush()
+    return Recorded(duplicate=False, job_ids=tuple(j.id for j in jobs))
+
+
+def record_deliveries(
+    db: Database, batch: Sequence[tuple[DeliveryInfo, Plan]]
+) -> list[Recorded | IntegrityError]:
+    """Record deliveries and their jobs in one transaction, each in a savepoint of its own, in
+    order: a later one sees what an earlier one recorded (its jobs to join or supersede, its GUID).
 
     Duplicates are settled by the delivery's primary key: the insert of a GUID already recorded
-    (a redelivery, or the loser of two racing copies) fails the unique constraint, and the whole
-    transaction, jobs included, is rolled back and reported as a duplicate. On PostgreSQL the
-    loser's insert waits for the winner's transaction to end, then fails; SQLite has one writer.
+    (a redelivery, an earlier copy in the batch, or the loser of two racing copies) fails the
+    unique constraint, and that delivery's savepoint, jobs included, is rolled back and reported as
+    a duplicate. On PostgreSQL the loser's insert waits for the winner's transaction to end, then
+    fails; SQLite has one writer. Any other constraint's failure is returned in the delivery's place.
     """
-    try:
-        with db.session() as session:
-            session.add(
-                Delivery(
-                    guid=delivery.guid,
-                    event=delivery.event,
-                    action=delivery.action,
-                    installation_id=delivery.installation_id,
-                    repo=delivery.repo,
-                    outcome=plan.outcome,
-                    detail=plan.detail[:1000],
-                    received_at=utcnow(),
-                )
-            )
-            session.flush()
-            jobs = [j for j in (_apply(session, i, delivery.guid) for i in plan.intents) if j is not None]
-            for job in jobs:
-                job.enqueued_at = utcnow()  # the caller enqueues next; if it cannot, the sweep will
-            session.flush()
-            return Recorded(duplicate=False, job_ids=tuple(j.id for j in jobs))
-    except IntegrityError:
-        if not has_delivery(db, delivery.guid):  # some other constraint: not a duplicate
-            raise
-        return Recorded(duplicate=True)
+    results: list[Recorded | IntegrityError] = []
+    with db.session() as session:
+        for delivery, plan in batch:
+            try:
+                with session.begin_nested():
+                    results.append(_record(session, delivery, plan))
+            except IntegrityError as exc:
+                duplicate = session.get(Delivery, delivery.guid) is not None
+                results.append(Recorded(duplicate=True) if duplicate else exc)
+    return results
+
+
+def record_delivery(db: Database, delivery: DeliveryInfo, plan: Plan) -> Recorded:
+    """One delivery recorded as `record_deliveries` records a batch."""
+    [recorded] = record_deliveries(db, [(delivery, plan)])
+    if isinstance(recorded, IntegrityError):
+        raise recorded
+    return recorded
 
 
 def has_delivery(db: Database, guid: str) -> bool:
@@ -374,6 +393,7 @@ __all__ = [
     "pending_job",
     "postpone",
     "pr_key",
+    "record_deliveries",
     "record_delivery",
     "record_intent",
     "retry_later",

@@ -1,0 +1,104 @@
+"""The web process records deliveries in batches: those that wait for the store's file together
+are recorded in one transaction, and one that fails fails alone."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from typing import Any, cast
+
+import pytest
+from sqlalchemy import event
+
+from bot.server.intake import Intake
+from bot.server.plan import Evaluate, Intent, Plan, pr_key
+from bot.server.store import jobs
+from bot.server.store.db import Database
+from tests.fakegithub.world import wait_until
+
+REPO = "acme/widgets"
+HEAD = "a" * 40
+
+
+def _delivery(guid: str) -> jobs.DeliveryInfo:
+    return jobs.DeliveryInfo(guid, "pull_request", "synchronize", 42, REPO)
+
+
+def _plan(*intents: Intent) -> Plan:
+    spec = {"pull": {"number": 7, "head_sha": HEAD}}
+    evaluate = Evaluate(REPO, HEAD, 42, "synchronize", pr_key(REPO, 7), 7, spec, supersede=True)
+    return Plan("queued", "synchronize", intents or (evaluate,))
+
+
+def _write_transactions(db: Database) -> list[object]:
+    begun: list[object] = []
+
+    def count(connection: Any) -> None:
+        if connection.get_execution_options().get("receipt_write"):
+            begun.append(connection)
+
+    event.listen(db.engine, "begin", count)
+    return begun
+
+
+def _submitted_while_the_file_is_held(
+    db: Database, intake: Intake, plans: list[tuple[str, Plan]]
+) -> list[Future[jobs.Recorded]]:
+    """Submit the first delivery, then the rest once the intake waits for the file: they queue
+    behind it, as deliveries do while the worker process writes."""
+    assert db.writers is not None
+    with db.writers.held():
+        (guid, plan), *rest = plans
+        answers = [intake.submit(_delivery(guid), plan)]
+        wait_until(lambda: intake.queued() == 0 and db.writers is not None and db.writers.waiters() == 1,
+                   what="the intake waiting for the file")  # fmt: skip
+        answers += [intake.submit(_delivery(g), p) for g, p in rest]
+        wait_until(lambda: intake.queued() == len(rest), what="the deliveries queued")
+    return answers
+
+
+def test_deliveries_that_wait_for_the_file_are_recorded_in_one_transaction(db: Database) -> None:
+    enqueued: list[int] = []
+    intake = Intake(db, enqueued.append)
+    begun = _write_transactions(db)
+    answers = _submitted_while_the_file_is_held(db, intake, [(f"g-{n}", _plan()) for n in range(12)])
+    recorded = [answer.result(timeout=30) for answer in answers]
+    assert len(begun) == 2  # the first alone, then the eleven that queued behind it
+    assert not any(r.duplicate for r in recorded)
+    [job_id] = [j for r in recorded for j in r.job_ids]  # one job for the head, the others join it
+    assert enqueued == [job_id]
+    assert all(jobs.has_delivery(db, f"g-{n}") for n in range(12))
+
+
+def test_a_delivery_that_fails_its_batch_fails_alone(db: Database) -> None:
+    intake = Intake(db, lambda _job: None)
+    poison = _plan(cast(Intent, object()))  # not an intent: recording it raises
+    answers = _submitted_while_the_file_is_held(
+        db, intake, [("g-0", _plan()), ("g-1", _plan()), ("g-bad", poison), ("g-2", _plan())]
+    )
+    with pytest.raises(AttributeError):
+        answers[2].result(timeout=30)
+    assert all(not answers[n].result(timeout=30).duplicate for n in (0, 1, 3))
+    assert [jobs.has_delivery(db, g) for g in ("g-0", "g-1", "g-bad", "g-2")] == [True, True, False, True]
+
+
+def test_postgresql_is_not_batched() -> None:
+    """Writers to PostgreSQL do not exclude one another: several threads, a delivery each."""
+    database = Database.open("postgresql://nobody@127.0.0.1:1/none")
+    intake = Intake(database, lambda _job: None)
+    assert intake.max_batch == 1
+
+
+def test_the_intake_outlives_a_failure_of_its_own(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failure outside any delivery's recording fails the deliveries it met, not the thread
+    every later delivery waits on."""
+    intake = Intake(db, lambda _job: None)
+    answer = intake._answer
+
+    def broken(waiting: Any, result: Any) -> None:
+        monkeypatch.setattr(intake, "_answer", answer)
+        raise RuntimeError("broken once")
+
+    monkeypatch.setattr(intake, "_answer", broken)
+    with pytest.raises(RuntimeError, match="broken once"):
+        intake.submit(_delivery("g-1"), _plan()).result(timeout=30)
+    assert not intake.submit(_delivery("g-2"), _plan()).result(timeout=30).duplicate
