@@ -267,3 +267,96 @@ def test_json_and_documents_stay_quiet(repo: GitRepo) -> None:
         "CHANGELOG": "eval(x) is gone\n",
     }
     assert _dangerous(repo, files) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "construct"),
+    [
+        ("xs = map(eval, sources)\n", "python-eval"),
+        ("import functools, os\nrun = functools.partial(os.system, cmd)\n", "python-os-system"),
+        (
+            "import os, threading\nthreading.Thread(target=os.system, args=(cmd,)).start()\n",
+            "python-os-system",
+        ),
+        ("import atexit, os\natexit.register(os.popen, cmd)\n", "python-os-system"),
+        ("import pickle\nobjects = list(map(pickle.loads, blobs))\n", "python-pickle"),
+        ("import builtins\nfunctools.reduce(builtins.exec, codes)\n", "python-exec"),
+        ("modules = map(__import__, names)\n", "python-import-variable"),
+        ("import subprocess\npool.submit(subprocess.getoutput, cmd)\n", "python-subprocess-shell"),
+        ("e = eval\napply(e, text)\n", "python-eval"),
+        ("import os as o\nhandlers = {'run': o.system}\nhandlers['run'](cmd)\n", "python-os-system"),
+        ("[eval][0](x)\n", "python-eval"),
+        ("def run(cmd, runner=eval):\n    return runner(cmd)\n", "python-eval"),
+        ("import os\ndef runner():\n    return os.system\n", "python-os-system"),
+        ("import os\nf = lambda: os.system\nf()(cmd)\n", "python-os-system"),
+        ("import os\nclass Tool:\n    run = os.system\nTool().run(cmd)\n", "python-os-system"),
+        ("import os\nself.run = os.system\n", "python-os-system"),
+        ("import os\nmap(getattr(os, 'sys' + 'tem'), cmds)\n", "python-os-system"),
+        ("import os\nmap(vars(os)['system'], cmds)\n", "python-os-system"),
+        ("import os\nmap(os.system.__call__, cmds)\n", "python-os-system"),
+        ("import os\nos.system.__call__(cmd)\n", "python-os-system"),
+        (
+            "import functools, subprocess\nfunctools.partial(subprocess.run, shell=True)(cmd)\n",
+            "python-subprocess-shell",
+        ),
+        (
+            "import subprocess, threading\nthreading.Thread(target=subprocess.run, args=(c,), kwargs={'shell': True})\n",
+            "python-subprocess-shell",
+        ),
+        ("import subprocess\npool.submit(subprocess.run, cmd, **options)\n", "python-subprocess-shell"),
+        (
+            "import subprocess\nThread(target=subprocess.run, args=(c,), kwargs=options)\n",
+            "python-subprocess-shell",
+        ),
+        (
+            "import subprocess\npool.apply_async(subprocess.run, (c,), {'shell': 1})\n",
+            "python-subprocess-shell",
+        ),
+        (
+            "import functools, os\nfunctools.partial(os.execl, '/bin/sh', 'sh', '-c')(cmd)\n",
+            "python-subprocess-shell",
+        ),
+        (
+            "import functools, yaml\nfunctools.partial(yaml.load, Loader=yaml.Loader)(doc)\n",
+            "python-yaml-load",
+        ),
+        ("import yaml\nmap(yaml.unsafe_load, docs)\n", "python-yaml-load"),
+        # A dict method bound to a name, or read through getattr, is followed to its call.
+        ("import os\ng = vars(os).get\ng('system')(cmd)\n", "python-os-system"),
+        ("import os\ngetattr(vars(os), 'get')('system')(cmd)\n", "python-os-system"),
+    ],
+)
+@pytest.mark.parametrize("texts", [True, False])
+def test_a_dangerous_function_handed_on_as_a_value_is_reported(
+    repo: GitRepo, source: str, construct: str, texts: bool
+) -> None:
+    found = _dangerous(repo, {"evil.py": source}, texts=texts)
+    assert construct in {i for _, _, i in where(found)}, where(found)
+
+
+def test_the_message_says_the_function_is_handed_on(repo: GitRepo) -> None:
+    (found,) = _dangerous(repo, {"evil.py": "import os, threading\nthreading.Thread(target=os.system)\n"})
+    assert found.line == 2
+    assert found.message.startswith("os.system is handed on as a value, and whatever calls it runs")
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import os\nprint(os.system, callable(os.system), repr(eval), isinstance(eval, type))\n",
+        "import os\nif runner is os.system or runner == eval:\n    pass\n",
+        "import os\nos.system = fake\ndel os.popen\n",
+        "import pickle\nname = pickle.loads.__name__\n",
+        "e = eval\n",  # an alias the module binds is followed to its calls; none here
+        "def f():\n    e = eval\n    return 1\n",
+        "import subprocess\npool.submit(subprocess.run, ['ls', '-l'])\n",
+        "import subprocess, threading\nthreading.Thread(target=subprocess.run, kwargs={'shell': False})\n",
+        "import functools, yaml\nfunctools.partial(yaml.load, Loader=yaml.SafeLoader)\n",
+        "import os\nhasattr(os, 'system') and getattr(os, 'sep')\n",
+        "import unittest.mock\nunittest.mock.patch.object(os, 'system')\n",
+        "map(evaluate, xs)\n",
+        "import os\nmap(os.path.join, parts)\n",
+    ],
+)
+def test_a_dangerous_function_merely_looked_at_is_not_handed_on(repo: GitRepo, source: str) -> None:
+    assert _dangerous(repo, {"fine.py": source}) == []

@@ -86,7 +86,12 @@ _ALONE = " (Judged from this statement alone: the file's new text was not availa
 
 
 def _python_message(found: Found, *, alone: bool) -> str:
-    return f"{found.call}() {_PYTHON_ADVICE[found.construct]} {_OVERRIDE}" + (_ALONE if alone else "")
+    what = (
+        f"{found.call} is handed on as a value, and whatever calls it"
+        if found.handed_on
+        else f"{found.call}()"
+    )
+    return f"{what} {_PYTHON_ADVICE[found.construct]} {_OVERRIDE}" + (_ALONE if alone else "")
 
 
 @cache

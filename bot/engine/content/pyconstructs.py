@@ -8,6 +8,14 @@ assigned it (`e = eval`, `run = os.system`, `(e := eval)(x)`, wherever the assig
 `__builtins__`, `sys.modules["os"]`, and the modules `__import__("os")` and
 `importlib.import_module("os")` return. A name the module defines itself (`def eval`) is not the
 builtin. Strings and comments that merely mention `eval` are not calls, so they never match.
+
+A dangerous function handed on as a value is reported where it is handed on, since whatever gets it
+can call it: an argument (`map(eval, xs)`, `Thread(target=os.system)`, `partial(subprocess.run,
+shell=True)`), an item of a container, a default, a return value, a name assigned it in a
+class body (an attribute, which is not followed to its calls). Not: the callee of a call (judged as
+the call), a name a module or function assigns it (followed to its calls like any alias), a
+comparison's operand, a bare expression statement, an argument of a builtin that only inspects it
+(`print(eval)`, `callable(os.system)`).
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ class Found:
     call: str
     line: int
     end_line: int
+    handed_on: bool = False  # the function handed on as a value, not called here
 
 
 _BUILTINS = frozenset(dir(builtins))
@@ -74,6 +83,20 @@ _SIMPLE = {
     "os.popen": PyConstruct.OS_SYSTEM,
 }
 _IMPORTERS = frozenset({"__import__", "importlib.__import__"})
+# What a function handed on as a value is, whoever calls it: the functions whose danger does not
+# depend on their arguments (the others are judged by what the call carrying them passes).
+_HANDED_ON = {
+    **_SIMPLE,
+    **dict.fromkeys(_ALWAYS_SHELL, PyConstruct.SHELL),
+    **dict.fromkeys(_PICKLE, PyConstruct.PICKLE),
+    **dict.fromkeys(_YAML_UNSAFE, PyConstruct.YAML),
+    **dict.fromkeys(_IMPORTERS, PyConstruct.IMPORT),
+}
+# Builtins that only look at what they are given: handing them a function calls nothing.
+_INSPECTORS = frozenset(
+    {"print", "repr", "str", "ascii", "id", "type", "callable", "isinstance", "issubclass", "hash"}
+    | {"getattr", "hasattr"}  # what getattr returns is resolved itself
+)
 # Every name `_judge` can find a construct for: a call whose function resolves to none of these is
 # never reported (pyselect.py relies on this to leave the rest of a file unparsed).
 DANGEROUS_CALLS = frozenset(
@@ -113,8 +136,16 @@ def _namespace(resolved: str) -> str | None:
 
 def _leads(resolved: str) -> bool:
     """Whether a name standing for `resolved` can lead to a dangerous call (a dangerous name, a
-    module or attribute one can be read from, or such a module's dict)."""
-    return resolved.removesuffix(".__dict__").removeprefix("builtins.") in _LEADS_TO
+    module or attribute one can be read from, or such a module's dict or its `get`)."""
+    read = _dict_get(resolved)
+    base = resolved if read is None else read
+    return base.removesuffix(".__dict__").removeprefix("builtins.") in _LEADS_TO
+
+
+def _dict_get(resolved: str) -> str | None:
+    """The dict whose `get` method `resolved` is (`os.__dict__.get` → `os.__dict__`), if it is one."""
+    base = resolved.removesuffix(".get")
+    return base if base != resolved and _namespace(base) is not None else None
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -306,12 +337,13 @@ class Resolver:
     def _returned(self, call: ast.Call) -> str | None:
         """What a call returns, when it is a module or a module's attribute: `__import__("os")`,
         `importlib.import_module("os")`, `getattr(os, "system")`, `vars(os)` (os's dict) and
-        `vars(os).get("system")`."""
-        if isinstance(call.func, ast.Attribute) and call.func.attr == "get" and call.args:
-            base, key = self._resolve(call.func.value), _string(call.args[0])
-            if base is not None and key is not None and _namespace(base) is not None:
-                return self._in_namespace(base, key)
-        function = self.name(call.func)
+        `vars(os).get("system")` (also through a name or getattr bound to that `get`)."""
+        called = self._resolve(call.func)
+        namespace = None if called is None else _dict_get(called)
+        if namespace is not None and call.args:
+            key = _string(call.args[0])
+            return None if key is None else self._in_namespace(namespace, key)
+        function = None if called is None else called.removeprefix("builtins.")
         if function == "vars" and len(call.args) == 1:
             base = self._resolve(call.args[0])
             return None if base is None else f"{base}.__dict__"
@@ -373,8 +405,7 @@ def _may_be_true(node: ast.expr) -> bool:
     return True
 
 
-def _loader_is_safe(call: ast.Call, resolver: Resolver) -> bool:
-    loader = argument(call, 1, "Loader")
+def _safe_loader(loader: ast.expr | None, resolver: Resolver) -> bool:
     if loader is None:
         return False
     name = resolver.name(loader)
@@ -423,7 +454,9 @@ def _judge(call: ast.Call, name: str, resolver: Resolver) -> PyConstruct | None:
         return PyConstruct.SHELL if command is not None and not _literal(command) else None
     if name in _PICKLE:
         return PyConstruct.PICKLE
-    if name in _YAML_UNSAFE or (name in _YAML_LOADS and not _loader_is_safe(call, resolver)):
+    if name in _YAML_UNSAFE or (
+        name in _YAML_LOADS and not _safe_loader(argument(call, 1, "Loader"), resolver)
+    ):
         return PyConstruct.YAML
     if name in _IMPORTERS:
         module = argument(call, 0, "name")
@@ -441,6 +474,61 @@ def _fixed_argument(call: ast.Call, fixed: Fixed) -> bool:
     return isinstance(module, ast.Name) and (module.lineno, module.col_offset) in fixed()
 
 
+def _carried_shell(carrier: ast.Call) -> bool:
+    """Whether a call handing on a subprocess or exec function gives it a shell: a `shell` that may
+    be true (as a keyword, or a `shell` key of a dict it passes), a `**mapping` or `kwargs=` that
+    may hold one, or a shell's `-c` with a command not fixed in the source."""
+    for kw in carrier.keywords:
+        if kw.arg is None or (kw.arg == "shell" and _may_be_true(kw.value)):
+            return True
+        if kw.arg == "kwargs" and not isinstance(kw.value, ast.Dict):
+            return True  # `Thread(target=..., kwargs=options)`: the options are not known
+        if isinstance(kw.value, ast.Dict) and _shell_key(kw.value):
+            return True
+    return any(isinstance(a, ast.Dict) and _shell_key(a) for a in carrier.args) or _shell_command(carrier)
+
+
+def _shell_key(mapping: ast.Dict) -> bool:
+    return any(
+        key is None or (_string(key) == "shell" and _may_be_true(value))
+        for key, value in zip(mapping.keys, mapping.values, strict=True)
+    )
+
+
+def _handed_on(name: str, carrier: ast.Call | None, resolver: Resolver) -> PyConstruct | None:
+    """What a dangerous function handed on as a value is, when `carrier` (the call it is an argument
+    of, if any) passes it what makes it dangerous."""
+    if name in _HANDED_ON:
+        return _HANDED_ON[name]
+    if carrier is None:
+        return None
+    if name in _SUBPROCESS_SHELL_ARG or name in _EXEC_FAMILY:
+        return PyConstruct.SHELL if _carried_shell(carrier) else None
+    if name in _YAML_LOADS:
+        loader = next((kw.value for kw in carrier.keywords if kw.arg == "Loader"), None)
+        return None if _safe_loader(loader, resolver) else PyConstruct.YAML
+    return None
+
+
+# The last word of every name a value can be handed on as (an attribute's, to skip the rest cheaply).
+_HANDED_WORDS = frozenset(
+    name.rsplit(".", 1)[-1] for name in (*_HANDED_ON, *_SUBPROCESS_SHELL_ARG, *_EXEC_FAMILY, *_YAML_LOADS)
+) | {"__call__"}
+_REFERENCES = (ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.NamedExpr)
+_Pending = tuple[ast.AST, "ast.Call | None", bool, bool]  # node, carrier, as a value, in a class body
+
+
+def _maybe_handed(node: ast.expr, resolver: Resolver) -> bool:
+    """Whether a node in a value's place is worth resolving: only these can stand for a function."""
+    if isinstance(node, ast.Name | ast.Attribute) and not isinstance(node.ctx, ast.Load):
+        return False  # bound or deleted, not read
+    if isinstance(node, ast.Name):
+        return node.id in _HANDED_WORDS or node.id in resolver.assigned or node.id in resolver.aliases
+    if isinstance(node, ast.Attribute):
+        return node.attr in _HANDED_WORDS
+    return isinstance(node, _REFERENCES)
+
+
 def python_constructs(
     tree: ast.Module,
     *,
@@ -449,21 +537,81 @@ def python_constructs(
     resolver: Resolver | None = None,
     fixed: Fixed | None = None,
 ) -> list[Found]:
-    """Dangerous calls of a parsed module (or, `whole=False`, of a piece of one), in source order;
-    with `lines` (sorted), only calls whose span holds one of those lines. `resolver`: the whole
-    module's, when already built (`resolver_of`). An importer given one of the `fixed` names (asked
-    for only then) is judged as if given the literals it can hold."""
+    """Dangerous calls of a parsed module (or, `whole=False`, of a piece of one), and dangerous
+    functions it hands on as values, in source order; with `lines` (sorted), only those whose span
+    holds one of those lines. `resolver`: the whole module's, when already built (`resolver_of`).
+    An importer given one of the `fixed` names (asked for only then) is judged as if given the
+    literals it can hold."""
     resolver = Resolver(tree, whole=whole) if resolver is None else resolver
     found: list[Found] = []
-    for node in _calls(tree, lines):
-        name = resolver.name(node.func)
-        construct = None if name is None else _judge(node, name, resolver)
-        if construct is PyConstruct.IMPORT and fixed is not None and _fixed_argument(node, fixed):
-            construct = None
-        if name is not None and construct is not None:
-            end = node.end_lineno if node.end_lineno is not None else node.lineno
-            found.append(Found(construct, name, node.lineno, end))
+    pending: list[_Pending] = [(tree, None, False, False)]
+    while pending:
+        node, carrier, as_value, in_class = pending.pop()
+        if lines is not None and not spans_a_line(node, lines):
+            continue
+        if as_value and isinstance(node, ast.expr) and _maybe_handed(node, resolver):
+            name = _called(resolver.name(node))
+            construct = None if name is None else _handed_on(name, carrier, resolver)
+            if name is not None and construct is not None:
+                found.append(_found(construct, name, node, handed_on=True))
+                continue
+        if isinstance(node, ast.Call):
+            name = _called(resolver.name(node.func))
+            construct = None if name is None else _judge(node, name, resolver)
+            if construct is PyConstruct.IMPORT and fixed is not None and _fixed_argument(node, fixed):
+                construct = None
+            if name is not None and construct is not None:
+                found.append(_found(construct, name, node))
+            passed = name not in _INSPECTORS
+            pending.append((node.func, None, False, in_class))
+            pending.extend((a, node, passed, in_class) for a in node.args)
+            pending.extend((k, node, passed, in_class) for k in node.keywords)
+            continue
+        pending.extend(_children(node, carrier, as_value, in_class))
     return sorted(found, key=lambda f: (f.line, f.end_line, f.construct.value))
+
+
+def _called(name: str | None) -> str | None:
+    """The function a call runs: `eval.__call__(x)` runs eval."""
+    while name is not None and name.endswith(".__call__"):
+        name = name.removesuffix(".__call__")
+    return name
+
+
+def _found(construct: PyConstruct, name: str, node: ast.AST, *, handed_on: bool = False) -> Found:
+    line: int = getattr(node, "lineno")  # noqa: B009  # calls and references carry positions
+    end = getattr(node, "end_lineno", None)
+    return Found(construct, name, line, line if end is None else end, handed_on)
+
+
+def _children(node: ast.AST, carrier: ast.Call | None, as_value: bool, in_class: bool) -> list[_Pending]:
+    """The children worth walking of a node that is not a call, each with whether its value is
+    handed on from there: not a comparison's operand, a bare expression statement, what an
+    attribute is read from, or the value a module or function binds to a plain name (an alias the
+    resolver follows); an argument's or a walrus's value is handed on as the node is."""
+    if not isinstance(node, ast.keyword | ast.Starred | ast.NamedExpr):
+        carrier = None
+        as_value = not isinstance(node, _QUIET) and (
+            in_class
+            or not isinstance(node, ast.Assign | ast.AnnAssign)
+            or not all(isinstance(t, ast.Name) for t in _targets(node))
+        )
+    if isinstance(node, _SCOPES_OF_NAMES):
+        in_class = isinstance(node, ast.ClassDef)
+    children: list[_Pending] = []
+    for field in _child_fields(type(node).__name__):
+        value = getattr(node, field, None)
+        if isinstance(value, list):
+            children.extend(
+                (child, carrier, as_value, in_class) for child in value if isinstance(child, ast.AST)
+            )
+        elif isinstance(value, ast.AST):
+            children.append((value, carrier, as_value, in_class))
+    return children
+
+
+_QUIET = (ast.Compare, ast.Expr, ast.Attribute)
+_SCOPES_OF_NAMES = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
 def name_resolver(tree: ast.Module) -> Callable[[ast.expr], str | None]:
