@@ -18,6 +18,10 @@ from bot.engine.errors import ReceiptError
 MAX_DEPTH = 64
 MAX_PAYLOAD_BYTES = 25 << 20  # GitHub caps webhook payloads at 25 MB
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# The only way a parsed string holds a surrogate the text does not hold as itself: an escape of one
+# (a pair the parser joins into one character, a lone one it keeps). A preceding backslash that
+# escapes this one's backslash is not looked at: the text is then only read string by string.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class JsonInputError(ReceiptError, ValueError):
@@ -34,6 +38,32 @@ def _kind(value: Any) -> str:
     return {list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
         type(value), "a number"
     )
+
+
+def _check_depth(value: Any, what: str) -> None:
+    """Depth alone, as `_check` counts it (the object is level 1, its values level 2, …: a container
+    at level MAX_DEPTH may hold nothing), level by level, visiting only containers."""
+    level, depth = [value], 1
+    while level:
+        deeper: list[Any] = []
+        for item in level:
+            children = item.values() if isinstance(item, dict) else item
+            if children and depth >= MAX_DEPTH:
+                raise JsonInputError(f"{what} is nested more than {MAX_DEPTH} levels deep")
+            deeper += [child for child in children if isinstance(child, dict | list)]
+        level, depth = deeper, depth + 1
+
+
+def _holds_surrogate(text: str) -> bool:
+    """Whether the text holds a surrogate as itself (`surrogatepass` decodes one from the bytes):
+    UTF-8's strict encoder takes every character but those."""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _check(value: Any, what: str) -> None:
@@ -64,12 +94,17 @@ def load_json_object(data: bytes, what: str, *, max_bytes: int | None = None) ->
     if max_bytes is not None and len(data) > max_bytes:
         raise JsonInputError(f"{what} is larger than {max_bytes:,} bytes")
     try:
-        value = json.loads(data, parse_constant=_no_constant)
+        # what json.loads does with bytes, the text kept to be searched once, below
+        text = data.decode(json.detect_encoding(data), "surrogatepass")
+        value = json.JSONDecoder(parse_constant=_no_constant).decode(text)
     except RecursionError:
         raise JsonInputError(f"{what} is nested more than {MAX_DEPTH} levels deep") from None
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError among them
         raise JsonInputError(f"{what} is not JSON: {exc}") from exc
     if not isinstance(value, dict):
         raise JsonInputError(f"{what} is {_kind(value)}, not a JSON object")
-    _check(value, what)
+    if not _holds_surrogate(text) and _SURROGATE_ESCAPE.search(text) is None:
+        _check_depth(value, what)  # no string can hold a surrogate: one search instead of each
+    else:
+        _check(value, what)
     return value

@@ -4,12 +4,18 @@ clear error (exit 2), never a traceback."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from action.event import EventError, load_event
 from action.publish import Refusal, load_artifact
+from bot import jsonread
 from bot.cli import main
 from bot.jsonread import MAX_DEPTH, JsonInputError, load_json_object
 
@@ -79,3 +85,65 @@ def test_an_event_payload_like_it_is_an_event_error(data: bytes, problem: str, t
     with pytest.raises(EventError) as err:
         load_event("pull_request", path)
     assert str(err.value).startswith(f"the event payload {path}{problem[1:]}")
+
+
+def _earlier(data: bytes) -> dict[str, Any]:
+    """The reader before its one search: `json.loads` on the bytes, then every string walked."""
+    try:
+        value = json.loads(data, parse_constant=jsonread._no_constant)
+    except RecursionError:
+        raise JsonInputError(f"x is nested more than {MAX_DEPTH} levels deep") from None
+    except ValueError as exc:
+        raise JsonInputError(f"x is not JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise JsonInputError(f"x is {jsonread._kind(value)}, not a JSON object")
+    jsonread._check(value, "x")
+    return value
+
+
+def _outcome(read: Callable[[bytes], dict[str, Any]], data: bytes) -> object:
+    try:
+        return ("value", read(data))
+    except JsonInputError as exc:
+        return ("error", exc.problem)
+
+
+_PIECES = ["\\ud800", "\\uDBFF", "\\udc00", "\\uDfFf", "\\ud83d\\ude00", "\\\\ud800", "\\\\\\ud800", "\\u00fc",
+           "\\ud7ff", "\\ue000", "\ud800", "\udfff", "\U0001f600", "ü", "a", "\\n", "\\\\", "\\\""]  # fmt: skip
+_text = st.lists(st.sampled_from(_PIECES), max_size=4).map("".join)
+_json = st.recursive(
+    st.sampled_from(["null", "true", "1.5", "-7"]) | _text.map(lambda t: '"' + t + '"'),
+    lambda inner: (
+        st.lists(inner, max_size=3).map(lambda xs: "[" + ",".join(xs) + "]")
+        | st.lists(st.tuples(_text, inner), max_size=3).map(
+            lambda kv: "{" + ",".join(f'"{k}":{v}' for k, v in kv) + "}"
+        )
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    body=_json,
+    depth=st.integers(0, MAX_DEPTH + 2),
+    kind=st.sampled_from("ol"),
+    encoding=st.sampled_from(
+        ["utf-8", "utf-8-sig", "utf-16-le", "utf-16-be", "utf-16", "utf-32", "utf-32-le"]
+    ),
+)
+def test_the_one_search_reads_as_the_walk_over_every_string(
+    body: str, depth: int, kind: str, encoding: str
+) -> None:
+    """Surrogates escaped (lone, paired, behind an escaped backslash) and raw (as the bytes decode
+    them), at every depth around the limit, in every encoding `json` detects: the reader answers as
+    it did when it walked every string."""
+    text = (
+        '{"a":'
+        + ('{"k":' if kind == "o" else "[") * depth
+        + body
+        + ("}" if kind == "o" else "]") * depth
+        + "}"
+    )
+    data = text.encode(encoding, "surrogatepass")
+    assert _outcome(lambda d: load_json_object(d, "x"), data) == _outcome(_earlier, data)

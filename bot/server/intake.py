@@ -7,8 +7,8 @@ process got less CPU than the arrivals needed (the worker process judging a chan
 core), that queue grew to the whole pool and every delivery behind it waited for all the others'
 transactions: the hundreds of milliseconds of the acknowledgement's slowest 1%. Here a thread
 takes whatever deliveries are waiting when the file is free and records them in one transaction
-(each in a savepoint, so a duplicate or a failure costs only itself): the longer the queue, the
-less each delivery costs, and a backlog drains instead of standing.
+(a duplicate costs only itself; a failure is retried delivery by delivery, so it fails no other):
+the longer the queue, the less each delivery costs, and a backlog drains instead of standing.
 
 A delivery is answered only once its batch is committed and its jobs are enqueued, as before.
 On PostgreSQL, where writers do not exclude one another, several threads record a delivery each.

@@ -25,7 +25,9 @@ MAX_GUID = 64
 MAX_EVENT = 64
 
 
-def runtime_of(request: Request) -> Runtime:
+async def runtime_of(request: Request) -> Runtime:
+    """Async, so FastAPI resolves it on the event loop: a plain function it runs in its thread
+    pool, a hand-off to another thread and back for every delivery."""
     runtime: Runtime | None = getattr(request.app.state, "runtime", None)
     if runtime is None:  # still starting: the schema is not checked yet
         raise HTTPException(503, "starting")

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
-from sqlalchemy import and_, exists, func, or_, select, update
+from sqlalchemy import Insert, and_, bindparam, exists, func, or_, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
@@ -86,6 +87,12 @@ def _new_job(session: Session, intent: Evaluate, key: str, delivery: str | None)
     return job
 
 
+# Built once: the statement every delivery of a pull request runs, its SQL compiled once too.
+_PENDING_OF_KEY = select(Job).where(
+    Job.key == bindparam("key"), Job.state == PENDING, Job.kind == EVALUATE, Job.superseded_by.is_(None)
+)
+
+
 def _evaluate(session: Session, intent: Evaluate, delivery: str | None) -> Job | None:
     key, pr = intent.key, intent.pr
     if key is None:
@@ -96,11 +103,7 @@ def _evaluate(session: Session, intent: Evaluate, delivery: str | None) -> Job |
             key = head_key(intent.repo, intent.head_sha)
     serialize(session, key)  # two deliveries for one pull request never both see "no job yet"
     intent = replace(intent, key=key, pr=pr)
-    pending = session.scalars(
-        select(Job).where(
-            Job.key == key, Job.state == PENDING, Job.kind == EVALUATE, Job.superseded_by.is_(None)
-        )
-    ).all()
+    pending = session.scalars(_PENDING_OF_KEY, {"key": key}).all()
     waiting = None
     for job in pending:
         if job.head_sha == intent.head_sha:
@@ -177,20 +180,34 @@ def _apply(session: Session, intent: Intent, delivery: str | None) -> Job | None
     return _cancel(session, intent, delivery)
 
 
+_NEW_DELIVERY: dict[str, Insert] = {
+    name: dialect.insert(Delivery.__table__)
+    .on_conflict_do_nothing(index_elements=["guid"])
+    .returning(Delivery.__table__.c.guid)
+    for name, dialect in (("sqlite", sqlite), ("postgresql", postgresql))
+}
+
+
 def _record(session: Session, delivery: DeliveryInfo, plan: Plan) -> Recorded:
-    session.add(
-        Delivery(
-            guid=delivery.guid,
-            event=delivery.event,
-            action=delivery.action,
-            installation_id=delivery.installation_id,
-            repo=delivery.repo,
-            outcome=plan.outcome,
-            detail=plan.detail[:1000],
-            received_at=utcnow(),
-        )
-    )
-    session.flush()
+    """The delivery's row, then its jobs; a GUID recorded before is a duplicate and adds nothing.
+
+    The row is inserted unless its GUID is there already (`ON CONFLICT DO NOTHING` on the primary
+    key, the row it returns telling which): a redelivery, an earlier copy in the same batch, or the
+    loser of two racing copies (on PostgreSQL its insert waits for the winner's transaction to end,
+    then inserts nothing; SQLite has one writer). Only a delivery that inserted its row gets jobs."""
+    connection = session.connection()
+    row = {
+        "guid": delivery.guid,
+        "event": delivery.event,
+        "action": delivery.action,
+        "installation_id": delivery.installation_id,
+        "repo": delivery.repo,
+        "outcome": plan.outcome,
+        "detail": plan.detail[:1000],
+        "received_at": utcnow(),
+    }
+    if connection.execute(_NEW_DELIVERY[connection.dialect.name], row).first() is None:
+        return Recorded(duplicate=True)
     jobs = [j for j in (_apply(session, i, delivery.guid) for i in plan.intents) if j is not None]
     for job in jobs:
         job.enqueued_at = utcnow()  # the caller enqueues next; if it cannot, the sweep will
@@ -198,35 +215,18 @@ def _record(session: Session, delivery: DeliveryInfo, plan: Plan) -> Recorded:
     return Recorded(duplicate=False, job_ids=tuple(j.id for j in jobs))
 
 
-def record_deliveries(
-    db: Database, batch: Sequence[tuple[DeliveryInfo, Plan]]
-) -> list[Recorded | IntegrityError]:
-    """Record deliveries and their jobs in one transaction, each in a savepoint of its own, in
-    order: a later one sees what an earlier one recorded (its jobs to join or supersede, its GUID).
-
-    Duplicates are settled by the delivery's primary key: the insert of a GUID already recorded
-    (a redelivery, an earlier copy in the batch, or the loser of two racing copies) fails the
-    unique constraint, and that delivery's savepoint, jobs included, is rolled back and reported as
-    a duplicate. On PostgreSQL the loser's insert waits for the winner's transaction to end, then
-    fails; SQLite has one writer. Any other constraint's failure is returned in the delivery's place.
-    """
-    results: list[Recorded | IntegrityError] = []
+def record_deliveries(db: Database, batch: Sequence[tuple[DeliveryInfo, Plan]]) -> list[Recorded]:
+    """Record deliveries and their jobs in one transaction, in order: a later one sees what an
+    earlier one recorded (its jobs to join or supersede, its GUID). A duplicate costs only itself
+    (`_record`); any other failure fails the whole transaction, and the caller records each
+    delivery alone (`Intake`), so that it fails no other."""
     with db.session() as session:
-        for delivery, plan in batch:
-            try:
-                with session.begin_nested():
-                    results.append(_record(session, delivery, plan))
-            except IntegrityError as exc:
-                duplicate = session.get(Delivery, delivery.guid) is not None
-                results.append(Recorded(duplicate=True) if duplicate else exc)
-    return results
+        return [_record(session, delivery, plan) for delivery, plan in batch]
 
 
 def record_delivery(db: Database, delivery: DeliveryInfo, plan: Plan) -> Recorded:
     """One delivery recorded as `record_deliveries` records a batch."""
     [recorded] = record_deliveries(db, [(delivery, plan)])
-    if isinstance(recorded, IntegrityError):
-        raise recorded
     return recorded
 
 
