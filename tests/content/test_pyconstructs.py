@@ -102,7 +102,7 @@ def test_constructs_fire(source: str, expected: list[tuple[str, str, int]]) -> N
         "import subprocess\nsubprocess.getoutput('ls')",
         "import subprocess\nsubprocess.getoutput()",
         "getattr(os, 'system')(cmd)",
-        "from . import pickle\npickle.loads(b)",
+        "from . import pickling\npickling.loads(b)",  # (`from . import pickle` is pickle: see test_resolution)
         "handlers[0](x)",
     ],
 )

@@ -321,6 +321,15 @@ def test_json_and_documents_stay_quiet(repo: GitRepo) -> None:
             "python-yaml-load",
         ),
         ("import yaml\nmap(yaml.unsafe_load, docs)\n", "python-yaml-load"),
+        # A dangerous module reached through another module is that module.
+        ("from helpers import os\nos.system(cmd)\n", "python-os-system"),
+        ("from helpers import os as h\nh.system(cmd)\n", "python-os-system"),
+        ("import helpers\nhelpers.os.system(cmd)\n", "python-os-system"),
+        ("from . import subprocess\nsubprocess.getoutput(cmd)\n", "python-subprocess-shell"),
+        ("import six.moves.cPickle as p\np.loads(blob)\n", "python-pickle"),
+        ("from six.moves import cPickle\ncPickle.loads(blob)\n", "python-pickle"),
+        ("import tools\ntools.builtins.eval(source)\n", "python-eval"),
+        ("import tools\nmap(tools.os.system, cmds)\n", "python-os-system"),
         # A dict method bound to a name, or read through getattr, is followed to its call.
         ("import os\ng = vars(os).get\ng('system')(cmd)\n", "python-os-system"),
         ("import os\ngetattr(vars(os), 'get')('system')(cmd)\n", "python-os-system"),
@@ -355,8 +364,44 @@ def test_the_message_says_the_function_is_handed_on(repo: GitRepo) -> None:
         "import os\nhasattr(os, 'system') and getattr(os, 'sep')\n",
         "import unittest.mock\nunittest.mock.patch.object(os, 'system')\n",
         "map(evaluate, xs)\n",
+        "import helpers\nhelpers.os_tools.system(cmd)\nhelpers.system(cmd)\n",
+        "from helpers import osx\nosx.system(cmd)\n",
         "import os\nmap(os.path.join, parts)\n",
     ],
 )
 def test_a_dangerous_function_merely_looked_at_is_not_handed_on(repo: GitRepo, source: str) -> None:
+    assert _dangerous(repo, {"fine.py": source}) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "construct"),
+    [
+        ("import os\nglobals()['os'].system(cmd)\n", "python-os-system"),
+        ("import os\nrun = os.system\nglobals()['ru' + 'n'](cmd)\n", "python-os-system"),
+        ("globals()['__builtins__']['eval'](x)\n", "python-eval"),
+        ("import os\nnames = globals()\nnames['os'].popen(cmd)\n", "python-os-system"),
+        ("import os\nglobals().get('os').system(cmd)\n", "python-os-system"),
+        ("def f():\n    pass\nf.__globals__['os'].system(cmd)\n", "python-os-system"),
+        ("e = eval\nvars()['e'](x)\n", "python-eval"),
+        ("import pickle\nlocals()['pickle'].loads(blob)\n", "python-pickle"),
+        ("import os\nmap(globals()['os'].system, cmds)\n", "python-os-system"),
+    ],
+)
+@pytest.mark.parametrize("texts", [True, False])
+def test_a_name_read_from_the_modules_own_dict_is_that_name(
+    repo: GitRepo, source: str, construct: str, texts: bool
+) -> None:
+    found = _dangerous(repo, {"evil.py": source}, texts=texts)
+    assert construct in {i for _, _, i in where(found)}, where(found)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "value = globals()['name']\nprint(globals()['os'], vars()['config'])\n",
+        "import os\nglobals()['settings'].system(cmd)\n",
+        "settings = load()\nvars(settings)['system'](cmd)\n",
+    ],
+)
+def test_the_modules_own_dict_near_misses(repo: GitRepo, source: str) -> None:
     assert _dangerous(repo, {"fine.py": source}) == []

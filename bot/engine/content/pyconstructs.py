@@ -113,6 +113,11 @@ DANGEROUS_CALLS = frozenset(
 )
 # What a call resolves to that is dangerous, or returns a module or attribute (`getattr`, an importer).
 LEADING_CALLS = DANGEROUS_CALLS | {"importlib.import_module", "getattr"}
+# The modules dangerous calls are read from: one reached as another module's attribute (`helpers.os`,
+# `six.moves.cPickle`) is taken to be that module.
+REACHED_MODULES = frozenset(
+    {name.split(".", 1)[0] for name in LEADING_CALLS if "." in name} | {"builtins", "sys"}
+)
 # A name worth remembering when assigned: a dangerous call, or a module (or attribute) that leads to one.
 _LEADS_TO = frozenset(
     ".".join(parts[:n])
@@ -124,6 +129,10 @@ LEADS_TO = _LEADS_TO
 # What a subscript with a string reads a builtin from (`__builtins__["eval"]`, which is a dict
 # outside `__main__`; a bare `__dict__`).
 _BUILTIN_DICTS = ("builtins", "__dict__")
+# The module's own names as a dict: `globals()`, `vars()`, `locals()` at the top, a function's
+# `__globals__`; `globals()["run"]` is whatever `run` is.
+GLOBALS = "<globals>"
+NAMESPACE_WORDS = ("globals", "locals", "vars", "__globals__")
 
 
 def _namespace(resolved: str) -> str | None:
@@ -131,6 +140,8 @@ def _namespace(resolved: str) -> str | None:
     (also `vars(os)`) holds os's, so `os.__dict__["system"]` is `os.system`."""
     if resolved in _BUILTIN_DICTS:
         return "builtins"
+    if resolved == GLOBALS:
+        return GLOBALS
     return resolved.removesuffix(".__dict__") if resolved.endswith(".__dict__") else None
 
 
@@ -139,7 +150,7 @@ def _leads(resolved: str) -> bool:
     module or attribute one can be read from, or such a module's dict or its `get`)."""
     read = _dict_get(resolved)
     base = resolved if read is None else read
-    return base.removesuffix(".__dict__").removeprefix("builtins.") in _LEADS_TO
+    return base == GLOBALS or base.removesuffix(".__dict__").removeprefix("builtins.") in _LEADS_TO
 
 
 def _dict_get(resolved: str) -> str | None:
@@ -185,14 +196,25 @@ def _imports_in(statements: Iterable[ast.stmt]) -> dict[str, str]:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
-                    aliases[alias.asname] = alias.name
+                    aliases[alias.asname] = _reached(alias.name)
                 else:
                     top = alias.name.split(".", 1)[0]
                     aliases[top] = top
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
-                aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                aliases[alias.asname or alias.name] = _reached(f"{node.module}.{alias.name}")
+        elif isinstance(node, ast.ImportFrom):  # relative: `from . import os` is another module's os
+            for alias in node.names:
+                if alias.name in REACHED_MODULES:
+                    aliases[alias.asname or alias.name] = alias.name
     return aliases
+
+
+def _reached(dotted: str) -> str:
+    """A module a dangerous call is read from, reached through another module (`from helpers
+    import os`, `import six.moves.cPickle as p`), is that module: what else would it be."""
+    last = dotted.rsplit(".", 1)[-1]
+    return last if last in REACHED_MODULES else dotted
 
 
 def _targets(statement: ast.stmt) -> list[ast.expr]:
@@ -311,7 +333,11 @@ class Resolver:
             return self._named(node.id)
         if isinstance(node, ast.Attribute):
             base = self._resolve(node.value)
-            return None if base is None else f"{base}.{node.attr}"
+            if base is None:
+                return None
+            if node.attr == "__globals__":
+                return GLOBALS
+            return node.attr if node.attr in REACHED_MODULES else f"{base}.{node.attr}"
         if isinstance(node, ast.NamedExpr):
             return self._resolve(node.value)
         if isinstance(node, ast.Subscript):
@@ -322,16 +348,17 @@ class Resolver:
 
     def _item(self, node: ast.Subscript) -> str | None:
         """`sys.modules["os"]` is `os`; `builtins.__dict__["eval"]` and `__builtins__["eval"]`, eval;
-        `vars(os)["system"]`, `os.system`."""
+        `vars(os)["system"]`, `os.system`; `globals()["run"]`, what `run` is."""
         key = _string(node.slice)
         base = self._resolve(node.value)
         if key is None or base is None:
             return None
         return key if base == "sys.modules" else self._in_namespace(base, key)
 
-    @staticmethod
-    def _in_namespace(base: str, key: str) -> str | None:
+    def _in_namespace(self, base: str, key: str) -> str | None:
         namespace = _namespace(base)
+        if namespace == GLOBALS:  # a module's own names; another module's `__globals__` too
+            return key if key in REACHED_MODULES else self._named(key)
         return None if namespace is None else f"{namespace}.{key}"
 
     def _returned(self, call: ast.Call) -> str | None:
@@ -344,6 +371,8 @@ class Resolver:
             key = _string(call.args[0])
             return None if key is None else self._in_namespace(namespace, key)
         function = None if called is None else called.removeprefix("builtins.")
+        if function in NAMESPACE_WORDS and not call.args and not call.keywords:
+            return GLOBALS
         if function == "vars" and len(call.args) == 1:
             base = self._resolve(call.args[0])
             return None if base is None else f"{base}.__dict__"

@@ -58,7 +58,14 @@ from functools import cache
 from typing import Any
 
 from bot.engine.content.patternset import PatternSet
-from bot.engine.content.pyconstructs import LEADING_CALLS, LEADS_TO, Resolver, leading_names, resolver_of
+from bot.engine.content.pyconstructs import (
+    LEADING_CALLS,
+    LEADS_TO,
+    NAMESPACE_WORDS,
+    Resolver,
+    leading_names,
+    resolver_of,
+)
 from bot.engine.lazyre import lazy
 from bot.engine.regex import compile_re2
 
@@ -152,6 +159,7 @@ def _words_by_module() -> tuple[frozenset[str], dict[str, frozenset[str]]]:
             always.add(name)
         elif len(parts) > 1:
             gated[parts[0]].add(parts[1] if name in LEADS_TO and name not in LEADING_CALLS else parts[-1])
+    always.update(NAMESPACE_WORDS)  # `globals()["run"]` is `run`, whatever the module makes it
     gated["__builtins__"] = set(gated["builtins"])
     for words in gated.values():  # a name read from the module's dict: `vars(os)["system"]`
         words.update(("__dict__", "vars"))

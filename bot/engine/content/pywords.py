@@ -10,9 +10,10 @@ call resolving to a dangerous name therefore names, as words: every part of that
 `getattr(builtins, …)`, `getattr(sys, "modules")`), or `vars` and such a module (`vars(os)[…]`);
 or `sys` and `modules`; or `builtins`,
 `__builtins__`, `__dict__`, `__import__` or `import_module`, which turn a string into a module or
-builtin. The clauses are derived from DANGEROUS_CALLS, so a call added there is covered here. Words
-are read as Python reads identifiers, NFKC-normalized (`ｅｖａｌ`), anywhere in the text: in strings
-and comments too, which only sends a file to the parser that did not need it.
+builtin, or `globals`, `locals`, `vars` or `__globals__`, which turn one into a name of the module
+(`globals()["run"]`). The clauses are derived from DANGEROUS_CALLS, so a call added there is
+covered here. Words are read as Python reads identifiers, NFKC-normalized (`ｅｖａｌ`), anywhere in
+the text: in strings and comments too, which only sends a file to the parser that did not need it.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from collections.abc import Iterable
 from functools import cache
 
 from bot.engine.content.patternset import PatternSet
-from bot.engine.content.pyconstructs import DANGEROUS_CALLS
+from bot.engine.content.pyconstructs import DANGEROUS_CALLS, NAMESPACE_WORDS
 
 _DOTTED = tuple(name.split(".") for name in DANGEROUS_CALLS)
 _MODULES = frozenset(parts[0] for parts in _DOTTED if len(parts) > 1) | {
@@ -32,7 +33,7 @@ _MODULES = frozenset(parts[0] for parts in _DOTTED if len(parts) > 1) | {
     "sys",
     "importlib",
 }
-_STRING_READERS = ("builtins", "__builtins__", "__dict__", "__import__", "import_module")
+_STRING_READERS = ("builtins", "__builtins__", "__dict__", "__import__", "import_module", *NAMESPACE_WORDS)
 CLAUSES: tuple[frozenset[str], ...] = tuple(
     sorted(
         {frozenset(parts) for parts in _DOTTED}
