@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.engine.change import Change, FileTexts, change_from_diff
-from bot.engine.content import dangerous, pyselect
+from bot.engine.content import dangerous, pyselect, pywords
 from bot.engine.content.added import added_files
 from bot.engine.content.dangerous import DangerousRule
 from bot.engine.content.filekinds import Kind
@@ -199,6 +199,9 @@ def test_the_selection_keeps_every_call_it_answers_for(monkeypatch: pytest.Monke
     for node, with the same imports and the same top-level bindings of eval, exec and __import__."""
     extra = frozenset({"len", "append", "format", "join", "get", "isinstance", "print", "range", "f"})
     monkeypatch.setattr(pyselect, "_ALWAYS", pyselect._ALWAYS | extra)
+    # Every file is selected, those whose code names no dangerous word too (which keep nothing
+    # otherwise: test_code_without_the_words_keeps_nothing_and_the_whole_file_finds_nothing).
+    monkeypatch.setattr(pyselect, "may_hold", lambda present: True)
     corpus = _stdlib() + [(p, t) for p, t in _stdlib(tests=True) if Path(p).name in _TRICKY_TESTS]
     checked = declined = 0
     for path, text in corpus:
@@ -308,11 +311,63 @@ def test_a_statement_under_the_size_limit_is_kept_whole() -> None:
 
 
 def test_words_that_need_their_module_select_only_when_it_is_named() -> None:
-    assert _kept("import json\ndef f(s):\n    return json.loads(s)\n") == [1]
+    json = "import json\ndef f(s):\n    return json.loads(s)\ndef g(x):\n    return eval(x)\n"
+    assert _kept(json) == [1, 4, 5]
     assert _kept("import pickle\ndef f(s):\n    return pickle.loads(s)\n") == [1, 2, 3]
     assert _found("import pickle\ndef f(s):\n    return pickle.loads(s)\n") == [(3, "python-pickle")]
     positional = "import subprocess as sp\nsp.run(c, -1, None, None, None, None, None, True, True)\neval(x)\n"
     assert _found(positional) == [(2, "python-subprocess-shell"), (3, "python-eval")]
+
+
+def test_code_without_the_words_keeps_nothing() -> None:
+    """A file whose text names the words a dangerous call needs only in strings and comments (so
+    the trigger fires) has nothing kept: its code cannot hold such a call (pywords.py)."""
+    text = (
+        '"""Runs os.system on the operating system."""\n'  # 1
+        "import sys\n"  # 2
+        "def f(cmd):  # not os.system\n"  # 3
+        "    return sys.argv\n"  # 4
+    )
+    assert dangerous.worth_parsing(next(iter(added_files(_change({"m.py": text})))))
+    assert _kept(text) == []
+    assert _found(text) == []
+    # Words in a template string's fields are code, and keep what names them.
+    assert _kept('import os\nprint(f"{os.system(c)}")\n') == [1, 2]
+
+
+def test_an_import_in_a_string_does_not_lead_a_broken_file_line_by_line() -> None:
+    """A file that does not parse, whose only import of `system as run` is a docstring's text: the
+    line-by-line reading took that line for an import and `run(cmd)` for os.system; no code names
+    `system`, so nothing is read (the whole-file reference finds nothing when the file parses)."""
+    broken = '"""\nfrom os import system as run\n"""\nimport os, (\nrun(cmd)\n'
+    assert _found(broken) == []
+    assert _found(broken.replace("import os, (", "import os")) == []
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::SyntaxWarning")
+def test_code_without_the_words_keeps_nothing_and_the_whole_file_finds_nothing() -> None:
+    """The differential check of that shortcut on the standard library and its tests: every file
+    whose text names the words but whose code does not, parsed whole, has no construct."""
+    skipped = 0
+    for path, text in _stdlib(tests=True):
+        found = pyselect.selected(text)
+        if (
+            found is None
+            or found.tree is None
+            or found.tree.body
+            or not pywords.may_hold(pywords.words_in(text))
+        ):
+            continue
+        skipped += 1
+        assert found.source == "\n" * text.count("\n"), path
+        whole = dangerous._parse(text)
+        assert whole is None or list(python_constructs(whole)) == [], path
+    assert skipped > 100
+
+
+def test_the_modules_gated_are_words_of_the_trigger() -> None:
+    """`modules_named` reads the trigger's word pass, so it must name every gated module."""
+    assert set(pyselect._GATED) <= set(pywords.WORDS)
 
 
 _GATED_MODULES = sorted(pyselect._GATED)
@@ -332,7 +387,8 @@ def test_the_modules_named_are_those_a_word_search_finds(pieces: list[str]) -> N
     glue module names to word characters (`_os`, `builtins__`, `__builtins__`, `os2`)."""
     data = "".join(pieces).encode()
     words = re.compile(rb"\b(?:" + "|".join(_GATED_MODULES).encode() + rb")\b")
-    assert pyselect.modules_named(data) == {m.group().decode() for m in words.finditer(data)}
+    found = pyselect.modules_named(pywords.words_of(data))
+    assert found == {m.group().decode() for m in words.finditer(data)}
 
 
 def test_imports_anywhere_are_kept_and_the_last_one_wins(enter_every_block: None) -> None:

@@ -18,7 +18,9 @@ syntax tree of the selection (`leading_names`), and the selection is made again 
 learns no name and no module it did not know: then every assignment the whole file's tree
 remembers is in the selection, resolved the same (by induction in source order: what its value
 names is a known name, so it was kept), and so is every call it reports. A chain that needs more
-than _ROUNDS rounds is left to the caller, which parses the whole file.
+than _ROUNDS rounds is left to the caller, which parses the whole file. Code that does not name
+the words a dangerous call needs (pywords.py; the trigger read them in strings or comments too)
+keeps nothing: its syntax tree, whole, holds no such call.
 A top-level statement that does not matter is replaced by empty lines; one that does is kept,
 and so is each header of a compound statement (with its decorators and its `else`/`except`/...
 clauses), whose body is selected the same way, a statement that does not matter becoming `pass`
@@ -57,7 +59,6 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from bot.engine.content.patternset import PatternSet
 from bot.engine.content.pyconstructs import (
     LEADING_CALLS,
     LEADS_TO,
@@ -66,6 +67,7 @@ from bot.engine.content.pyconstructs import (
     leading_names,
     resolver_of,
 )
+from bot.engine.content.pywords import WORDS, may_hold, words_of
 from bot.engine.lazyre import lazy
 from bot.engine.regex import compile_re2
 
@@ -167,19 +169,13 @@ def _words_by_module() -> tuple[frozenset[str], dict[str, frozenset[str]]]:
 
 
 _ALWAYS, _GATED = _words_by_module()
-_MODULE_NAMES = tuple(sorted(_GATED))
 
 
-@cache
-def _modules_set() -> PatternSet:
-    """Each module of `_GATED` as a word: which of them a text names, in one RE2 set pass (a
-    thousand `os` in a large module are not each a match to hand back)."""
-    return PatternSet(tuple(rf"\b{re.escape(module)}\b" for module in _MODULE_NAMES))
-
-
-def modules_named(data: bytes) -> set[str]:
-    """The modules of `_GATED` that `data` (ASCII code) names as words."""
-    return {_MODULE_NAMES[index] for index in _modules_set().present(data)}
+def modules_named(present: set[int]) -> set[str]:
+    """The modules of `_GATED` among the words of WORDS at the indexes `present` (`words_of` of the
+    code: one RE2 set pass, in which a thousand `os` in a large module are not each a match to hand
+    back)."""
+    return {WORDS[index] for index in present}.intersection(_GATED)
 
 
 # Names that lead somewhere when used other than by an attribute (`o = os`, `m = sys.modules`,
@@ -321,7 +317,13 @@ def selected(text: str) -> Selected | None:
     if code is None:
         return None
     data = code.encode("ascii")
-    modules = modules_named(data)
+    present = words_of(data)
+    if not may_hold(present):
+        # The code names none of the words a dangerous call needs (the trigger found them in its
+        # strings or comments): nothing can be found, nothing is kept (pywords.py).
+        empty = ast.Module(body=[], type_ignores=[])
+        return Selected("\n" * text.count("\n"), empty, resolver_of(empty))
+    modules = modules_named(present)
     words = _ALWAYS.union(*(_GATED[m] for m in modules))
     bare = _BARE
     for _ in range(_ROUNDS):

@@ -62,10 +62,15 @@ def may_hold(present: Iterable[int]) -> bool:
 def words_in(text: str) -> set[int]:
     """The indexes of WORDS that `text` names (also once NFKC-normalized)."""
     data = text.encode("utf-8", "surrogatepass")
-    present = set(_patterns().present(data))
+    present = words_of(data)
     if not data.isascii():
         present.update(_patterns().present(nfkc(text)))
     return present
+
+
+def words_of(data: bytes) -> set[int]:
+    """The indexes of WORDS that `data` names as it is (ASCII code needs no normalizing)."""
+    return set(_patterns().present(data))
 
 
 def nfkc(text: str) -> bytes:
