@@ -3,18 +3,23 @@ subcommand answers hostile arguments with a message, never a stack trace."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shlex
 import stat
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot import cli
 from bot.cli import EXIT_INTERNAL, EXIT_PIPE, main
+from bot.local.check import resolve_revisions
+from bot.local.git import Git, GitError
 from tests.gitrepo import GitRepo
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -325,3 +330,42 @@ def test_a_receipt_written_to_a_named_pipe_leaves_the_pipe_in_place(pr: GitRepo,
         reader.kill()
     assert stat.S_ISFIFO(fifo.lstat().st_mode)
     assert json.loads(out)["schema"] == "receipt/1"
+
+
+def _resolved(revs: list[str], how: Callable[[list[str]], list[str]]) -> list[str] | str:
+    try:
+        return how(revs)
+    except GitError as exc:
+        return f"GitError: {exc.problem}"
+
+
+_SPELLINGS = [
+    "main", "pr", "HEAD", "HEAD~1", "pr^", "main^{commit}", "nope", "main..pr", "main...pr", "pr^!",
+    "--all", "-x", "--git-dir", "--end-of-options", "src/a.py", "pr:src/a.py", "main^{tree}", "", "@",
+]  # fmt: skip
+
+
+def test_revisions_resolved_together_are_those_resolved_one_at_a_time(pr: GitRepo) -> None:
+    pr.write("main..pr", "a file named like a range, in the working tree\n")
+    git = Git.open(pr.root)
+    one_at_a_time = lambda revs: [git.resolve(r) for r in revs]  # noqa: E731
+    for base, head in itertools.product(_SPELLINGS, ["pr", "HEAD", "nope", "main..pr", "-x"]):
+        revs = [base, head]
+        assert _resolved(revs, git.resolve_all) == _resolved(revs, one_at_a_time), revs
+
+
+def test_two_revisions_that_name_commits_are_resolved_by_one_git_process(
+    pr: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    git = Git.open(pr.root)
+    commands: list[tuple[str, ...]] = []
+    real = Git._completed
+
+    def counting(args: tuple[str, ...], **kwargs: Any) -> subprocess.CompletedProcess[bytes]:
+        commands.append(args)
+        return real(args, **kwargs)
+
+    monkeypatch.setattr(Git, "_completed", staticmethod(counting))
+    revisions = resolve_revisions(git, "main", "pr")
+    assert [git.resolve("main"), git.resolve("pr")] == [revisions.base, revisions.head]
+    assert [c[0] for c in commands[:2]] == ["rev-parse", "merge-base"]

@@ -6,7 +6,7 @@ import os
 import re
 import subprocess
 import tempfile
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,6 +162,19 @@ class Git:
         if not _SHA.fullmatch(sha):
             raise GitError(f"unknown revision {rev!r}: not a commit in {self.root}")
         return sha
+
+    def resolve_all(self, revs: Sequence[str]) -> list[str]:
+        """`resolve` of each of `revs`, in one git process when each names one commit: without
+        `--verify` git takes several revisions, and a range, a path or a name that is not a commit
+        prints no lone SHA of its own (or fails), which sends every one back to `resolve`, so the
+        first that names no commit is the one the error names."""
+        args = ("rev-parse", "--end-of-options", *(f"{rev}^{{commit}}" for rev in revs))
+        done = self._completed(args, stdin=None, cwd=self.root, env=_environment(os.environ))
+        *shas, last = done.stdout.decode("ascii", "replace").split("\n")
+        shas = shas[1:] if shas[:1] == ["--end-of-options"] else shas  # without --verify, git echoes it
+        if done.returncode == 0 and not last and len(shas) == len(revs) and all(map(_SHA.fullmatch, shas)):
+            return shas
+        return [self.resolve(rev) for rev in revs]
 
     def resolve_tree(self, rev: str) -> str:
         """The full SHA of the tree of commit `rev`."""
