@@ -18,7 +18,7 @@ import pytest
 
 from bot import cli
 from bot.cli import EXIT_INTERNAL, EXIT_PIPE, main
-from bot.local.check import resolve_revisions
+from bot.local.check import CheckOptions, resolve_revisions, run_check
 from bot.local.git import Git, GitError
 from tests.gitrepo import GitRepo
 
@@ -354,10 +354,8 @@ def test_revisions_resolved_together_are_those_resolved_one_at_a_time(pr: GitRep
         assert _resolved(revs, git.resolve_all) == _resolved(revs, one_at_a_time), revs
 
 
-def test_two_revisions_that_name_commits_are_resolved_by_one_git_process(
-    pr: GitRepo, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    git = Git.open(pr.root)
+def _git_commands(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
+    """The arguments of every git command run from now on (the pinned `-c` settings left out)."""
     commands: list[tuple[str, ...]] = []
     real = Git._completed
 
@@ -366,6 +364,27 @@ def test_two_revisions_that_name_commits_are_resolved_by_one_git_process(
         return real(args, **kwargs)
 
     monkeypatch.setattr(Git, "_completed", staticmethod(counting))
+    return commands
+
+
+def test_the_object_format_is_asked_once_for_every_isolated_command(
+    pr: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pr.checkout("main")
+    pr.write("other.py", "y = 1\n")
+    pr.commit("the base moves on: merging is not a fast-forward")
+    commands = _git_commands(monkeypatch)
+    run_check(CheckOptions(repo=pr.root, base="main", head="pr", no_tests=True))
+    asked = [c for c in commands if c[:2] == ("rev-parse", "--show-object-format")]
+    # two diffs (base..head, base..merge) and the merge-tree each run in the scratch repository
+    assert any(c[0] == "merge-tree" for c in commands) and len(asked) == 1
+
+
+def test_two_revisions_that_name_commits_are_resolved_by_one_git_process(
+    pr: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    git = Git.open(pr.root)
+    commands = _git_commands(monkeypatch)
     revisions = resolve_revisions(git, "main", "pr")
     assert [git.resolve("main"), git.resolve("pr")] == [revisions.base, revisions.head]
     assert [c[0] for c in commands[:2]] == ["rev-parse", "merge-base"]

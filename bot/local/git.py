@@ -8,7 +8,7 @@ import subprocess
 import tempfile
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.engine import ReceiptError, TooLargeToAssess, decode_bytes
@@ -72,6 +72,8 @@ class Git:
     """A repository on disk. Revisions are passed after --end-of-options: never read as flags."""
 
     root: Path
+    # The object format and object directory `_isolated` reads, asked of git once per repository.
+    _layout: list[tuple[str, str]] = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
     def open(cls, directory: Path) -> Git:
@@ -222,11 +224,11 @@ class Git:
         are out of reach: git reads only FIXED_ATTRIBUTES, the pinned `-c` settings and the scratch
         repository's config. It needs nothing newer than git 2.32 (GIT_CONFIG_GLOBAL).
         """
-        object_format, objects = (
-            self.run("rev-parse", "--show-object-format", "--git-path", "objects")
-            .decode("utf-8", "surrogateescape")
-            .splitlines()
-        )
+        if not self._layout:
+            found = self.run("rev-parse", "--show-object-format", "--git-path", "objects")
+            object_format, objects = found.decode("utf-8", "surrogateescape").splitlines()
+            self._layout.append((object_format, objects))
+        object_format, objects = self._layout[0]
         with tempfile.TemporaryDirectory(prefix="receipt-diff-") as where:
             scratch = Path(where)
             for name in ("objects", "refs", "info"):
