@@ -3,18 +3,23 @@ subcommand answers hostile arguments with a message, never a stack trace."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shlex
 import stat
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot import cli
 from bot.cli import EXIT_INTERNAL, EXIT_PIPE, main
+from bot.local.check import CheckOptions, resolve_revisions, run_check
+from bot.local.git import Git, GitError
 from tests.gitrepo import GitRepo
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -325,3 +330,61 @@ def test_a_receipt_written_to_a_named_pipe_leaves_the_pipe_in_place(pr: GitRepo,
         reader.kill()
     assert stat.S_ISFIFO(fifo.lstat().st_mode)
     assert json.loads(out)["schema"] == "receipt/1"
+
+
+def _resolved(revs: list[str], how: Callable[[list[str]], list[str]]) -> list[str] | str:
+    try:
+        return how(revs)
+    except GitError as exc:
+        return f"GitError: {exc.problem}"
+
+
+_SPELLINGS = [
+    "main", "pr", "HEAD", "HEAD~1", "pr^", "main^{commit}", "nope", "main..pr", "main...pr", "pr^!",
+    "--all", "-x", "--git-dir", "--end-of-options", "src/a.py", "pr:src/a.py", "main^{tree}", "", "@",
+]  # fmt: skip
+
+
+def test_revisions_resolved_together_are_those_resolved_one_at_a_time(pr: GitRepo) -> None:
+    pr.write("main..pr", "a file named like a range, in the working tree\n")
+    git = Git.open(pr.root)
+    one_at_a_time = lambda revs: [git.resolve(r) for r in revs]  # noqa: E731
+    for base, head in itertools.product(_SPELLINGS, ["pr", "HEAD", "nope", "main..pr", "-x"]):
+        revs = [base, head]
+        assert _resolved(revs, git.resolve_all) == _resolved(revs, one_at_a_time), revs
+
+
+def _git_commands(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
+    """The arguments of every git command run from now on (the pinned `-c` settings left out)."""
+    commands: list[tuple[str, ...]] = []
+    real = Git._completed
+
+    def counting(args: tuple[str, ...], **kwargs: Any) -> subprocess.CompletedProcess[bytes]:
+        commands.append(args)
+        return real(args, **kwargs)
+
+    monkeypatch.setattr(Git, "_completed", staticmethod(counting))
+    return commands
+
+
+def test_the_object_format_is_asked_once_for_every_isolated_command(
+    pr: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pr.checkout("main")
+    pr.write("other.py", "y = 1\n")
+    pr.commit("the base moves on: merging is not a fast-forward")
+    commands = _git_commands(monkeypatch)
+    run_check(CheckOptions(repo=pr.root, base="main", head="pr", no_tests=True))
+    asked = [c for c in commands if c[:2] == ("rev-parse", "--show-object-format")]
+    # two diffs (base..head, base..merge) and the merge-tree each run in the scratch repository
+    assert any(c[0] == "merge-tree" for c in commands) and len(asked) == 1
+
+
+def test_two_revisions_that_name_commits_are_resolved_by_one_git_process(
+    pr: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    git = Git.open(pr.root)
+    commands = _git_commands(monkeypatch)
+    revisions = resolve_revisions(git, "main", "pr")
+    assert [git.resolve("main"), git.resolve("pr")] == [revisions.base, revisions.head]
+    assert [c[0] for c in commands[:2]] == ["rev-parse", "merge-base"]

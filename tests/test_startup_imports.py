@@ -131,3 +131,43 @@ def test_a_python_change_that_parses_compiles_no_pattern_of_other_languages(
         "bot.engine.content.pystatements:_PIECE",
         "bot.engine.content.textconstructs:_COMMENT",
     } <= compiled
+
+
+# Modules a check loads only for what some changes or policies hold: JavaScript and shell constructs,
+# banned imports, the exact difference of two averages (a reference patch); and `datetime`, which
+# the date waivers are judged by does not need.
+_ONLY_WHEN_NEEDED = {
+    "bot.engine.content.textconstructs",
+    "bot.engine.content.imports",
+    "fractions",
+    "decimal",
+    "datetime",
+}
+
+
+def test_a_python_change_without_bans_or_reference_loads_no_module_it_does_not_need(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    _python_change(repo)
+    status, modules = _imported(tmp_path, repo.root, "check", "--base", "main", "--head", "pr", "--no-tests")
+    assert status == 0 and set(_ENGINE) <= modules
+    assert not _ONLY_WHEN_NEEDED & modules, sorted(_ONLY_WHEN_NEEDED & modules)
+
+
+def test_the_modules_left_out_are_loaded_where_a_change_or_policy_needs_them(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    repo.write(".github/receipt.yml", "version: 1\ncontent:\n  banned_imports: [{module: requests}]\n")
+    _python_change(repo)
+    repo.write("run.sh", "curl https://example.com/x | sh\n")
+    repo.write("pkg/mod.py", "import requests\n\ndef f(x):\n    return x + 3\n")
+    repo.commit("shell, and a banned import")
+    fix = tmp_path / "fix.patch"
+    fix.write_text(
+        "diff --git a/pkg/mod.py b/pkg/mod.py\n--- a/pkg/mod.py\n+++ b/pkg/mod.py\n"
+        "@@ -1,2 +1,2 @@\n def f(x):\n-    return x + 1\n+    return x + 2\n"
+    )
+    args = ("check", "--base", "main", "--head", "pr", "--no-tests", "--reference", str(fix))
+    status, modules = _imported(tmp_path, repo.root, *args)
+    assert status == 1  # the banned import and the shell pipe are findings
+    assert {"bot.engine.content.textconstructs", "bot.engine.content.imports", "fractions"} <= modules

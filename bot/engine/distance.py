@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from operator import ne
+from typing import TYPE_CHECKING
 
 from rapidfuzz.distance import Levenshtein
+
+if TYPE_CHECKING:
+    from fractions import Fraction  # only `excess` over a reference subtracts: imported there
 
 
 def _numbered(left: Sequence[str], right: Sequence[str]) -> tuple[list[int], list[int]]:
@@ -115,6 +118,8 @@ class Total:
         return Total(self.edits + count.edits, self.length + count.length, self.files + 1)
 
     def fraction(self) -> Fraction | None:
+        from fractions import Fraction  # with decimal and numbers: only a reference needs it
+
         if not self.files:
             return None
         return Fraction(self.edits, self.length) if self.length else Fraction(0)

@@ -35,6 +35,7 @@ from bot.engine.receipt import (
     Verdict,
 )
 from bot.engine.references.analysis import PythonTree, analyze
+from bot.engine.references.changes import Proofs
 from bot.engine.references.policy import deciding_checks, for_policy, semantic_with, verdict_note
 from bot.engine.references.result import ReferencesResult
 from bot.engine.report.description import Description
@@ -79,8 +80,11 @@ def evaluate(inputs: Inputs) -> Receipt:
     """Raises PatchApplyError when the reference does not apply to the base."""
     paths = manifest_paths(inputs.manifest)
     changed = _changes_manifest(inputs.change, paths)
-    measured = measure_excess(inputs.change, inputs.reference)  # once: policy-free, and the costly part
-    analyzed = analyze(inputs.change, inputs.python) if inputs.python is not None else None
+    # Once: policy-free, and the costly part. `references` proves what it can of each changed
+    # module while excess reads it, so the two cut and parse its statements once.
+    proofs = Proofs() if inputs.python is not None else None
+    measured = measure_excess(inputs.change, inputs.reference, visit=proofs.visit if proofs else None)
+    analyzed = analyze(inputs.change, inputs.python, proofs) if inputs.python is not None else None
     receipt = _reported(
         inputs, inputs.manifest.manifest, _judge(inputs, inputs.manifest.manifest, paths, measured, analyzed)
     )

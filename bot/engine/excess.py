@@ -14,6 +14,7 @@ against G when there is a reference and against C otherwise.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
@@ -205,7 +206,13 @@ class _Measure:
         found: dict[str, int] = {}
         for piece in self.tokenizer.pieces(text):
             kept = piece not in shared
-            code = self.tokenizer.shallow_code(piece) if not kept or not decides(piece) else None
+            # A piece whose tree was read already (a visitor parsed it) is read off the tree,
+            # which costs less than compiling it.
+            code = (
+                self.tokenizer.shallow_code(piece)
+                if not self.tokenizer.parsed(piece) and (not kept or not decides(piece))
+                else None
+            )
             defined = None if code is None else unit_names(*code)
             if defined is not None:
                 names.extend(defined)
@@ -217,6 +224,13 @@ class _Measure:
             names.extend(name for name, _, _ in units)
             found.update((name, total) for name, _, total in units if kept)
         return found if len(set(names)) == len(names) else None
+
+
+# Another reader of each changed file's base and head texts, handed the tokenizer excess holds
+# them in while it reads them: `(path, base text, head text, tokenizer)`. `references` proves
+# there what it can of a module (references/changes.py: `Proofs`), cutting and parsing with the
+# same memos, so a statement the versions do not share is parsed once for both.
+Visitor = Callable[[str, str, str, Tokenizer], None]
 
 
 def _before(file: FileDiff, base: str) -> str:
@@ -369,10 +383,19 @@ def _unchanged(known: _Version) -> _Version:
 
 
 def _measure_file(
-    measure: _Measure, key: _Key, *, mine: _Side, theirs: _Side | None, union: frozenset[_Key], tally: _Tally
+    measure: _Measure,
+    key: _Key,
+    *,
+    mine: _Side,
+    theirs: _Side | None,
+    union: frozenset[_Key],
+    tally: _Tally,
+    visit: Visitor | None,
 ) -> None:
     """Every number one file adds, read in one go so that its texts can be forgotten after."""
     ours = mine.versions.get(key)
+    if ours is not None and visit is not None:
+        visit(ours.label, ours.before, ours.after, measure.tokenizer)
     gold = theirs.versions.get(key) if theirs is not None else None
     compared = ours  # (C, M) for the complexity, or (G, M) when there is a reference
     sides: tuple[_Version, _Version] | None = None  # (M, G) over the union, a left-alone side as C
@@ -400,8 +423,11 @@ def _measure_file(
         tally.gold_side[key] = tally.gold_counts[key] if gold is not None else measure.count(ref)
 
 
-def measure_excess(change: Change, reference: Reference | None = None) -> ExcessResult:
-    """Every number of the excess field, not yet judged against a policy (see `judge_excess`).
+def measure_excess(
+    change: Change, reference: Reference | None = None, *, visit: Visitor | None = None
+) -> ExcessResult:
+    """Every number of the excess field, not yet judged against a policy (see `judge_excess`);
+    `visit` sees each changed file's two texts before they are read (none when above TEXT_LIMIT).
 
     Raises PatchApplyError when the reference does not apply to the base.
     """
@@ -424,7 +450,7 @@ def measure_excess(change: Change, reference: Reference | None = None) -> Excess
     measure = _Measure()
     tally = _Tally()
     for key in [*mine.versions, *gold_only]:
-        _measure_file(measure, key, mine=mine, theirs=theirs, union=union, tally=tally)
+        _measure_file(measure, key, mine=mine, theirs=theirs, union=union, tally=tally, visit=visit)
         measure.forget()
     share = (tally.formatting / tally.raw_edits if tally.raw_edits else 0.0) if mine.versions else None
     result = ExcessResult(

@@ -289,6 +289,10 @@ class Tokenizer:
             self._trees[text] = parse_python(text)
         return self._trees[text]
 
+    def parsed(self, text: str) -> bool:
+        """Whether `tree(text)` was read already (a tree, or None)."""
+        return text in self._trees
+
     def pieces(self, text: str) -> list[str]:
         """`statement_chunks(text)`, cut once per text: both views and complexity read them."""
         if text not in self._cuts:

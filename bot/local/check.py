@@ -58,8 +58,10 @@ def pick_base(git: Git, base: str | None) -> str:
 
 
 def resolve_revisions(git: Git, base: str | None, head: str) -> Revisions:
-    base_sha = pick_base(git, base)
-    head_sha = git.resolve(head)
+    if base is not None:
+        base_sha, head_sha = git.resolve_all([base, head])
+    else:
+        base_sha, head_sha = pick_base(git, base), git.resolve(head)
     return Revisions(base_sha, head_sha, git.merge_base(base_sha, head_sha))
 
 

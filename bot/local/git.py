@@ -6,9 +6,9 @@ import os
 import re
 import subprocess
 import tempfile
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.engine import ReceiptError, TooLargeToAssess, decode_bytes
@@ -72,6 +72,8 @@ class Git:
     """A repository on disk. Revisions are passed after --end-of-options: never read as flags."""
 
     root: Path
+    # The object format and object directory `_isolated` reads, asked of git once per repository.
+    _layout: list[tuple[str, str]] = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
     def open(cls, directory: Path) -> Git:
@@ -163,6 +165,19 @@ class Git:
             raise GitError(f"unknown revision {rev!r}: not a commit in {self.root}")
         return sha
 
+    def resolve_all(self, revs: Sequence[str]) -> list[str]:
+        """`resolve` of each of `revs`, in one git process when each names one commit: without
+        `--verify` git takes several revisions, and a range, a path or a name that is not a commit
+        prints no lone SHA of its own (or fails), which sends every one back to `resolve`, so the
+        first that names no commit is the one the error names."""
+        args = ("rev-parse", "--end-of-options", *(f"{rev}^{{commit}}" for rev in revs))
+        done = self._completed(args, stdin=None, cwd=self.root, env=_environment(os.environ))
+        *shas, last = done.stdout.decode("ascii", "replace").split("\n")
+        shas = shas[1:] if shas[:1] == ["--end-of-options"] else shas  # without --verify, git echoes it
+        if done.returncode == 0 and not last and len(shas) == len(revs) and all(map(_SHA.fullmatch, shas)):
+            return shas
+        return [self.resolve(rev) for rev in revs]
+
     def resolve_tree(self, rev: str) -> str:
         """The full SHA of the tree of commit `rev`."""
         out = self.run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{tree}}", check=False)
@@ -209,11 +224,11 @@ class Git:
         are out of reach: git reads only FIXED_ATTRIBUTES, the pinned `-c` settings and the scratch
         repository's config. It needs nothing newer than git 2.32 (GIT_CONFIG_GLOBAL).
         """
-        object_format, objects = (
-            self.run("rev-parse", "--show-object-format", "--git-path", "objects")
-            .decode("utf-8", "surrogateescape")
-            .splitlines()
-        )
+        if not self._layout:
+            found = self.run("rev-parse", "--show-object-format", "--git-path", "objects")
+            object_format, objects = found.decode("utf-8", "surrogateescape").splitlines()
+            self._layout.append((object_format, objects))
+        object_format, objects = self._layout[0]
         with tempfile.TemporaryDirectory(prefix="receipt-diff-") as where:
             scratch = Path(where)
             for name in ("objects", "refs", "info"):

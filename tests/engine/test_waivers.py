@@ -332,3 +332,18 @@ def test_a_waiver_expiring_between_the_two_days_publishes_the_flipped_verdict(re
 def test_the_outcome_digest_of_a_body_without_waivers_is_its_digest() -> None:
     body = {"schema": "receipt/1", "verdict": {"conclusion": "success"}}
     assert outcome_digest(body) == digest_of(body)
+
+
+@pytest.mark.parametrize(
+    "moment", [0, 951_782_400, 1_767_225_599, 1_767_225_600, 4_102_444_799, 253_402_300_799]
+)
+def test_today_is_the_utc_date_datetime_gives(monkeypatch: pytest.MonkeyPatch, moment: int) -> None:
+    import datetime
+    import time
+
+    from bot.gather import core
+
+    at = time.gmtime(moment)
+    monkeypatch.setattr(core.time, "gmtime", lambda: at)
+    expected = datetime.datetime.fromtimestamp(moment, datetime.UTC).date().isoformat()
+    assert utc_today().iso() == expected

@@ -19,6 +19,7 @@ from bot.engine.complexity import function_complexities
 from bot.engine.excess import _Measure
 from bot.engine.pychunks import statement_chunks
 from bot.engine.pyscan import QUOTED
+from bot.engine.references.changes import Proofs
 from bot.engine.tokens import Tokenizer, python_normalized, python_raw
 
 _MODULE = '''\
@@ -239,20 +240,36 @@ def _same_complexity(before: str, after: str) -> excess._Complexity:
     version = excess._Version("a.py", before, after)
     found = excess._complexity(_Measure(), version)
     assert found == excess._complexity(_EveryUnit(), version)
+    # With trees read before (references' proof parses the statements the versions do not share,
+    # evaluation.py), those statements' units are read off their trees, not compiled: alike.
+    proven = _Measure()
+    Proofs().visit("a.py", before, after, proven.tokenizer)
+    assert found == excess._complexity(proven, version)
+    every = _Measure()
+    for text in (before, after):
+        for piece in every.tokenizer.pieces(text):
+            every.tokenizer.tree(piece)
+    assert found == excess._complexity(every, version)
     return found
+
+
+def _recorded(monkeypatch: pytest.MonkeyPatch, name: str) -> list[str]:
+    """The texts `tokens.<name>` (`parse_python`, `compiled`) is called with from now on."""
+    texts: list[str] = []
+    real = getattr(tokens, name)
+
+    def counting(text: str):  # type: ignore[no-untyped-def]
+        texts.append(text)
+        return real(text)
+
+    monkeypatch.setattr(tokens, name, counting)
+    return texts
 
 
 def test_statements_both_versions_share_are_not_parsed_for_complexity(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    parsed: list[str] = []
-    real = tokens.parse_python
-
-    def counting(text: str):  # type: ignore[no-untyped-def]
-        parsed.append(text)
-        return real(text)
-
-    monkeypatch.setattr(tokens, "parse_python", counting)
+    parsed = _recorded(monkeypatch, "parse_python")
     kept = "class C:\n    def f(self):\n        if x:\n            pass\n"
     before = kept + "def g():\n    return 1\n"
     after = kept + "def g():\n    if x:\n        return 1\n"
@@ -332,3 +349,17 @@ def test_other_pythons_read_every_text_whole(monkeypatch: pytest.MonkeyPatch) ->
     assert len(statement_chunks(_MODULE)) > 1
     monkeypatch.setattr(pychunks, "CUT", False)
     assert statement_chunks(_MODULE) == [_MODULE]
+
+
+def test_a_statement_parsed_before_is_not_compiled_for_its_complexity(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    compiled = _recorded(monkeypatch, "compiled")
+    shared = "def f():\n    return 1\n"
+    before, after = shared + "def g():\n    return 1\n", shared + "def g():\n    return 2\n"
+    measure = _Measure()
+    measure.tokenizer.tree("def g():\n    return 1\n")
+    measure.tokenizer.tree("def g():\n    return 2\n")
+    found = excess._complexity(measure, excess._Version("a.py", before, after))
+    assert compiled == [shared]  # the statement both share, whose tree nobody read
+    assert found == _same_complexity(before, after)

@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from typing import Any
 
 import pytest
 
 from bot.engine.pychunks import statement_chunks
 from bot.engine.references import changes, definitions
 from bot.engine.references.analysis import _interesting, _Progress
-from bot.engine.references.changes import changed_names, matched, unchanged
+from bot.engine.references.changes import Proofs, changed_names, matched, unchanged
 from bot.engine.references.definitions import ModuleInfo, module_info
 from bot.engine.references.modules import ModuleMap
 from bot.engine.references.words import mentions
 from bot.engine.references.world import World
-from bot.engine.tokens import parse_python
+from bot.engine.tokens import Tokenizer, parse_python
 from tests.gitrepo import GitRepo
 from tests.references.helpers import change, found, references
 
@@ -273,3 +274,60 @@ def test_a_moved_module_is_compared_whole_even_beside_a_new_file_of_its_old_name
     base = World(either, {**head_texts, **base_texts}, memo, either)
     names = _interesting(base, head, {"a.py": (LONG, LONG)}, {"a.py": "b.py"}, _Progress())
     assert names == {"a"}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_proof_made_while_excess_reads_the_module_is_the_one_asked_for(case: str) -> None:
+    base, head, proven = CASES[case]
+    proofs, tokenizer = Proofs(), Tokenizer()
+    proofs.visit("m.py", base, head, tokenizer)
+    assert proofs.unchanged(base, head) is proven
+    assert proofs.unchanged(base, head) is proven  # asked again: proven again
+
+
+def test_proofs_are_made_only_for_modules_on_both_sides(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[tuple[str, str]] = []
+    real = changes.unchanged
+
+    def counting(base: str, head: str, *rest: object) -> bool:
+        asked.append((base, head))
+        return real(base, head, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(changes, "unchanged", counting)
+    proofs, tokenizer = Proofs(), Tokenizer()
+    for path, base, head in (("m.pyi", LONG, _edited(LONG)), ("m.py", "", LONG), ("m.py", LONG, "")):
+        proofs.visit(path, base, head, tokenizer)
+    assert asked == []
+    proofs.visit("m.py", LONG, _edited(LONG), tokenizer)
+    assert asked == [(LONG, _edited(LONG))]
+
+
+def test_a_proof_shares_the_tokenizers_cuts_and_trees(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(changes, "parse_python", lambda text: pytest.fail("parsed beside the tokenizer"))
+    tokenizer = Tokenizer()
+    Proofs().visit("m.py", LONG, _edited(LONG), tokenizer)  # read through the tokenizer's memo
+    assert sum(tokenizer.parsed(p) for t in (LONG, _edited(LONG)) for p in tokenizer.pieces(t)) == 2
+
+
+def test_a_check_parses_each_statement_the_versions_do_not_share_once_and_compiles_none(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Excess and `references` read a changed module with one tokenizer (evaluation.py): the two
+    edited statements are parsed once for both, and excess reads their units off those trees."""
+    from bot.engine import tokens
+
+    read: list[str] = []
+    for name in ("parse_python", "compiled"):
+        real = getattr(tokens, name)
+
+        def counting(text: str, real: Any = real) -> object:
+            read.append(text)
+            return real(text)
+
+        monkeypatch.setattr(tokens, name, counting)
+    monkeypatch.setattr(changes, "parse_python", lambda text: pytest.fail(f"parsed again: {text[:40]}"))
+    receipt = change(repo, {"m.py": LONG}, {"m.py": _edited(LONG)})
+    assert references(receipt).changed_modules == 1 and receipt.excess.distance
+    edited = [p for p in statement_chunks(_edited(LONG)) if p not in statement_chunks(LONG)]
+    assert len(edited) == 1 and Counter(read)[edited[0]] == 1
+    assert len(read) == len(set(read))  # nothing read twice, parsed or compiled

@@ -12,18 +12,21 @@ import ast
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from bot.engine.change import Change
 from bot.engine.content.added import AddedFile
 from bot.engine.content.exclude import read_files
 from bot.engine.content.filekinds import Kind
-from bot.engine.content.imports import Imported, javascript_imports, python_imports, python_imports_alone
 from bot.engine.content.limits import capped
 from bot.engine.diff import FileStatus
 from bot.engine.findings import RuleId, Violation
 from bot.engine.globs import matches
 from bot.engine.manifest import BannedImport, Manifest
 from bot.engine.regex import compile_re2
+
+if TYPE_CHECKING:
+    from bot.engine.content.imports import Imported
 
 # A Python file is parsed when its added text, read as Python reads identifiers (NFKC, when it is
 # not ASCII: `ｒｅｑｕｅｓｔｓ` is `requests`), names a banned module's top-level package, or an importer
@@ -52,6 +55,8 @@ def _names(file: AddedFile, words: tuple[str, ...]) -> set[str]:
 
 
 def _python(file: AddedFile, entries: list[BannedImport]) -> Iterator[Imported]:
+    from bot.engine.content.imports import python_imports, python_imports_alone  # only with bans
+
     tops = tuple({e.module.split(".", 1)[0] for e in entries})
     named = _names(file, (*_IMPORTERS, *tops))
     calls = not named.isdisjoint(_IMPORTERS) or (
@@ -71,6 +76,8 @@ def _python(file: AddedFile, entries: list[BannedImport]) -> Iterator[Imported]:
 
 
 def _javascript(file: AddedFile) -> Iterator[Imported]:
+    from bot.engine.content.imports import javascript_imports  # only with bans
+
     for fragment in file.fragments:
         yield from javascript_imports(fragment)
 

@@ -42,7 +42,6 @@ from bot.engine.content.pyselect import STRING_OR_COMMENT, selected
 from bot.engine.content.pyselect import parse_module as _parse
 from bot.engine.content.pystatements import call_at, logical_lines
 from bot.engine.content.pywords import PATTERNS, may_hold, words_in
-from bot.engine.content.textconstructs import text_constructs
 from bot.engine.diff import FileStatus
 from bot.engine.findings import RuleId, Violation
 from bot.engine.lazyre import lazy
@@ -297,6 +296,8 @@ def _python(
 
 
 def _text(file: AddedFile) -> Iterator[Violation]:
+    from bot.engine.content.textconstructs import text_constructs  # a change of Python only needs none
+
     for finding in text_constructs(file):
         message = f"{finding.construct.message} {_OVERRIDE}"
         yield Violation(RuleId.DANGEROUS, file.path, finding.line, message, finding.construct.id)

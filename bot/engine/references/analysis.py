@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from bot.engine.change import Change
-from bot.engine.references.changes import changed_names, unchanged
+from bot.engine.references.changes import Proofs, changed_names
 from bot.engine.references.definitions import Binding, ClassInfo, Kind, ModuleInfo
 from bot.engine.references.modules import ModuleMap
 from bot.engine.references.result import MAX_LISTED, BrokenReference, ReferenceKind, ReferencesResult
@@ -262,15 +262,18 @@ def _interesting(
     changed: Mapping[str, tuple[str | None, str | None]],
     moved: Mapping[str, str | None],
     progress: _Progress,
+    *,
+    proofs: Proofs | None = None,
 ) -> set[str]:
     """The names the changed modules (by base path: their base and head texts) may change."""
+    proofs = proofs or Proofs()
     names: set[str] = set()
     for old, (base_text, head_text) in changed.items():
         if (
             old not in moved
             and base_text is not None
             and head_text is not None
-            and unchanged(base_text, head_text)
+            and proofs.unchanged(base_text, head_text)
         ):
             continue  # what would be read whole below finds nothing either
         before = base.info(old)
@@ -324,8 +327,9 @@ def _readers(
     return walked
 
 
-def analyze(change: Change, tree: PythonTree) -> ReferencesResult | None:
-    """The `references` check for `change`, or None when the repository holds no Python at all."""
+def analyze(change: Change, tree: PythonTree, proofs: Proofs | None = None) -> ReferencesResult | None:
+    """The `references` check for `change`, or None when the repository holds no Python at all.
+    `proofs` holds what was proven of the changed modules while excess read them."""
     head_texts: dict[str, str | None] = dict(tree.texts)
     base_texts: dict[str, str | None] = {}
     moved: dict[str, str | None] = {}
@@ -345,7 +349,7 @@ def analyze(change: Change, tree: PythonTree) -> ReferencesResult | None:
     base = World(either, base_view, memo, either)
     progress = _Progress()
     changed = {old: (text, head_texts.get(old)) for old, text in base_texts.items()}
-    names = _interesting(base, head, changed, moved, progress)
+    names = _interesting(base, head, changed, moved, progress, proofs=proofs)
     touched = {new for _, new, _, _ in _changed_python(change) if new is not None}
     readers = _readers(head, head_texts, names, touched, progress) if names else []
     members = {m for path, _ in readers for c in _classes_of(head, path) for m in c.members}

@@ -24,11 +24,15 @@ from __future__ import annotations
 import ast
 import re
 from collections import defaultdict
+from collections.abc import Callable
 
 from bot.engine.pychunks import statement_chunks
 from bot.engine.references.definitions import Binding, ModuleInfo, described
 from bot.engine.references.words import mentions
-from bot.engine.tokens import parse_python
+from bot.engine.tokens import Tokenizer, parse_python
+
+Chunks = Callable[[str], list[str]]  # `statement_chunks`, or a memo of it
+Parse = Callable[[str], ast.Module | None]  # `parse_python`, or a memo of it
 
 # Where pychunks.py may cut: a line at column 0 that is not blank, indented or a comment.
 _CUT = re.compile(r"\n[^ \t\f\n#]")
@@ -102,12 +106,12 @@ def matched(base: list[str], head: list[str]) -> tuple[list[str], list[str], lis
     return base_only, head_only + head[j:], shared
 
 
-def _alone(pieces: list[str]) -> ModuleInfo | None:
-    """What `pieces` define read as one module of their own, each parsed alone; None when one
-    does not parse (or they nest too deeply to read)."""
+def _alone(pieces: list[str], parse: Parse | None = None) -> ModuleInfo | None:
+    """What `pieces` define read as one module of their own, each parsed alone (by `parse`, else
+    `parse_python`); None when one does not parse (or they nest too deeply to read)."""
     trees: list[ast.Module] = []
     for piece in pieces:
-        tree = parse_python(piece)
+        tree = parse_python(piece) if parse is None else parse(piece)
         if tree is None:
             return None
         trees.append(tree)
@@ -116,18 +120,20 @@ def _alone(pieces: list[str]) -> ModuleInfo | None:
     return described("", module, globals_possible=any("global" in p for p in pieces))
 
 
-def unchanged(base: str, head: str) -> bool:
+def unchanged(base: str, head: str, chunks: Chunks | None = None, parse: Parse | None = None) -> bool:
     """True when no name of the module changes meaning between `base` and `head`, proven from
-    the statements they do not share; False when that cannot be proven this way."""
+    the statements they do not share; False when that cannot be proven this way. `chunks` and
+    `parse` are memos of `statement_chunks` and `parse_python` (`Proofs`), else those."""
     if base != head and _CUT.search(base) is None and _CUT.search(head) is None:
         return False  # one statement each (a small module): cutting would only cost
-    base_only, head_only, shared = matched(statement_chunks(base), statement_chunks(head))
+    cut = statement_chunks if chunks is None else chunks
+    base_only, head_only, shared = matched(cut(base), cut(head))
     shared_text = "".join(shared)
     if 2 * len(shared_text) < max(len(base), len(head)):
         return False  # little to save, and a change found below would cost a whole reading more
     if not shared_text.isascii():
         return False
-    before, after = _alone(base_only), _alone(head_only)
+    before, after = _alone(base_only, parse), _alone(head_only, parse)
     if before is None or after is None:
         return False
     if mentions(shared_text, {*before.bindings, *after.bindings}):
@@ -136,3 +142,23 @@ def unchanged(base: str, head: str) -> bool:
         return not changed_names(before, after)
     except RecursionError:
         return False
+
+
+class Proofs:
+    """`unchanged` answered for a module's two versions while excess reads them (evaluation.py):
+    with its tokenizer's memos, each text is cut and each statement the versions do not share is
+    parsed once for both; excess then reads those statements' complexity off the same trees.
+    `unchanged` is a function of the two texts alone, so an answer kept is the one asked for; a
+    pair not seen is proven when asked. Answers are kept, not trees: one file's at a time."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[str, str], bool] = {}
+
+    def visit(self, path: str, base: str, head: str, tokenizer: Tokenizer) -> None:
+        """A changed file's base and head texts, with the tokenizer excess reads them with."""
+        if path.endswith(".py") and base and head:  # the modules `references` compares
+            self._known[base, head] = unchanged(base, head, tokenizer.pieces, tokenizer.tree)
+
+    def unchanged(self, base: str, head: str) -> bool:
+        known = self._known.pop((base, head), None)
+        return unchanged(base, head) if known is None else known
