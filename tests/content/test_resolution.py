@@ -356,7 +356,6 @@ def test_the_message_says_the_function_is_handed_on(repo: GitRepo) -> None:
         "import os\nif runner is os.system or runner == eval:\n    pass\n",
         "import os\nos.system = fake\ndel os.popen\n",
         "import pickle\nname = pickle.loads.__name__\n",
-        "e = eval\n",  # an alias the module binds is followed to its calls; none here
         "def f():\n    e = eval\n    return 1\n",
         "import subprocess\npool.submit(subprocess.run, ['ls', '-l'])\n",
         "import subprocess, threading\nthreading.Thread(target=subprocess.run, kwargs={'shell': False})\n",
@@ -405,3 +404,41 @@ def test_a_name_read_from_the_modules_own_dict_is_that_name(
 )
 def test_the_modules_own_dict_near_misses(repo: GitRepo, source: str) -> None:
     assert _dangerous(repo, {"fine.py": source}) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ("import os\nrun = os.system\n", 2),
+        ("from os import system as run\n", 1),
+        ("from pickle import loads\n", 1),
+        ("from subprocess import getoutput\n__all__ = ['getoutput']\n", 1),
+        ("try:\n    from pickle import loads\nexcept ImportError:\n    loads = None\n", 2),
+        ("from builtins import eval as evaluate\n", 1),
+        ("e = eval\nname = e.__name__\n", 1),
+    ],
+)
+def test_a_dangerous_function_bound_at_the_top_and_unused_is_an_export(
+    repo: GitRepo, source: str, line: int
+) -> None:
+    """`tools.py` binding `run = os.system` for `from tools import run; run(cmd)` elsewhere: each
+    file is judged alone, so the binding is reported where nothing in its own module uses it."""
+    (found,) = _dangerous(repo, {"tools.py": source})
+    assert found.line == line
+    assert "at the module's top level and not used here" in found.message
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from os import system\nsystem(cmd)\n",  # the call is reported, not the import
+        "e = eval\ne(x)\n",
+        "import os\nrun = os.system\ndef go(c):\n    return run(c)\n",
+        "def f():\n    from os import system\n",
+        "from os import path, sep\nimport pickle\n",
+        "from subprocess import run\n",  # dangerous only with a shell, which a call would show
+    ],
+)
+def test_a_binding_the_module_uses_is_not_an_export(repo: GitRepo, source: str) -> None:
+    found = _dangerous(repo, {"tools.py": source})
+    assert all("top level" not in f.message for f in found), found

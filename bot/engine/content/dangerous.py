@@ -85,11 +85,15 @@ _ALONE = " (Judged from this statement alone: the file's new text was not availa
 
 
 def _python_message(found: Found, *, alone: bool) -> str:
-    what = (
-        f"{found.call} is handed on as a value, and whatever calls it"
-        if found.handed_on
-        else f"{found.call}()"
-    )
+    if found.exported:
+        what = (
+            f"{found.call} is bound to `{found.exported}` at the module's top level and not used here: "
+            "whatever imports it from this module and calls it"
+        )
+    elif found.handed_on:
+        what = f"{found.call} is handed on as a value, and whatever calls it"
+    else:
+        what = f"{found.call}()"
     return f"{what} {_PYTHON_ADVICE[found.construct]} {_OVERRIDE}" + (_ALONE if alone else "")
 
 

@@ -24,7 +24,7 @@ import ast
 import builtins
 from bisect import bisect_left
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import cache
 
@@ -46,6 +46,7 @@ class Found:
     line: int
     end_line: int
     handed_on: bool = False  # the function handed on as a value, not called here
+    exported: str = ""  # the module-level name it is bound to and never used by, when that is how
 
 
 _BUILTINS = frozenset(dir(builtins))
@@ -597,7 +598,48 @@ def python_constructs(
             pending.extend((k, node, passed, in_class) for k in node.keywords)
             continue
         pending.extend(_children(node, carrier, as_value, in_class))
+    if whole:
+        found.extend(f for f in _exports(tree, resolver) if lines is None or _on_lines(f, lines))
     return sorted(found, key=lambda f: (f.line, f.end_line, f.construct.value))
+
+
+def _on_lines(found: Found, lines: Sequence[int]) -> bool:
+    first = bisect_left(lines, found.line)
+    return first < len(lines) and lines[first] <= found.end_line
+
+
+def _exports(tree: ast.Module, resolver: Resolver) -> list[Found]:
+    """Dangerous functions the module binds to a name at its top level (`from os import system as
+    run`, `run = os.system`) and never uses itself: another module imports it from here to call it,
+    which judging each file alone would not see. A use is the name read other than by an attribute
+    (as the selection keeps statements: pyselect.py)."""
+    bound: list[tuple[str, str, ast.stmt]] = []
+    for statement in _statements(tree, into_scopes=False):
+        if isinstance(statement, ast.ImportFrom) and statement.module and not statement.level:
+            for alias in statement.names:
+                target = _reached(f"{statement.module}.{alias.name}").removeprefix("builtins.")
+                bound.append((alias.asname or alias.name, target, statement))
+        else:
+            # What the resolver remembers, in source order, as the selection does (`a = b` before
+            # `b = eval` binds nothing dangerous to `a`).
+            bound.extend(
+                (name, resolver.assigned.get(name, ""), statement) for name, _ in _assignments(statement)
+            )
+    bound = [(name, target, statement) for name, target, statement in bound if target in _HANDED_ON]
+    if not bound:
+        return []
+    used = {
+        node.id
+        for parent in ast.walk(tree)
+        if not isinstance(parent, ast.Attribute)
+        for node in ast.iter_child_nodes(parent)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
+    return [
+        replace(_found(_HANDED_ON[target], target, statement, handed_on=True), exported=name)
+        for name, target, statement in bound
+        if name not in used
+    ]
 
 
 def _called(name: str | None) -> str | None:
