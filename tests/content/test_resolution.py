@@ -22,6 +22,11 @@ def _dangerous(repo: GitRepo, head: dict[str, str], **kw: bool) -> list[Violatio
     return found
 
 
+def _assert_reported(repo: GitRepo, source: str, construct: str, *, texts: bool) -> None:
+    found = _dangerous(repo, {"evil.py": source}, texts=texts)
+    assert construct in {i for _, _, i in where(found)}, where(found)
+
+
 @pytest.mark.parametrize(
     ("source", "construct"),
     [
@@ -88,8 +93,7 @@ def _dangerous(repo: GitRepo, head: dict[str, str], **kw: bool) -> list[Violatio
 def test_python_calls_are_resolved_as_python_does(
     repo: GitRepo, source: str, construct: str, texts: bool
 ) -> None:
-    found = _dangerous(repo, {"evil.py": source}, texts=texts)
-    assert construct in {i for _, _, i in where(found)}, where(found)
+    _assert_reported(repo, source, construct, texts=texts)
 
 
 @pytest.mark.parametrize(
@@ -339,8 +343,7 @@ def test_json_and_documents_stay_quiet(repo: GitRepo) -> None:
 def test_a_dangerous_function_handed_on_as_a_value_is_reported(
     repo: GitRepo, source: str, construct: str, texts: bool
 ) -> None:
-    found = _dangerous(repo, {"evil.py": source}, texts=texts)
-    assert construct in {i for _, _, i in where(found)}, where(found)
+    _assert_reported(repo, source, construct, texts=texts)
 
 
 def test_the_message_says_the_function_is_handed_on(repo: GitRepo) -> None:
@@ -390,8 +393,7 @@ def test_a_dangerous_function_merely_looked_at_is_not_handed_on(repo: GitRepo, s
 def test_a_name_read_from_the_modules_own_dict_is_that_name(
     repo: GitRepo, source: str, construct: str, texts: bool
 ) -> None:
-    found = _dangerous(repo, {"evil.py": source}, texts=texts)
-    assert construct in {i for _, _, i in where(found)}, where(found)
+    _assert_reported(repo, source, construct, texts=texts)
 
 
 @pytest.mark.parametrize(

@@ -599,16 +599,11 @@ def python_constructs(
             continue
         pending.extend(_children(node, carrier, as_value, in_class))
     if whole:
-        found.extend(f for f in _exports(tree, resolver) if lines is None or _on_lines(f, lines))
+        found.extend(_exports(tree, resolver, lines))
     return sorted(found, key=lambda f: (f.line, f.end_line, f.construct.value))
 
 
-def _on_lines(found: Found, lines: Sequence[int]) -> bool:
-    first = bisect_left(lines, found.line)
-    return first < len(lines) and lines[first] <= found.end_line
-
-
-def _exports(tree: ast.Module, resolver: Resolver) -> list[Found]:
+def _exports(tree: ast.Module, resolver: Resolver, lines: Sequence[int] | None) -> list[Found]:
     """Dangerous functions the module binds to a name at its top level (`from os import system as
     run`, `run = os.system`) and never uses itself: another module imports it from here to call it,
     which judging each file alone would not see. A use is the name read other than by an attribute
@@ -625,7 +620,11 @@ def _exports(tree: ast.Module, resolver: Resolver) -> list[Found]:
             bound.extend(
                 (name, resolver.assigned.get(name, ""), statement) for name, _ in _assignments(statement)
             )
-    bound = [(name, target, statement) for name, target, statement in bound if target in _HANDED_ON]
+    bound = [
+        (name, target, statement)
+        for name, target, statement in bound
+        if target in _HANDED_ON and (lines is None or spans_a_line(statement, lines))
+    ]
     if not bound:
         return []
     used = {
