@@ -98,6 +98,10 @@ _INSPECTORS = frozenset(
     {"print", "repr", "str", "ascii", "id", "type", "callable", "isinstance", "issubclass", "hash"}
     | {"getattr", "hasattr"}  # what getattr returns is resolved itself
 )
+# Names whose import decides a verdict other than by leading to a dangerous call: an inspecting
+# builtin rebound hands on what it is given (`from log import print`), and a loader is safe by its
+# name (`from yaml import SafeLoader as L`, `from x import Unsafe as SafeLoader`).
+IMPORT_DECIDES = _INSPECTORS | _SAFE_LOADERS
 # Every name `_judge` can find a construct for: a call whose function resolves to none of these is
 # never reported (pyselect.py relies on this to leave the rest of a file unparsed).
 DANGEROUS_CALLS = frozenset(
@@ -557,12 +561,15 @@ def python_constructs(
     lines: Sequence[int] | None = None,
     resolver: Resolver | None = None,
     fixed: Fixed | None = None,
+    inspected: set[str] | None = None,
 ) -> list[Found]:
     """Dangerous calls of a parsed module (or, `whole=False`, of a piece of one), and dangerous
     functions it hands on as values, in source order; with `lines` (sorted), only those whose span
     holds one of those lines. `resolver`: the whole module's, when already built (`resolver_of`).
     An importer given one of the `fixed` names (asked for only then) is judged as if given the
-    literals it can hold."""
+    literals it can hold. `inspected` collects the builtins of _INSPECTORS called with a dangerous
+    function to hand on: were the module to bind that name itself (`def print(f)`), the call would
+    hand it on, so a piece of the module that may lack the binding cannot answer for it."""
     resolver = Resolver(tree, whole=whole) if resolver is None else resolver
     # A constant, and a name that is not handed on as one that can stand for a function, can find
     # nothing and have no children: they are never walked (most of a tree's nodes).
@@ -589,6 +596,8 @@ def python_constructs(
             if name is not None and construct is not None:
                 found.append(_found(construct, name, call))
             passed = name not in _INSPECTORS
+            if not passed and inspected is not None and _hands_on_any(call, resolver):
+                inspected.add(name or "")
             if _walked(call.func, False, named):
                 push((call.func, None, False, in_class))
             for child in (*call.args, *call.keywords):
@@ -616,6 +625,16 @@ def python_constructs(
     if whole:
         found.extend(_exports(tree, resolver, lines))
     return sorted(found, key=lambda f: (f.line, f.end_line, f.construct.value))
+
+
+def _hands_on_any(call: ast.Call, resolver: Resolver) -> bool:
+    """Whether an argument of the call would be a dangerous function handed on, were it passed."""
+    for argument in (*call.args, *(k.value for k in call.keywords)):
+        value = argument.value if isinstance(argument, ast.Starred) else argument
+        name = _called(resolver.name(value)) if _maybe_handed(value, resolver) else None
+        if name is not None and _handed_on(name, call, resolver) is not None:
+            return True
+    return False
 
 
 def _walked(node: object, as_value: bool, named: Container[str]) -> TypeGuard[ast.AST]:
