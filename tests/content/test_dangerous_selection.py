@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.engine.change import Change, FileTexts, change_from_diff
-from bot.engine.content import dangerous, pyselect, pywords
+from bot.engine.content import dangerous, pyconstructs, pyselect, pywords
 from bot.engine.content.added import added_files
 from bot.engine.content.dangerous import DangerousRule
 from bot.engine.content.filekinds import Kind
@@ -192,6 +192,14 @@ _TRICKY_TESTS = (
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::SyntaxWarning")
+def _import_matters(name: str, target: str) -> bool:
+    return (
+        pyconstructs._leads(target)
+        or target in pyconstructs._BUILTIN_DICTS
+        or bool({name, target.rsplit(".", 1)[-1]} & pyconstructs.IMPORT_DECIDES)
+    )
+
+
 def test_the_selection_keeps_every_call_it_answers_for(monkeypatch: pytest.MonkeyPatch) -> None:
     """The invariant behind the equivalence, on every file that parses, with common names added to
     the words (so that most statements, at every depth, are selected or blanked): every call to one
@@ -219,7 +227,13 @@ def test_the_selection_keeps_every_call_it_answers_for(monkeypatch: pytest.Monke
         wanted = _calls_named(whole, words)
         kept = set(_calls_named(tree, words))
         assert [c for c in wanted if c not in kept] == [], path
-        assert _imports(tree) == _imports(whole), path
+        imported, imported_whole = _imports(tree), _imports(whole)
+        # An import the selection keeps binds its names as the whole file's last import does, and
+        # every import that leads somewhere, or names what IMPORT_DECIDES, is kept.
+        assert all(imported_whole[n] == t for n, t in imported.items()), path
+        assert {
+            n: t for n, t in imported_whole.items() if _import_matters(n, t)
+        }.items() <= imported.items(), path
         assert _module_bindings(tree) & pyselect._ALWAYS == _module_bindings(whole) & pyselect._ALWAYS, path
         assert python_constructs(tree) == python_constructs(whole), path
         checked += len(wanted)
@@ -262,7 +276,7 @@ def test_a_large_statement_is_read_block_by_block(enter_every_block: None) -> No
         "        else:\n"  # 12
         "            pass\n"  # 13
         "        try:\n"  # 14
-        "            import json\n"  # 15
+        "            import yaml\n"  # 15
         "        except ImportError:\n"  # 16
         "            pass\n"  # 17
         "        finally:\n"  # 18
@@ -286,7 +300,7 @@ def test_a_large_statement_is_read_block_by_block(enter_every_block: None) -> No
         "        else:",
         "            pass",
         "        try:",
-        "            import json",
+        "            import yaml",
         "        except ImportError:",
         "            pass",
         "        finally:",
@@ -312,7 +326,7 @@ def test_a_statement_under_the_size_limit_is_kept_whole() -> None:
 
 def test_words_that_need_their_module_select_only_when_it_is_named() -> None:
     json = "import json\ndef f(s):\n    return json.loads(s)\ndef g(x):\n    return eval(x)\n"
-    assert _kept(json) == [1, 4, 5]
+    assert _kept(json) == [4, 5]  # json leads nowhere: its import is not kept either
     assert _kept("import pickle\ndef f(s):\n    return pickle.loads(s)\n") == [1, 2, 3]
     assert _found("import pickle\ndef f(s):\n    return pickle.loads(s)\n") == [(3, "python-pickle")]
     positional = "import subprocess as sp\nsp.run(c, -1, None, None, None, None, None, True, True)\neval(x)\n"
@@ -401,10 +415,59 @@ def test_imports_anywhere_are_kept_and_the_last_one_wins(enter_every_block: None
         "    import json as sp\n"  # 6
         "def d(cmd):\n"  # 7
         "    x = 1\n"  # 8
-    )
+    ) + "x = 1\n" * 80  # the second round, which keeps line 6, is not left to the whole file
     assert _kept(text) == [1, 2, 3, 4, 5, 6]
     assert _found(text) == []  # sp is json by the last import
     assert _found(text.replace("json as sp", "json")) == [(4, "python-subprocess-shell")]
+
+
+def test_an_import_that_binds_nothing_leading_is_not_kept(enter_every_block: None) -> None:
+    text = (
+        "import re\n"  # 1
+        "from collections import (\n"  # 2
+        "    OrderedDict)\n"  # 3
+        "import os.path\n"  # 4: binds os
+        "def f(cmd):\n"  # 5
+        "    import json, textwrap\n"  # 6
+        "    os.system(cmd)\n"  # 7
+    )
+    assert _kept(text) == [4, 5, 7]
+    assert _found(text) == [(7, "python-os-system")]
+
+
+@pytest.mark.parametrize(
+    ("imports", "found"),
+    [
+        ("import os as o\nimport re as o", []),  # the last import wins, so the second one matters
+        ("import re as o\nimport os as o", [(3, "python-os-system")]),
+        ("import os.path as o", []),
+        ("from helpers import os as o", [(3, "python-os-system")]),
+        ("import six.moves.cPickle as o\nfrom x import loads as o", []),
+    ],
+)
+def test_an_import_rebinding_a_name_that_leads_is_kept(imports: str, found: list[tuple[int, str]]) -> None:
+    text = f"{imports}\no.system(cmd)\n"
+    line = text.count("\n")
+    assert _found(text) == [(line, f) for _, f in found]
+
+
+@pytest.mark.parametrize(
+    ("imports", "found"),
+    [
+        ("from loaders import SafeLoader as L", []),  # safe by its name
+        ("from loaders import Unsafe as SafeLoader\nL = SafeLoader", [(4, "python-yaml-load")]),
+        ("from loaders import Full as L", [(4, "python-yaml-load")]),
+    ],
+)
+def test_an_import_naming_a_safe_loader_is_kept(imports: str, found: list[tuple[int, str]]) -> None:
+    text = f"import yaml\n{imports}\n" + ("" if "\n" in imports else "\n") + "yaml.load(s, Loader=L)\n"
+    assert _found(text) == found
+
+
+def test_an_import_rebinding_an_inspecting_builtin_is_kept() -> None:
+    text = "from log import print\nprint(eval)\n"
+    assert _kept(text) == [1, 2]
+    assert _found(text) == [(2, "python-eval")]
 
 
 # --- statements told apart as the tokenizer does --------------------------------------------------
@@ -824,3 +887,27 @@ def test_no_head_text_means_each_line_alone() -> None:
     findings = _both(change)
     assert [(v.line, v.id) for v in findings] == [(2, "python-os-system")]
     assert ALONE in findings[0].message
+
+
+@pytest.mark.parametrize(
+    "binding",
+    [
+        "print = log",
+        "def print(f):\n    return f(input())",
+        "class callable:\n    pass",
+        "d[str(x)] = 1",  # a name in a target counts as bound (`_module_bindings`)
+        "for hasattr in handlers:\n    pass",
+    ],
+)
+def test_an_inspecting_builtin_the_module_rebinds_hands_on_what_it_is_given(binding: str) -> None:
+    """`print(eval)` calls nothing, but a module that binds `print` itself may call what it gets:
+    the statement binding it names none of the selection's words, yet decides the finding."""
+    name = next(n for n in ("print", "callable", "str", "hasattr") if n in binding)
+    for call in (f"{name}(eval, os.system)", f"globals()[{name!r}](eval, os.system)"):
+        text = f"import os\n{binding}\n{call}\n"
+        line = text.count("\n")
+        assert _found(text) == [(line, "python-eval"), (line, "python-os-system")], call
+
+
+def test_an_inspecting_builtin_left_alone_hands_on_nothing() -> None:
+    assert _found("import os\nprint(eval, os.system)\ncallable(exec)\n") == []

@@ -118,19 +118,23 @@ def worth_parsing(file: AddedFile, prefilter: Prefilter | None = None) -> bool:
 
 
 def _whole_file(
-    file: AddedFile, tree: ast.Module, elsewhere: Callable[[str], bool], resolver: Resolver | None = None
+    file: AddedFile,
+    tree: ast.Module,
+    elsewhere: Callable[[str], bool],
+    resolver: Resolver | None = None,
+    inspected: set[str] | None = None,
 ) -> Iterator[Violation]:
     numbers = file.fragments[0].numbers
     head = file.head
     fixed = None if head is None else cache(lambda: fixed_loop_names(tree, head, elsewhere))
     if len(file.fragments) == 1 and isinstance(numbers, range) and file.head_lines is None:
         added: Container[int] = numbers  # a new file: every line is added
-        found_on = python_constructs(tree, resolver=resolver, fixed=fixed)
+        found_on = python_constructs(tree, resolver=resolver, fixed=fixed, inspected=inspected)
     else:
         added = file.added_numbers()
         lines = file.head_lines
         on = sorted(added) if lines is None else [i for i, n in enumerate(lines, start=1) if n in added]
-        found_on = python_constructs(tree, lines=on, resolver=resolver, fixed=fixed)
+        found_on = python_constructs(tree, lines=on, resolver=resolver, fixed=fixed, inspected=inspected)
     for found in found_on:
         spanned = (file.diff_line(n) for n in range(found.line, found.end_line + 1))
         on_added = next((n for n in spanned if n in added), None)
@@ -259,11 +263,15 @@ def _selected(file: AddedFile, head: str, elsewhere: Callable[[str], bool]) -> l
     selection cannot say or does not parse (the caller parses the whole file). Where the whole file
     parses, these are exactly its findings. Where it does not (a syntax error elsewhere, or syntax
     newer than this Python's), the statements that can hold a construct did parse, so their syntax
-    tree says more than judging each added line alone would."""
+    tree says more than judging each added line alone would. A builtin that only inspects what it
+    is given (`print(eval)`) hands it on where the module binds that name itself, which the
+    selection does not follow: such a file is parsed whole."""
     found = selected(head)
     if found is None or found.tree is None:
         return None
-    return list(_whole_file(file, found.tree, elsewhere, found.resolver))
+    inspected: set[str] = set()
+    violations = list(_whole_file(file, found.tree, elsewhere, found.resolver, inspected))
+    return None if inspected else violations
 
 
 def _encoding(file: AddedFile) -> Iterator[Violation]:

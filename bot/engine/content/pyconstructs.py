@@ -25,8 +25,8 @@ import builtins
 from bisect import bisect_left
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from enum import StrEnum
-from functools import cache
+from enum import Enum, StrEnum
+from typing import TypeGuard
 
 
 class PyConstruct(StrEnum):
@@ -98,6 +98,10 @@ _INSPECTORS = frozenset(
     {"print", "repr", "str", "ascii", "id", "type", "callable", "isinstance", "issubclass", "hash"}
     | {"getattr", "hasattr"}  # what getattr returns is resolved itself
 )
+# Names whose import decides a verdict other than by leading to a dangerous call: an inspecting
+# builtin rebound hands on what it is given (`from log import print`), and a loader is safe by its
+# name (`from yaml import SafeLoader as L`, `from x import Unsafe as SafeLoader`).
+IMPORT_DECIDES = _INSPECTORS | _SAFE_LOADERS
 # Every name `_judge` can find a construct for: a call whose function resolves to none of these is
 # never reported (pyselect.py relies on this to leave the rest of a file unparsed).
 DANGEROUS_CALLS = frozenset(
@@ -241,16 +245,7 @@ def _module_bindings(tree: ast.Module) -> set[str]:
 
 # Fields that never hold a call: Load/Store markers, identifiers, operators, type comments.
 _NO_CALLS = frozenset({"ctx", "id", "attr", "arg", "name", "names", "module", "level", "op", "ops"})
-_LEAVES = frozenset({"Name", "Constant"})
-
-
-@cache
-def _child_fields(kind: str) -> tuple[str, ...]:
-    """The fields worth walking of the `ast` node class named `kind`."""
-    if kind in _LEAVES:
-        return ()
-    fields: tuple[str, ...] = getattr(ast, kind)._fields
-    return tuple(f for f in fields if f not in _NO_CALLS and f != "type_comment")
+_LEAVES = (ast.Name, ast.Constant)
 
 
 def spans_a_line(node: ast.AST, lines: Sequence[int]) -> bool:
@@ -274,7 +269,7 @@ def _calls(tree: ast.Module, lines: Sequence[int] | None) -> Iterator[ast.Call]:
             continue
         if isinstance(node, ast.Call):
             yield node
-        for field in _child_fields(type(node).__name__):
+        for field in _KINDS[type(node)].fields:
             value = getattr(node, field, None)
             if isinstance(value, list):
                 pending.extend(v for v in value if isinstance(v, ast.AST))
@@ -566,17 +561,24 @@ def python_constructs(
     lines: Sequence[int] | None = None,
     resolver: Resolver | None = None,
     fixed: Fixed | None = None,
+    inspected: set[str] | None = None,
 ) -> list[Found]:
     """Dangerous calls of a parsed module (or, `whole=False`, of a piece of one), and dangerous
     functions it hands on as values, in source order; with `lines` (sorted), only those whose span
     holds one of those lines. `resolver`: the whole module's, when already built (`resolver_of`).
     An importer given one of the `fixed` names (asked for only then) is judged as if given the
-    literals it can hold."""
+    literals it can hold. `inspected` collects the builtins of _INSPECTORS called with a dangerous
+    function to hand on: were the module to bind that name itself (`def print(f)`), the call would
+    hand it on, so a piece of the module that may lack the binding cannot answer for it."""
     resolver = Resolver(tree, whole=whole) if resolver is None else resolver
+    # A constant, and a name that is not handed on as one that can stand for a function, can find
+    # nothing and have no children: they are never walked (most of a tree's nodes).
+    named = {*_HANDED_WORDS, *resolver.assigned, *resolver.aliases}
     found: list[Found] = []
     pending: list[_Pending] = [(tree, None, False, False)]
+    pop, push = pending.pop, pending.append
     while pending:
-        node, carrier, as_value, in_class = pending.pop()
+        node, carrier, as_value, in_class = pop()
         if lines is not None and not spans_a_line(node, lines):
             continue
         if as_value and isinstance(node, ast.expr) and _maybe_handed(node, resolver):
@@ -586,21 +588,61 @@ def python_constructs(
                 found.append(_found(construct, name, node, handed_on=True))
                 continue
         if isinstance(node, ast.Call):
-            name = _called(resolver.name(node.func))
-            construct = None if name is None else _judge(node, name, resolver)
-            if construct is PyConstruct.IMPORT and fixed is not None and _fixed_argument(node, fixed):
+            call = node
+            name = _called(resolver.name(call.func))
+            construct = None if name is None else _judge(call, name, resolver)
+            if construct is PyConstruct.IMPORT and fixed is not None and _fixed_argument(call, fixed):
                 construct = None
             if name is not None and construct is not None:
-                found.append(_found(construct, name, node))
+                found.append(_found(construct, name, call))
             passed = name not in _INSPECTORS
-            pending.append((node.func, None, False, in_class))
-            pending.extend((a, node, passed, in_class) for a in node.args)
-            pending.extend((k, node, passed, in_class) for k in node.keywords)
+            if not passed and inspected is not None and _hands_on_any(call, resolver):
+                inspected.add(name or "")
+            if _walked(call.func, False, named):
+                push((call.func, None, False, in_class))
+            for child in (*call.args, *call.keywords):
+                if _walked(child, passed, named):
+                    push((child, call, passed, in_class))
             continue
-        pending.extend(_children(node, carrier, as_value, in_class))
+        kind = _KINDS[type(node)]
+        if kind.passes is not _Passes.AS_IT_IS:
+            carrier = None
+            as_value = kind.passes is _Passes.VALUE or (
+                kind.passes is _Passes.BINDING
+                and isinstance(node, ast.stmt)
+                and (in_class or not all(isinstance(t, ast.Name) for t in _targets(node)))
+            )
+        if kind.scope is not None:
+            in_class = kind.scope
+        for field in kind.fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                for child in value:
+                    if _walked(child, as_value, named):
+                        push((child, carrier, as_value, in_class))
+            elif _walked(value, as_value, named):
+                push((value, carrier, as_value, in_class))
     if whole:
         found.extend(_exports(tree, resolver, lines))
     return sorted(found, key=lambda f: (f.line, f.end_line, f.construct.value))
+
+
+def _hands_on_any(call: ast.Call, resolver: Resolver) -> bool:
+    """Whether an argument of the call would be a dangerous function handed on, were it passed."""
+    for argument in (*call.args, *(k.value for k in call.keywords)):
+        value = argument.value if isinstance(argument, ast.Starred) else argument
+        name = _called(resolver.name(value)) if _maybe_handed(value, resolver) else None
+        if name is not None and _handed_on(name, call, resolver) is not None:
+            return True
+    return False
+
+
+def _walked(node: object, as_value: bool, named: Container[str]) -> TypeGuard[ast.AST]:
+    """Whether a child is worth walking: a node, but not a constant, nor a name unless it is handed
+    on as a value and may stand for a function (`_maybe_handed` decides)."""
+    if type(node) is ast.Name:
+        return as_value and node.id in named
+    return type(node) is not ast.Constant and isinstance(node, ast.AST)
 
 
 def _exports(tree: ast.Module, resolver: Resolver, lines: Sequence[int] | None) -> list[Found]:
@@ -654,34 +696,52 @@ def _found(construct: PyConstruct, name: str, node: ast.AST, *, handed_on: bool 
     return Found(construct, name, line, line if end is None else end, handed_on)
 
 
-def _children(node: ast.AST, carrier: ast.Call | None, as_value: bool, in_class: bool) -> list[_Pending]:
-    """The children worth walking of a node that is not a call, each with whether its value is
-    handed on from there: not a comparison's operand, a bare expression statement, what an
-    attribute is read from, or the value a module or function binds to a plain name (an alias the
-    resolver follows); an argument's or a walrus's value is handed on as the node is."""
-    if not isinstance(node, ast.keyword | ast.Starred | ast.NamedExpr):
-        carrier = None
-        as_value = not isinstance(node, _QUIET) and (
-            in_class
-            or not isinstance(node, ast.Assign | ast.AnnAssign)
-            or not all(isinstance(t, ast.Name) for t in _targets(node))
-        )
-    if isinstance(node, _SCOPES_OF_NAMES):
-        in_class = isinstance(node, ast.ClassDef)
-    children: list[_Pending] = []
-    for field in _child_fields(type(node).__name__):
-        value = getattr(node, field, None)
-        if isinstance(value, list):
-            children.extend(
-                (child, carrier, as_value, in_class) for child in value if isinstance(child, ast.AST)
-            )
-        elif isinstance(value, ast.AST):
-            children.append((value, carrier, as_value, in_class))
-    return children
+class _Passes(Enum):
+    """What a node that is not a call makes of its children's place: whether a child's value is
+    handed on from there. Not a comparison's operand, a bare expression statement, what an
+    attribute is read from (QUIET), nor the value a module or function binds to plain names (an
+    alias the resolver follows: BINDING); an argument's or a walrus's value is handed on as the
+    node is, with its carrier (AS_IT_IS); any other node's children are values (VALUE)."""
+
+    AS_IT_IS = 1
+    QUIET = 2
+    BINDING = 3
+    VALUE = 4
 
 
-_QUIET = (ast.Compare, ast.Expr, ast.Attribute)
-_SCOPES_OF_NAMES = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+@dataclass(frozen=True, slots=True)
+class _Kind:
+    """How the walk treats the nodes of one `ast` class."""
+
+    fields: tuple[str, ...]
+    passes: _Passes
+    scope: bool | None  # children are in a class body (True), a function's (False), or as the node
+
+
+def _kind_of(node_type: type) -> _Kind:
+    if issubclass(node_type, ast.keyword | ast.Starred | ast.NamedExpr):
+        passes = _Passes.AS_IT_IS
+    elif issubclass(node_type, ast.Compare | ast.Expr | ast.Attribute):
+        passes = _Passes.QUIET
+    elif issubclass(node_type, ast.Assign | ast.AnnAssign):
+        passes = _Passes.BINDING
+    else:
+        passes = _Passes.VALUE
+    scope = None
+    if issubclass(node_type, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+        scope = issubclass(node_type, ast.ClassDef)
+    fields: tuple[str, ...] = () if node_type in _LEAVES else getattr(node_type, "_fields", ())
+    fields = tuple(f for f in fields if f not in _NO_CALLS and f != "type_comment")
+    return _Kind(fields, passes, scope)
+
+
+class _Kinds(dict[type, _Kind]):
+    def __missing__(self, node_type: type) -> _Kind:
+        self[node_type] = kind = _kind_of(node_type)
+        return kind
+
+
+_KINDS = _Kinds()
 
 
 def name_resolver(tree: ast.Module) -> Callable[[ast.expr], str | None]:

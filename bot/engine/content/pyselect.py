@@ -7,12 +7,17 @@ What `python_constructs` finds in a whole module depends on three things only:
 - the names it assigns something that leads to such a call (`e = eval`, `o = os`, `m =
   sys.modules["os"]`, `g = getattr`: LEADS_TO), wherever the assignment is, and the names it binds
   at its top level, of which only those of builtins it judges (eval, exec, __import__, getattr)
-  change a verdict, and binding one names it.
-A call or an assignment that leads somewhere names, in its code, `import`, a word of a call that
+  change a verdict, and binding one names it (and those of builtins that only inspect what they
+  are given, `print(eval)`, which `dangerous` does not leave to the selection).
+A call or an assignment that leads somewhere names, in its code, a word of a call that
 leads somewhere (`eval`, `getattr`; `system` when `os`, `posix` or `nt` is named, `modules` when
 `sys` is: the attribute after a module), or a name that stands for a module or such a call used
 other than by an attribute (`o = os`, `run(cmd)`, `m["os"]`; an attribute of it reaches somewhere
-only through one of those words). So a statement matters when its code names one of those. The
+only through one of those words). So a statement matters when its code names one of those. An
+import binds names to what it spells: one that names none of those words (an attribute's included:
+`import os.path` binds `os`), no word of WORDS and no name of IMPORT_DECIDES (a builtin or loader
+whose verdict goes by its name: `from log import print`, `from x import SafeLoader as L`) binds
+names that lead nowhere, whether it is there or not, so it matters only when it names one. The
 names imports and assignments make stand for something that leads somewhere are read from the
 syntax tree of the selection (`leading_names`), and the selection is made again with them until it
 learns no name and no module it did not know: then every assignment the whole file's tree
@@ -60,6 +65,7 @@ from functools import cache
 from typing import Any
 
 from bot.engine.content.pyconstructs import (
+    IMPORT_DECIDES,
     LEADING_CALLS,
     LEADS_TO,
     NAMESPACE_WORDS,
@@ -184,14 +190,21 @@ _BARE = frozenset(_GATED)
 
 
 def _words_pattern(words: frozenset[str]) -> Any:
-    """What makes a statement matter wherever it stands: `import` or one of `words` (RE2)."""
-    return compile_re2(rf"\b(?:import|{'|'.join(sorted(words))})\b")
+    """What makes a statement matter wherever it stands: one of `words` (RE2)."""
+    return compile_re2(rf"\b(?:{'|'.join(sorted(words))})\b")
 
 
 def _bare_pattern(names: frozenset[str]) -> Any:
     """One of `names` not followed by an attribute (RE2). (An attribute of what a name stands for
     leads somewhere only through a word of `_GATED`, which matters wherever it stands.)"""
     return compile_re2(rf"\b(?:{'|'.join(sorted(names))})\b[ \t]*(?:[^ \t.]|\z)")
+
+
+# `import`, as a literal first (a search ten times faster than after `\b`): a name ending in it
+# (`reimport`) only has its statement looked at.
+_IMPORT = lazy(rb"import(?!\w)")
+# What else an import can bind that changes a finding (see above).
+_IMPORTS_MATTER = frozenset(WORDS) | IMPORT_DECIDES
 
 
 @cache
@@ -209,19 +222,56 @@ _BRACKETS = bytes(
 _WHOLE_BELOW = 256
 
 
+def _within(offsets: list[int], start: int, end: int) -> bool:
+    """Whether one of `offsets` (ascending) is in [start, end)."""
+    index = bisect_left(offsets, start)
+    return index < len(offsets) and offsets[index] < end
+
+
 class _Selection:
     """Which lines of one module's code to keep (`spans`, in text order) and which become `pass`."""
 
-    def __init__(self, code: str, data: bytes, words: list[int], *, enter_blocks: bool) -> None:
+    def __init__(
+        self,
+        code: str,
+        data: bytes,
+        words: list[int],
+        *,
+        imports: list[int],
+        imported: frozenset[str],
+        enter_blocks: bool,
+    ) -> None:
         self.code = code
         self.brackets = data.translate(_BRACKETS)
         self.words = words  # offsets of the words that make a statement matter, ascending
+        self.imports = imports  # offsets of `import`, ascending
+        self.imported = imported  # the names that make an import matter
         self.enter_blocks = enter_blocks
         self.spans: list[tuple[int, int, str | None]] = []  # (start, end, None) kept; (start, 0, indent) pass
 
     def matters(self, start: int, end: int) -> bool:
-        index = bisect_left(self.words, start)
-        return index < len(self.words) and self.words[index] < end
+        return _within(self.words, start, end)
+
+    def imports_that_matter(self, start: int, end: int, indent: str) -> bool:
+        """Whether [start, end), which names none of the words, holds an import naming one of the
+        names that make it matter: looked for in a statement kept whole or without a body; one read
+        block by block holds the import in its block, where it is looked for."""
+        if not _within(self.imports, start, end):
+            return False
+        if self.whole(start, end, indent) or self.body(start, end, indent) is None:
+            return not self.imported.isdisjoint(_WORD().findall(self.code, start, end))
+        return True
+
+    def body(self, start: int, end: int, indent: str) -> tuple[int, int] | None:
+        """The first line of the body of the statement [start, end) at `indent`, if it has one."""
+        return next(self.logical_lines(start, end, _line_at(indent, deeper=True)), None)
+
+    def whole(self, start: int, end: int, indent: str) -> bool:
+        """Whether the statement [start, end) at `indent` is kept whole, if kept, rather than read
+        block by block."""
+        if not self.enter_blocks or end - start < _WHOLE_BELOW:
+            return True
+        return _MATCH().match(self.code, start + len(indent)) is not None
 
     def logical_lines(self, start: int, end: int, line: re.Pattern[str]) -> Iterator[tuple[int, int]]:
         """Each line in [start, end) that `line` matches and that starts a logical line (bracket depth
@@ -257,17 +307,13 @@ class _Selection:
         passed = False  # the statement before became `pass`, which stands for this one too
         for index, parts in enumerate(statements):
             stop = statements[index + 1][0] if index + 1 < len(statements) else end
-            if not self.matters(parts[0], stop):
+            if not self.matters(parts[0], stop) and not self.imports_that_matter(parts[0], stop, indent):
                 if indent and not passed:
                     self.spans.append((parts[0], 0, indent))
                 passed = True
                 continue
             passed = False
-            if (
-                not self.enter_blocks
-                or stop - parts[0] < _WHOLE_BELOW
-                or _MATCH().match(self.code, parts[0] + len(indent))
-            ):
+            if self.whole(parts[0], stop, indent):
                 self.spans.append((parts[0], stop, None))
                 continue
             for part, part_stop in zip(parts, [*parts[1:], stop], strict=True):
@@ -275,7 +321,7 @@ class _Selection:
 
     def part(self, start: int, end: int, indent: str) -> None:
         """A header with its body (selected in turn), or a line without one (kept whole)."""
-        body = next(self.logical_lines(start, end, _line_at(indent, deeper=True)), None)
+        body = self.body(start, end, indent)
         if body is None:
             self.spans.append((start, end, None))
             return
@@ -359,7 +405,10 @@ def _source(text: str, code: str, data: bytes, words: frozenset[str], bare: froz
         [m.start() for m in _words_pattern(words).finditer(data)]
         + [m.start() for m in _bare_pattern(bare).finditer(data)]
     )
-    selection = _Selection(code, data, words_at, enter_blocks="\t" not in code and "\f" not in code)
+    imports = [m.start() for m in _IMPORT().finditer(data)]
+    imported = words | bare | _IMPORTS_MATTER
+    enter = "\t" not in code and "\f" not in code
+    selection = _Selection(code, data, words_at, imports=imports, imported=imported, enter_blocks=enter)
     selection.block(1, len(code), "")
     lines = text.split("\n")
     kept = [""] * len(lines)
