@@ -114,7 +114,9 @@ _DECIMAL = r"(?:[1-9](?:_?[0-9])*+|0(?:_?0)*+)(?![_0-9.eEjJxXoObB])"
 # (skipped, blanks, token, None)… then what follows the last token; blanks before no token are a
 # match of their own, (skipped, None, None, blanks), so a run of them is tried once, not from each
 # of its positions. Nothing is skipped but a character no token pattern matches. A backslash
-# continuation is split off as a token, then joined to the whitespace around it.
+# continuation is split off as a token, then joined to the whitespace around it. The token patterns
+# begin with different characters but where a name refuses a string's prefix and a number comes
+# before the operator `.`, so their order chooses what is tried first, not what matches.
 _SPLIT = re.compile(
     r"([ \f\t]*+)("
     + _any(
