@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import tokenize
+from itertools import repeat
 from token import EXACT_TOKEN_TYPES
 
 from bot.engine.lazyre import lazy
@@ -55,6 +56,7 @@ _TOKEN = lazy(
 )
 _OPEN = frozenset("([{")
 _CLOSE = frozenset(")]}")
+_DEPTH = dict.fromkeys(_OPEN, 1) | dict.fromkeys(_CLOSE, -1)  # what each token does to the depth
 
 
 def unparsed_tokens(text: str) -> tuple[str, ...] | None:
@@ -115,8 +117,9 @@ _DECIMAL = r"(?:[1-9](?:_?[0-9])*+|0(?:_?0)*+)(?![_0-9.eEjJxXoObB])"
 # match of their own, (skipped, None, None, blanks), so a run of them is tried once, not from each
 # of its positions. Nothing is skipped but a character no token pattern matches. A backslash
 # continuation is split off as a token, then joined to the whitespace around it. The token patterns
-# begin with different characters but where a name refuses a string's prefix and a number comes
-# before the operator `.`, so their order chooses what is tried first, not what matches.
+# begin with different characters but where a name refuses a string's prefix, a number comes before
+# the operator `.` and `_DECIMAL` before `Number` (matching the same), so their order chooses what is
+# tried first, not what matches.
 _SPLIT = re.compile(
     r"([ \f\t]*+)("
     + _any(
@@ -233,8 +236,7 @@ def raw_pieces(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
                     if column != indents[-1]:
                         return None
                 at_line_start = False
-                line = tokens[start:end]
-                depth += sum(map(line.count, _OPEN)) - sum(map(line.count, _CLOSE))
+                depth += sum(map(_DEPTH.get, tokens[start:end], repeat(0)))
                 if depth < 0:
                     return None  # tokenize ends a line there, then reads every line as a continuation
         if end < ended:
