@@ -28,24 +28,33 @@ def _numbered(left: Sequence[str], right: Sequence[str]) -> tuple[list[int], lis
 def _affixes(left: Sequence[str], right: Sequence[str]) -> tuple[int, int]:
     """The lengths of the longest common prefix and, of the rest, suffix. Two versions of a file
     share most tokens (the same objects, where a statement both share was read once), and slices
-    compare in C, so a binary search finds them without numbering every token."""
-    shorter = min(len(left), len(right))
-    low, high = 0, shorter
-    while low < high:
-        middle = (low + high + 1) // 2
-        if left[:middle] == right[:middle]:
-            low = middle
+    compare in C, so they are compared a run at a time without numbering every token."""
+    prefix = _prefix(left, right, min(len(left), len(right)))
+    suffix = _prefix(left[prefix:][::-1], right[prefix:][::-1], min(len(left), len(right)) - prefix)
+    return prefix, suffix
+
+
+def _prefix(left: Sequence[str], right: Sequence[str], limit: int) -> int:
+    """The longest common prefix, at most `limit` long: runs that double while they agree, then the
+    run that does not is halved. What is compared and copied is about twice the prefix, not the
+    whole list once per step of a binary search."""
+    done, run = 0, 1
+    while done < limit:
+        run = min(run, limit - done)
+        if left[done : done + run] != right[done : done + run]:
+            break
+        done += run
+        run *= 2
+    else:
+        return done
+    while run > 1:  # the first difference lies in [done, done + run)
+        half = run // 2
+        if left[done : done + half] == right[done : done + half]:
+            done += half
+            run -= half
         else:
-            high = middle - 1
-    prefix, high = low, shorter - low
-    low = 0
-    while low < high:
-        middle = (low + high + 1) // 2
-        if left[len(left) - middle :] == right[len(right) - middle :]:
-            low = middle
-        else:
-            high = middle - 1
-    return prefix, low
+            run = half
+    return done
 
 
 def levenshtein(left: Sequence[str], right: Sequence[str]) -> int:

@@ -139,10 +139,12 @@ class _Measure:
         self.tokenizer = Tokenizer()
         self.unparsed: set[str] = set()
         self._units: dict[str, tuple[Unit, ...] | None] = {}
+        self._names: dict[str, list[str] | None] = {}
 
     def forget(self) -> None:
         self.tokenizer = Tokenizer()
         self._units = {}
+        self._names = {}
 
     def count(self, version: _Version) -> EditCount:
         pair = self.tokenizer.pair(version.label, version.before, version.after)
@@ -178,6 +180,14 @@ class _Measure:
             lines += piece.count("\n")
         return labelled(units)
 
+    def _shallow_names(self, piece: str) -> list[str] | None:
+        """The units' names of a piece, from its code (`Tokenizer.shallow_code`), once per piece:
+        a piece both texts share is asked for by each."""
+        if piece not in self._names:
+            code = self.tokenizer.shallow_code(piece)
+            self._names[piece] = None if code is None else unit_names(*code)
+        return self._names[piece]
+
     def _piece_units(self, piece: str) -> tuple[Unit, ...] | None:
         if piece not in self._units:
             self._units[piece] = unit_complexities(piece, self.tokenizer.tree)
@@ -208,12 +218,11 @@ class _Measure:
             kept = piece not in shared
             # A piece whose tree was read already (a visitor parsed it) is read off the tree,
             # which costs less than compiling it.
-            code = (
-                self.tokenizer.shallow_code(piece)
+            defined = (
+                self._shallow_names(piece)
                 if not self.tokenizer.parsed(piece) and (not kept or not decides(piece))
                 else None
             )
-            defined = None if code is None else unit_names(*code)
             if defined is not None:
                 names.extend(defined)
                 found.update(dict.fromkeys(defined if kept else (), 0))

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 import tokenize
+from itertools import repeat
+from token import EXACT_TOKEN_TYPES
 
 from bot.engine.lazyre import lazy
 
@@ -54,6 +56,7 @@ _TOKEN = lazy(
 )
 _OPEN = frozenset("([{")
 _CLOSE = frozenset(")]}")
+_DEPTH = dict.fromkeys(_OPEN, 1) | dict.fromkeys(_CLOSE, -1)  # what each token does to the depth
 
 
 def unparsed_tokens(text: str) -> tuple[str, ...] | None:
@@ -82,20 +85,52 @@ def unparsed_tokens(text: str) -> tuple[str, ...] | None:
     return tuple(out)
 
 
+def _operators() -> tuple[str, str]:
+    """`tokenize.Special` (every operator, the longest that matches) as a choice by the first
+    character, so an operator is not tried against each of the 40-odd before it: the operators
+    that begin no longer one, as one character class, and the rest."""
+    by_first: dict[str, list[str]] = {}
+    for operator in EXACT_TOKEN_TYPES:
+        by_first.setdefault(operator[0], []).append(operator[1:])
+    alone = "".join(re.escape(first) for first, rests in sorted(by_first.items()) if rests == [""])
+    # Longest first among the operators one character begins, as `tokenize` sorts them.
+    longer = _any(
+        *(
+            re.escape(first) + _any(*(re.escape(rest) for rest in sorted(rests, reverse=True)))
+            for first, rests in sorted(by_first.items())
+            if rests != [""]
+        )
+    )
+    return f"[{alone}]", longer
+
+
+# Brackets and commas, the commonest operators, are tried before everything else.
+_LONE, OPERATORS = _operators()
+# A decimal integer that no longer number continues (a digit, `_`, a point, an exponent, `j`, a
+# base's letter): what `tokenize.Number` matches there, without trying its float and imaginary
+# forms first.
+_DECIMAL = r"(?:[1-9](?:_?[0-9])*+|0(?:_?0)*+)(?![_0-9.eEjJxXoObB])"
+
+
 # Source as written: the text split at each token and the blanks before it, so the pieces run
 # (skipped, blanks, token, None)… then what follows the last token; blanks before no token are a
 # match of their own, (skipped, None, None, blanks), so a run of them is tried once, not from each
 # of its positions. Nothing is skipped but a character no token pattern matches. A backslash
-# continuation is split off as a token, then joined to the whitespace around it.
+# continuation is split off as a token, then joined to the whitespace around it. The token patterns
+# begin with different characters but where a name refuses a string's prefix, a number comes before
+# the operator `.` and `_DECIMAL` before `Number` (matching the same), so their order chooses what is
+# tried first, not what matches.
 _SPLIT = re.compile(
     r"([ \f\t]*+)("
     + _any(
-        r"\\\r?\n",
-        r"\r?\n",
-        r"#[^\r\n]*",
+        _LONE,
         _NAME,
+        r"\r?\n",
+        r"\\\r?\n",
+        r"#[^\r\n]*",
+        _DECIMAL,
         "(?=[0-9.])" + _plain(tokenize.Number),  # the guard spares the other tokens its alternatives
-        _plain(tokenize.Special),
+        OPERATORS,
         _TRIPLE,
         _SINGLE,
     )
@@ -201,8 +236,7 @@ def raw_pieces(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
                     if column != indents[-1]:
                         return None
                 at_line_start = False
-                line = tokens[start:end]
-                depth += sum(map(line.count, _OPEN)) - sum(map(line.count, _CLOSE))
+                depth += sum(map(_DEPTH.get, tokens[start:end], repeat(0)))
                 if depth < 0:
                     return None  # tokenize ends a line there, then reads every line as a continuation
         if end < ended:

@@ -105,3 +105,23 @@ def test_shared_ends_do_not_overlap() -> None:
     assert _affixes(("a", "b", "a"), ("a", "a")) == (1, 1)
     assert _affixes((), ("a",)) == (0, 0)
     assert levenshtein(["a", "b", "a"], ["a", "a"]) == 1
+
+
+def _naive_affixes(left: list[str], right: list[str]) -> tuple[int, int]:
+    prefix = 0
+    while prefix < min(len(left), len(right)) and left[prefix] == right[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(left), len(right)) - prefix and left[-1 - suffix] == right[-1 - suffix]:
+        suffix += 1
+    return prefix, suffix
+
+
+_LONG = st.lists(st.sampled_from(["a", "b"]), max_size=200)
+
+
+@given(_LONG, _LONG, _LONG, _LONG)
+def test_shared_ends_are_the_longest(head: list[str], a: list[str], b: list[str], tail: list[str]) -> None:
+    left, right = head + a + tail, head + b + tail
+    assert _affixes(left, right) == _naive_affixes(left, right)
+    assert _affixes(tuple(left), tuple(right)) == _naive_affixes(left, right)

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import ast
 import io
+import itertools
+import re
 import sysconfig
 import tokenize
 import warnings
 from pathlib import Path
+from token import EXACT_TOKEN_TYPES
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.engine.pyscan import indent_width, raw_pieces, unparsed_tokens
+from bot.engine.pyscan import _DECIMAL, _LONE, OPERATORS, _plain, indent_width, raw_pieces, unparsed_tokens
 from bot.engine.tokens import Written, _significant_python, _stdlib_raw
 from tests.excess import corpus
 
@@ -133,3 +136,49 @@ def test_the_raw_reader_agrees_with_tokenize_or_gives_up(source: str) -> None:
 def test_three_quotes_that_never_close_are_no_empty_string() -> None:
     assert raw_pieces("''''") is None  # tokenize: EOF in multi-line string
     assert raw_pieces("x = ''\n") == (("", " ", " ", "", ""), ("x", "=", "''", "\n", ""))
+
+
+def _whole_match(pattern: str, text: str) -> str | None:
+    found = re.match(pattern, text)
+    return None if found is None else found.group()
+
+
+_OPERATOR_CHARS = [*sorted({c for op in EXACT_TOKEN_TYPES for c in op}), "a", " "]
+
+
+def test_operators_are_matched_as_tokenize_matches_them() -> None:
+    """Every text of up to three characters the operators are made of: the same operator, the
+    longest, as `tokenize.Special`'s sorted alternatives give."""
+    special = _plain(tokenize.Special)
+    ours = f"(?:{_LONE}|{OPERATORS})"
+    for size in range(1, 4):
+        for chars in itertools.product(_OPERATOR_CHARS, repeat=size):
+            text = "".join(chars)
+            assert _whole_match(ours, text) == _whole_match(special, text), text
+
+
+def test_a_decimal_integer_is_what_tokenize_reads_there() -> None:
+    """Wherever the shortcut matches, `tokenize.Number` matches the same; elsewhere Number is tried."""
+    number = _plain(tokenize.Number)
+    matched = 0
+    for size in range(1, 5):
+        for chars in itertools.product("0159_.eEjJxXoObBa+ ", repeat=size):
+            text = "".join(chars)
+            found = _whole_match(_DECIMAL, text)
+            if found is not None:
+                matched += 1
+                assert found == _whole_match(number, text), text
+    assert matched > 1000
+
+
+_NUMBERS = ["0", "1", "09", "1_0", "0x1f", "0b1", "0o7", "1.", ".5", "1e5", "1E-3", "2j", "1_", "0_0"]
+
+
+@given(
+    st.lists(st.sampled_from([*_NUMBERS, *EXACT_TOKEN_TYPES, "x", " ", "\n", "'a'"]), max_size=30).map(
+        "".join
+    )
+)
+def test_numbers_and_operators_are_read_as_tokenize_reads_them(source: str) -> None:
+    raw = _fast_raw(source)
+    assert raw is None or raw == _stdlib_raw(source)
