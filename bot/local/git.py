@@ -74,17 +74,26 @@ class Git:
     root: Path
     # The object format and object directory `_isolated` reads, asked of git once per repository.
     _layout: list[tuple[str, str]] = field(default_factory=list, compare=False, repr=False)
+    # The tree of each commit `resolve_all` resolved, asked in the same process.
+    _trees: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def open(cls, directory: Path) -> Git:
+        """The repository holding `directory`, with the layout `_isolated` needs read by the same
+        git process (the object directory as it names it from `directory`)."""
         where = directory.resolve()
         if not where.is_dir():
             raise GitError(f"{where}: no such directory")
         try:
-            top = Git(where).run("rev-parse", "--show-toplevel").decode("utf-8", "surrogateescape")
+            found = Git(where).run(
+                "rev-parse", "--show-toplevel", "--show-object-format", "--git-path", "objects"
+            )
         except GitError as exc:
             raise GitError(f"{where}: not a git repository") from exc
-        return cls(Path(top.strip()))
+        top, object_format, objects = (
+            found.decode("utf-8", "surrogateescape").removesuffix("\n").rsplit("\n", 2)
+        )
+        return cls(Path(top.strip()), [(object_format, os.path.normpath(where / objects))])
 
     @classmethod
     def enclosing(cls, directory: Path) -> tuple[Git, str]:
@@ -170,16 +179,28 @@ class Git:
         `--verify` git takes several revisions, and a range, a path or a name that is not a commit
         prints no lone SHA of its own (or fails), which sends every one back to `resolve`, so the
         first that names no commit is the one the error names."""
-        args = ("rev-parse", "--end-of-options", *(f"{rev}^{{commit}}" for rev in revs))
+        args = (
+            "rev-parse",
+            "--end-of-options",
+            *(f"{rev}^{{{kind}}}" for rev in revs for kind in ("commit", "tree")),
+        )
         done = self._completed(args, stdin=None, cwd=self.root, env=_environment(os.environ))
         *shas, last = done.stdout.decode("ascii", "replace").split("\n")
         shas = shas[1:] if shas[:1] == ["--end-of-options"] else shas  # without --verify, git echoes it
-        if done.returncode == 0 and not last and len(shas) == len(revs) and all(map(_SHA.fullmatch, shas)):
-            return shas
+        if (
+            done.returncode == 0
+            and not last
+            and len(shas) == 2 * len(revs)
+            and all(map(_SHA.fullmatch, shas))
+        ):
+            self._trees.update(zip(shas[::2], shas[1::2], strict=True))
+            return shas[::2]
         return [self.resolve(rev) for rev in revs]
 
     def resolve_tree(self, rev: str) -> str:
         """The full SHA of the tree of commit `rev`."""
+        if rev in self._trees:
+            return self._trees[rev]
         out = self.run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{tree}}", check=False)
         sha = out.decode("ascii", "replace").strip()
         if not _SHA.fullmatch(sha):
