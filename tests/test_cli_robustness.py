@@ -349,12 +349,16 @@ def test_revisions_resolved_together_are_those_resolved_one_at_a_time(pr: GitRep
     pr.write("main..pr", "a file named like a range, in the working tree\n")
     git = Git.open(pr.root)
     one_at_a_time = lambda revs: [git.resolve(r) for r in revs]  # noqa: E731
+    (pr.root / "sub").mkdir()
     for base, head in itertools.product(_SPELLINGS, ["pr", "HEAD", "nope", "main..pr", "-x"]):
         revs = [base, head]
-        together = _resolved(revs, git.resolve_all)
-        assert together == _resolved(revs, one_at_a_time), revs
-        for sha in together if isinstance(together, list) else ():
-            assert git.resolve_tree(sha) == Git(pr.root).resolve_tree(sha), revs  # the trees asked alongside
+        alone = _resolved(revs, one_at_a_time)
+        assert _resolved(revs, git.resolve_all) == alone, revs
+        for where in (pr.root, pr.root / "sub"):
+            opened = Git.open(where, revs)  # resolved by the command that finds the repository
+            assert opened == git and _resolved(revs, opened.resolve_all) == alone, (revs, where)
+            for sha in alone if isinstance(alone, list) else ():
+                assert opened.resolve_tree(sha) == Git(pr.root).resolve_tree(sha), revs  # asked alongside
 
 
 def _git_commands(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
@@ -389,8 +393,8 @@ def test_a_check_asks_git_nothing_twice(pr: GitRepo, monkeypatch: pytest.MonkeyP
     commands = _git_commands(monkeypatch)
     run_check(CheckOptions(repo=pr.root, base="main", head="pr", no_tests=True))
     rev_parses = [c for c in commands if c[0] == "rev-parse"]
-    # the repository with its layout, then the commits with their trees (the fast-forward's merge)
-    assert len(rev_parses) == 2 and not any(c[-1].endswith("^{tree}") and "--verify" in c for c in commands)
+    # the repository, its layout, the commits and their trees (the fast-forward's merge)
+    assert len(rev_parses) == 1 and not any(c[-1].endswith("^{tree}") and "--verify" in c for c in commands)
 
 
 def test_a_repository_opened_from_a_subdirectory_reads_its_objects(pr: GitRepo) -> None:
