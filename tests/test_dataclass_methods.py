@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import subprocess
 import sys
 import types
 from collections.abc import Callable, Iterator
@@ -220,3 +221,21 @@ def test_installing_wraps_each_writer_once(monkeypatch: pytest.MonkeyPatch) -> N
     assert dataclass_methods.install() is True
     assert all(getattr(dataclasses, name) is not writer for name, writer in before.items())
     assert dataclass_methods.install() is False
+
+
+_FRESH = """
+import sys
+import bot
+assert "dataclasses" not in sys.modules  # a command without dataclasses never loads them
+from bot.engine.diff import FileDiff
+import dataclasses, inspect
+assert FileDiff.__eq__.__code__.co_filename.endswith("dataclass_methods.py")
+assert dataclasses.__loader__.get_filename() == dataclasses.__file__ and inspect.getsource(dataclasses)
+assert bot._ClosureMethods not in sys.meta_path
+print("ok")
+"""
+
+
+def test_the_closures_are_installed_as_dataclasses_loads() -> None:
+    done = subprocess.run([sys.executable, "-c", _FRESH], capture_output=True, text=True, check=False)
+    assert done.stdout == "ok\n", done.stderr
