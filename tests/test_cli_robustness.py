@@ -349,9 +349,16 @@ def test_revisions_resolved_together_are_those_resolved_one_at_a_time(pr: GitRep
     pr.write("main..pr", "a file named like a range, in the working tree\n")
     git = Git.open(pr.root)
     one_at_a_time = lambda revs: [git.resolve(r) for r in revs]  # noqa: E731
+    (pr.root / "sub").mkdir()
     for base, head in itertools.product(_SPELLINGS, ["pr", "HEAD", "nope", "main..pr", "-x"]):
         revs = [base, head]
-        assert _resolved(revs, git.resolve_all) == _resolved(revs, one_at_a_time), revs
+        alone = _resolved(revs, one_at_a_time)
+        assert _resolved(revs, git.resolve_all) == alone, revs
+        for where in (pr.root, pr.root / "sub"):
+            opened = Git.open(where, revs)  # resolved by the command that finds the repository
+            assert opened == git and _resolved(revs, opened.resolve_all) == alone, (revs, where)
+            for sha in alone if isinstance(alone, list) else ():
+                assert opened.resolve_tree(sha) == Git(pr.root).resolve_tree(sha), revs  # asked alongside
 
 
 def _git_commands(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
@@ -375,9 +382,26 @@ def test_the_object_format_is_asked_once_for_every_isolated_command(
     pr.commit("the base moves on: merging is not a fast-forward")
     commands = _git_commands(monkeypatch)
     run_check(CheckOptions(repo=pr.root, base="main", head="pr", no_tests=True))
-    asked = [c for c in commands if c[:2] == ("rev-parse", "--show-object-format")]
-    # two diffs (base..head, base..merge) and the merge-tree each run in the scratch repository
+    asked = [c for c in commands if "--show-object-format" in c]
+    # two diffs (base..head, base..merge) and the merge-tree each run in the scratch repository;
+    # the layout they read is asked by the command that finds the repository
     assert any(c[0] == "merge-tree" for c in commands) and len(asked) == 1
+    assert asked[0][:2] == ("rev-parse", "--show-toplevel")
+
+
+def test_a_check_asks_git_nothing_twice(pr: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    commands = _git_commands(monkeypatch)
+    run_check(CheckOptions(repo=pr.root, base="main", head="pr", no_tests=True))
+    rev_parses = [c for c in commands if c[0] == "rev-parse"]
+    # the repository, its layout, the commits and their trees (the fast-forward's merge)
+    assert len(rev_parses) == 1 and not any(c[-1].endswith("^{tree}") and "--verify" in c for c in commands)
+
+
+def test_a_repository_opened_from_a_subdirectory_reads_its_objects(pr: GitRepo) -> None:
+    (pr.root / "deep" / "er").mkdir(parents=True)
+    git = Git.open(pr.root / "deep" / "er")
+    assert git.root == pr.root.resolve()
+    assert git.diff("main", "pr") == Git.open(pr.root).diff("main", "pr") != b""
 
 
 def test_two_revisions_that_name_commits_are_resolved_by_one_git_process(

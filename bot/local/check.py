@@ -140,7 +140,7 @@ def inputs_at(git: Git, revisions: Revisions, options: CheckOptions, request: Re
 
 
 def local_inputs(options: CheckOptions) -> Inputs:
-    git = Git.open(options.repo)
+    git = Git.open(options.repo, () if options.base is None else (options.base, options.head))
     revisions = resolve_revisions(git, options.base, options.head)
     message = Description(git.commit_message(revisions.head), DescriptionSource.COMMIT_MESSAGE)
     return inputs_at(

@@ -61,6 +61,23 @@ class GitError(ReceiptError):
         self.stderr = stderr
 
 
+def _commits_and_trees(revs: Sequence[str]) -> tuple[str, ...]:
+    return tuple(f"{rev}^{{{kind}}}" for rev in revs for kind in ("commit", "tree"))
+
+
+def _split_shas(output: str, count: int) -> tuple[list[str], list[str]] | None:
+    """rev-parse's output as the lines before its last `count` (less the `--end-of-options` it
+    echoes without `--verify`) and those `count`, when they are SHAs; None otherwise. A range, a
+    path or a name that is not a commit prints no lone SHA of its own, or more lines."""
+    *lines, last = output.split("\n")
+    if last or len(lines) < count:
+        return None
+    before, shas = lines[: len(lines) - count], lines[len(lines) - count :]
+    if not all(map(_SHA.fullmatch, shas)):
+        return None
+    return (before[:-1] if before[-1:] == ["--end-of-options"] else before), shas
+
+
 def _environment(base: Mapping[str, str]) -> dict[str, str]:
     env = {k: v for k, v in base.items() if not k.startswith("GIT_")}
     env.update(LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_CONFIG_NOSYSTEM="1", GIT_OPTIONAL_LOCKS="0")
@@ -74,17 +91,47 @@ class Git:
     root: Path
     # The object format and object directory `_isolated` reads, asked of git once per repository.
     _layout: list[tuple[str, str]] = field(default_factory=list, compare=False, repr=False)
+    # The tree of each commit `resolve_all` resolved, asked in the same process.
+    _trees: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    # What `open` resolved for the `resolve_all` it was told of.
+    _resolved: dict[tuple[str, ...], list[str]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
-    def open(cls, directory: Path) -> Git:
+    def open(cls, directory: Path, revisions: Sequence[str] = ()) -> Git:
+        """The repository holding `directory`, with the layout `_isolated` needs read by the same
+        git process (the object directory as it names it from `directory`); and `resolve_all` of
+        `revisions` too when none names a path (`rev:./path` would be read from `directory`, not
+        from the top), else that is left to `resolve_all`."""
         where = directory.resolve()
         if not where.is_dir():
             raise GitError(f"{where}: no such directory")
+        layout = ("rev-parse", "--show-toplevel", "--show-object-format", "--git-path", "objects")
+        if revisions and not any(":" in rev for rev in revisions):
+            args = (*layout, "--end-of-options", *_commits_and_trees(revisions))
+            done = cls._completed(args, stdin=None, cwd=where, env=_environment(os.environ))
+            found = _split_shas(done.stdout.decode("utf-8", "surrogateescape"), 2 * len(revisions))
+            if done.returncode == 0 and found is not None and len(found[0]) >= 3:
+                git = cls._at(where, found[0])
+                git._remember(revisions, found[1])
+                return git
         try:
-            top = Git(where).run("rev-parse", "--show-toplevel").decode("utf-8", "surrogateescape")
+            out = Git(where).run(*layout)
         except GitError as exc:
             raise GitError(f"{where}: not a git repository") from exc
-        return cls(Path(top.strip()))
+        return cls._at(where, out.decode("utf-8", "surrogateescape").removesuffix("\n").split("\n"))
+
+    @classmethod
+    def _at(cls, where: Path, lines: list[str]) -> Git:
+        """The repository from rev-parse's lines run in `where`: the top (which may hold line
+        breaks of its own), the object format, the object directory."""
+        top, object_format, objects = "\n".join(lines).rsplit("\n", 2)
+        return cls(Path(top.strip()), [(object_format, os.path.normpath(where / objects))])
+
+    def _remember(self, revs: Sequence[str], shas: list[str]) -> list[str]:
+        """The commits of `revs` from their commit and tree SHAs, the trees kept for `resolve_tree`."""
+        self._trees.update(zip(shas[::2], shas[1::2], strict=True))
+        self._resolved[tuple(revs)] = commits = shas[::2]
+        return list(commits)
 
     @classmethod
     def enclosing(cls, directory: Path) -> tuple[Git, str]:
@@ -170,16 +217,19 @@ class Git:
         `--verify` git takes several revisions, and a range, a path or a name that is not a commit
         prints no lone SHA of its own (or fails), which sends every one back to `resolve`, so the
         first that names no commit is the one the error names."""
-        args = ("rev-parse", "--end-of-options", *(f"{rev}^{{commit}}" for rev in revs))
+        if tuple(revs) in self._resolved:
+            return list(self._resolved[tuple(revs)])
+        args = ("rev-parse", "--end-of-options", *_commits_and_trees(revs))
         done = self._completed(args, stdin=None, cwd=self.root, env=_environment(os.environ))
-        *shas, last = done.stdout.decode("ascii", "replace").split("\n")
-        shas = shas[1:] if shas[:1] == ["--end-of-options"] else shas  # without --verify, git echoes it
-        if done.returncode == 0 and not last and len(shas) == len(revs) and all(map(_SHA.fullmatch, shas)):
-            return shas
+        found = _split_shas(done.stdout.decode("ascii", "replace"), 2 * len(revs))
+        if done.returncode == 0 and found is not None and not found[0]:
+            return self._remember(revs, found[1])
         return [self.resolve(rev) for rev in revs]
 
     def resolve_tree(self, rev: str) -> str:
         """The full SHA of the tree of commit `rev`."""
+        if rev in self._trees:
+            return self._trees[rev]
         out = self.run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{tree}}", check=False)
         sha = out.decode("ascii", "replace").strip()
         if not _SHA.fullmatch(sha):
