@@ -6,7 +6,6 @@ work happens in the worker. The signature is checked over the raw bytes before a
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Request
@@ -99,7 +98,7 @@ async def webhook(request: Request) -> JSONResponse:
     context = {"delivery": guid, "event": name, "installation": info.installation_id, "repo": info.repo,
                "pr": getattr(first, "pr", None), "head": getattr(first, "head_sha", None)}  # fmt: skip
     with logs.bound(**context):
-        recorded = await asyncio.wrap_future(runtime.intake.submit(info, decided))
+        recorded = await runtime.intake.record(info, decided)
         if recorded.duplicate:
             logs.event("duplicate delivery: already recorded", outcome="duplicate")
             return _answer(200, name, "duplicate", delivery=guid)
