@@ -3,17 +3,20 @@
     python bench/app_ack.py [--rate 200] [--seconds 10] [--runs 3]
 
 What `POST /webhook` does once a delivery is verified and parsed (hand it to the intake, which
-records it with its job, wakes a worker and answers) is called at a fixed rate, while the App's
-worker process (2 threads) runs the jobs against the fake GitHub (which runs in another process)
-on the same store and queue: `pull_request.synchronize` deliveries of one head, as in
-`bench/app_webhook.py`. Printed per run: percentiles of the time from submission to the answer,
-and the longest pause of the garbage collector. Measures in-process, so a loaded machine's HTTP and scheduling
-noise stays out of it (its CPU contention does not).
+records it with its job, wakes a worker and answers; awaited on an event loop) is called at a
+fixed rate, while the App's worker process (2 threads) runs the jobs against the fake GitHub
+(which runs in another process) on the same store and queue: `pull_request.synchronize`
+deliveries of one head, as in `bench/app_webhook.py`. Printed per run: percentiles of the time
+from submission to the answer, the longest pause of the garbage collector, and the CPU of the
+process (the web process's part of a delivery: the event loop and the intake; the workers run in
+a process of their own). Measures in-process, so a loaded machine's HTTP and scheduling noise
+stays out of it (its CPU contention does not).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
 import json
 import os
@@ -21,7 +24,6 @@ import sys
 import tempfile
 import time
 import uuid
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +58,8 @@ def _measure(env: dict[str, str], payload: dict[str, Any], rate: float, seconds:
 
 
 def _load(runtime: Any, event: Any, rate: float, seconds: float) -> dict[str, Any]:
-    """Deliveries at `rate` for `seconds`, submitted as the webhook does, while the workers work."""
+    """Deliveries at `rate` for `seconds`, each awaited on an event loop as the webhook awaits it,
+    while the workers work."""
     from bot.server.plan import plan
     from bot.server.store.jobs import DeliveryInfo
 
@@ -73,26 +76,25 @@ def _load(runtime: Any, event: Any, rate: float, seconds: float) -> dict[str, An
 
     totals: list[float] = []
 
-    def answered(submitted: float) -> Any:
-        def done(_answer: Future[Any]) -> None:
-            totals.append(time.perf_counter() - submitted)
+    async def deliver(info: Any) -> None:
+        submitted = time.perf_counter()
+        await runtime.intake.record(info, decided)
+        totals.append(time.perf_counter() - submitted)
 
-        return done
+    async def arrivals() -> None:
+        pending = []
+        start = time.perf_counter()
+        for n in range(int(rate * seconds)):
+            delay = start + n / rate - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            info = DeliveryInfo(str(uuid.uuid4()), "pull_request", "synchronize", None, repo)
+            pending.append(asyncio.create_task(deliver(info)))
+        await asyncio.gather(*pending)
 
     gc.callbacks.append(collector)
     cpu = time.process_time()
-    start = time.perf_counter()
-    answers = []
-    for n in range(int(rate * seconds)):
-        delay = start + n / rate - time.perf_counter()
-        if delay > 0:
-            time.sleep(delay)
-        info = DeliveryInfo(str(uuid.uuid4()), "pull_request", "synchronize", None, repo)
-        answer = runtime.intake.submit(info, decided)
-        answer.add_done_callback(answered(time.perf_counter()))
-        answers.append(answer)
-    for answer in answers:
-        answer.result()
+    asyncio.run(arrivals())
     cpu = time.process_time() - cpu
     gc.callbacks.remove(collector)
     return {"columns": [totals], "gc_max": max(pauses, default=0.0), "cpu": cpu}

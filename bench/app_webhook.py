@@ -7,6 +7,9 @@
    for ones it records and ignores (`star`); the baseline is a FastAPI endpoint that only answers
    202, served the same way.
 2. Throughput: closed loop, 16 clients for a few seconds, App vs baseline.
+   Beside each: the CPU time (user+sys, from /proc) the serving process spent per 1,000
+   deliveries during that load, App web process (not its worker process) and baseline: a
+   figure a loaded machine inflates far less than the latencies.
 3. Nothing lost: every acknowledged delivery is in the store.
 4. Delivery → completed `receipt` check run for a typical pull request (the fake GitHub), p50.
 
@@ -55,6 +58,12 @@ async def webhook(request: Request) -> JSONResponse:
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User+sys CPU of the process `pid` so far (its threads, not its children)."""
+    fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def signed(secret: str, event: str, payload: dict[str, object]) -> tuple[bytes, dict[str, str]]:
@@ -211,15 +220,21 @@ class Load:
     seconds: float
 
 
-def _load(tmp: Path, load: Load, body: bytes, headers: dict[str, str]) -> dict[str, Any]:
+def _load(
+    tmp: Path, load: Load, body: bytes, headers: dict[str, str], server: int | None = None
+) -> dict[str, Any]:
+    """One load; with `server` (its pid), also that process's CPU per 1,000 requests sent."""
     body_file = tmp / f"body-{uuid.uuid4()}.json"
     body_file.write_bytes(body)
     fixed = json.dumps({k: v for k, v in headers.items() if k != "X-GitHub-Delivery"})
     argv = [sys.executable, __file__, "--generate", load.mode, load.url, str(load.amount), str(load.seconds)]
+    before = cpu_seconds(server) if server is not None else 0.0
     done = subprocess.run([*argv, str(body_file), fixed], check=False, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"the load generator failed ({done.returncode}):\n{done.stderr}")
     result: dict[str, Any] = json.loads(done.stdout)
+    if server is not None:
+        result["cpu_per_1000"] = (cpu_seconds(server) - before) * 1000 / max(1, len(result["latencies"]))
     return result
 
 
@@ -252,14 +267,12 @@ def main() -> int:
             for label, event, payload in (("pull_request.synchronize (a job)", "pull_request", pull_payload),
                                           ("star (ignored)", "star", star_payload)):  # fmt: skip
                 body, headers = signed(secret, event, payload)
-                app_run = _load(
-                    tmp, Load("open", f"{app.url}/webhook", args.rate, args.seconds), body, headers
-                )
+                app_load = Load("open", f"{app.url}/webhook", args.rate, args.seconds)
+                app_run = _load(tmp, app_load, body, headers, app.proc.pid)
                 base_load = Load("open", f"{baseline_url}/webhook", args.rate, args.seconds)
-                base_run = _load(tmp, base_load, body, headers)
+                base_run = _load(tmp, base_load, body, headers, baseline.pid)
                 acknowledged.extend(app_run["acknowledged"])
-                rows.append((label, app_run["latencies"], base_run["latencies"],
-                             len(app_run["acknowledged"]), len(app_run["latencies"])))  # fmt: skip
+                rows.append((label, app_run, base_run))
             body, headers = signed(secret, "star", star_payload)
             app_rps = _load(tmp, Load("closed", f"{app.url}/webhook", 16, 5), body, headers)["rate"]
             base_rps = _load(tmp, Load("closed", f"{baseline_url}/webhook", 16, 5), body, headers)["rate"]
@@ -282,11 +295,15 @@ def main() -> int:
         cores = os.cpu_count()
         load = f"{args.rate:.0f} deliveries/s for {args.seconds:.0f} s"
         print(f"# receipt App webhook benchmark ({cores} cores, loopback, {load})\n")
-        print("| deliveries | App p50 | App p99 | bare FastAPI p50 | bare p99 | acknowledged |")
-        print("|---|---|---|---|---|---|")
-        for label, app_lat, base_lat, ok, sent in rows:
-            cells = [f"{percentile(v, q) * 1e3:.1f} ms" for v in (app_lat, base_lat) for q in (0.5, 0.99)]
-            print(f"| {label} | {' | '.join(cells)} | {ok}/{sent} |")
+        print("| deliveries | App p50 | App p99 | bare FastAPI p50 | bare p99 | acknowledged "
+              "| CPU per 1,000: App web process | bare |")  # fmt: skip
+        print("|---|---|---|---|---|---|---|---|")
+        for label, app_run, base_run in rows:
+            latencies = (app_run["latencies"], base_run["latencies"])
+            cells = [f"{percentile(v, q) * 1e3:.1f} ms" for v in latencies for q in (0.5, 0.99)]
+            cells.append(f"{len(app_run['acknowledged'])}/{len(app_run['latencies'])}")
+            cells += [f"{run['cpu_per_1000']:.2f} s" for run in (app_run, base_run)]
+            print(f"| {label} | {' | '.join(cells)} |")
         print(f"\nthroughput (16 clients, closed loop): App {app_rps:.0f}/s, bare FastAPI {base_rps:.0f}/s "
               f"= {app_rps / base_rps:.0%} of the baseline")  # fmt: skip
         print(f"lost: {len(lost)} of {len(acknowledged)} acknowledged deliveries (each checked in the store)")

@@ -12,15 +12,22 @@ the longer the queue, the less each delivery costs, and a backlog drains instead
 
 A delivery is answered only once its batch is committed and its jobs are enqueued, as before.
 On PostgreSQL, where writers do not exclude one another, several threads record a delivery each.
+
+A request awaits its answer on the event loop (`record`): the intake sets the loop's own future
+there, one wake-up, where a thread's Future wrapped for the loop (`asyncio.wrap_future`) cost
+each delivery its lock, its callbacks and a second hop, about 50 µs of CPU and 100 µs of wall.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from bot.server import logs
 from bot.server.plan import Plan
@@ -31,15 +38,59 @@ MAX_BATCH = 32  # recorded in a few ms, so a delivery behind a full batch still 
 POSTGRES_THREADS = 8
 
 
+class _Answer(Protocol):
+    """Where a delivery's result goes: what the intake uses of a `Future`."""
+
+    def set_running_or_notify_cancel(self) -> bool: ...
+    def done(self) -> bool: ...
+    def set_result(self, result: Recorded) -> None: ...
+    def set_exception(self, exception: BaseException | None) -> None: ...
+
+
+class _Awaited:
+    """A request's answer, a future of its event loop set on that loop."""
+
+    __slots__ = ("future", "loop", "settled")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.future: asyncio.Future[Recorded] = loop.create_future()
+        self.settled = False
+
+    def set_running_or_notify_cancel(self) -> bool:
+        """False once the request gave up (its task cancelled the future it awaited)."""
+        return not self.future.cancelled()
+
+    def done(self) -> bool:
+        return self.settled
+
+    def set_result(self, result: Recorded) -> None:
+        self._settle(self.future.set_result, result)
+
+    def set_exception(self, exception: BaseException | None) -> None:
+        self._settle(self.future.set_exception, exception)
+
+    def _settle(self, setter: Callable[[Any], None], value: object) -> None:
+        self.settled = True
+        with contextlib.suppress(RuntimeError):  # the loop is closed: no request is left to answer
+            self.loop.call_soon_threadsafe(_unless_cancelled, self.future, setter, value)
+
+
+def _unless_cancelled(future: asyncio.Future[Recorded], setter: Callable[[Any], None], value: object) -> None:
+    if not future.cancelled():  # given up after the intake took it: recorded, answered to no one
+        setter(value)
+
+
 @dataclass(frozen=True, slots=True)
 class _Waiting:
     info: DeliveryInfo
     plan: Plan
-    answer: Future[Recorded]
+    answer: _Answer
 
 
 class Intake:
-    """`submit` a delivery; the future is its `Recorded` once committed (and its jobs enqueued)."""
+    """`submit` a delivery (or `record` it, from the event loop); the future is its `Recorded`
+    once committed (and its jobs enqueued)."""
 
     def __init__(self, db: Database, enqueue: Callable[[int], None]) -> None:
         self._db = db
@@ -53,10 +104,19 @@ class Intake:
 
     def submit(self, info: DeliveryInfo, plan: Plan) -> Future[Recorded]:
         answer: Future[Recorded] = Future()
-        self._waiting.put(_Waiting(info, plan, answer))
+        self._put(_Waiting(info, plan, answer))
+        return answer
+
+    async def record(self, info: DeliveryInfo, plan: Plan) -> Recorded:
+        """`submit`, awaited on the running event loop."""
+        answer = _Awaited(asyncio.get_running_loop())
+        self._put(_Waiting(info, plan, answer))
+        return await answer.future
+
+    def _put(self, waiting: _Waiting) -> None:
+        self._waiting.put(waiting)
         if not self._started:
             self._start()
-        return answer
 
     def queued(self) -> int:
         """Deliveries submitted and not yet taken into a batch."""

@@ -3,13 +3,14 @@ are recorded in one transaction, and one that fails fails alone."""
 
 from __future__ import annotations
 
+import asyncio
 from concurrent.futures import Future
 from typing import Any, cast
 
 import pytest
 from sqlalchemy import event
 
-from bot.server.intake import Intake
+from bot.server.intake import Intake, _Awaited
 from bot.server.plan import Evaluate, Intent, Plan, pr_key
 from bot.server.store import jobs
 from bot.server.store.db import Database
@@ -102,3 +103,55 @@ def test_the_intake_outlives_a_failure_of_its_own(db: Database, monkeypatch: pyt
     with pytest.raises(RuntimeError, match="broken once"):
         intake.submit(_delivery("g-1"), _plan()).result(timeout=30)
     assert not intake.submit(_delivery("g-2"), _plan()).result(timeout=30).duplicate
+
+
+def test_a_request_awaits_its_answer_on_its_event_loop(db: Database) -> None:
+    intake = Intake(db, lambda _job: None)
+
+    async def deliver() -> tuple[jobs.Recorded, jobs.Recorded]:
+        first = await intake.record(_delivery("g-1"), _plan())
+        return first, await intake.record(_delivery("g-1"), _plan())
+
+    first, again = asyncio.run(deliver())
+    assert not first.duplicate and len(first.job_ids) == 1
+    assert again.duplicate and again.job_ids == ()
+
+
+def _taken_and_waiting_for_the_file(db: Database, intake: Intake) -> None:
+    assert db.writers is not None
+    wait_until(lambda: intake.queued() == 0 and db.writers is not None and db.writers.waiters() == 1,
+               what="the intake waiting for the file")  # fmt: skip
+
+
+def test_a_request_given_up_before_the_intake_takes_it_is_not_recorded(db: Database) -> None:
+    """As with `submit`: a request whose task was cancelled while it waited is not recorded; the
+    others are, and are answered."""
+    intake = Intake(db, lambda _job: None)
+    assert db.writers is not None
+
+    async def deliver() -> list[object]:
+        with db.writers.held():  # type: ignore[union-attr]
+            tasks = [asyncio.create_task(intake.record(_delivery("g-0"), _plan()))]
+            await asyncio.sleep(0)  # the task hands its delivery to the intake
+            _taken_and_waiting_for_the_file(db, intake)
+            tasks += [asyncio.create_task(intake.record(_delivery(f"g-{n}"), _plan())) for n in (1, 2)]
+            await asyncio.sleep(0)
+            tasks[2].cancel()
+            await asyncio.sleep(0)
+        return await asyncio.gather(*tasks, return_exceptions=True)
+
+    answers = asyncio.run(deliver())
+    assert not any(isinstance(a, BaseException) for a in answers[:2])
+    assert isinstance(answers[2], asyncio.CancelledError)
+    assert [jobs.has_delivery(db, f"g-{n}") for n in range(3)] == [True, True, False]
+
+
+def test_an_answer_for_a_closed_loop_is_dropped() -> None:
+    """A server stopped while a delivery was recorded: its request went with the loop, and the
+    intake answering it raises nothing (which would fail the rest of its batch)."""
+    loop = asyncio.new_event_loop()
+    answer = _Awaited(loop)
+    assert answer.set_running_or_notify_cancel() and not answer.done()
+    loop.close()
+    answer.set_result(jobs.Recorded(duplicate=False))
+    assert answer.done() and not answer.future.done()

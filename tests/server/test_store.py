@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import TypeVar
@@ -151,6 +152,24 @@ def test_a_batch_records_each_delivery_as_if_alone(db: Database) -> None:
 def test_a_second_event_for_a_pending_head_joins_its_job(db: Database) -> None:
     jobs.record_delivery(db, _delivery("g-1"), _opened(HEAD_A))
     assert jobs.record_delivery(db, _delivery("g-2"), _opened(HEAD_A)).job_ids == ()
+
+
+def test_joining_leaves_the_job_clean_unless_it_gains_an_installation(db: Database) -> None:
+    """Most deliveries of a busy pull request join its pending job and change nothing in it; a
+    row left unmodified costs its transaction no unit of work at the flush."""
+    without = Evaluate(REPO, HEAD_A, None, "synchronize", pr_key(REPO, 7), 7, {"pull": {"number": 7}})
+    [job_id] = jobs.record_delivery(db, _delivery("g-1"), Plan("queued", "x", (without,))).job_ids
+    with db.session() as session:
+        assert jobs._apply(session, without, "g-2") is None
+        assert not session.dirty
+    with db.session() as session:
+        assert jobs._apply(session, replace(without, installation_id=42), "g-3") is None
+        assert session.dirty
+    assert _job(db, job_id).installation_id == 42
+    with db.session() as session:
+        assert jobs._apply(session, without, "g-4") is None
+        assert not session.dirty
+    assert _job(db, job_id).installation_id == 42
 
 
 def test_a_claim_is_exclusive_and_a_lease_that_runs_out_is_reclaimed(db: Database) -> None:

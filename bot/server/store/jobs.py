@@ -115,7 +115,9 @@ def _evaluate(session: Session, intent: Evaluate, delivery: str | None) -> Job |
         spec["fresh_run"] = bool(waiting.spec.get("fresh_run")) or intent.fresh_run
         if spec != waiting.spec:
             waiting.spec = spec
-        waiting.installation_id = waiting.installation_id or intent.installation_id
+        installation = waiting.installation_id or intent.installation_id
+        if installation != waiting.installation_id:  # an unchanged row is left clean: no flush
+            waiting.installation_id = installation
         return None
     return _new_job(session, intent, key, delivery)
 
