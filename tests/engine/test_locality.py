@@ -7,9 +7,10 @@ from hypothesis import strategies as st
 from bot.engine.change import change_from_diff
 from bot.engine.diff import DiffLine, LineKind
 from bot.engine.groups import MANIFEST_PATH
-from bot.engine.lexing import LineTokens, _split_comments, lexicon_for, tokenize_line
+from bot.engine.lexing import LineTokens, _split_comments, lexicon_for, tokenize_line, tokenize_lines
 from bot.engine.locality import evaluate_locality, measure_block, measure_file
 from bot.engine.manifest import parse_manifest
+from bot.engine.sourcetext import split_line
 from bot.local.git import Git
 from tests.gitrepo import GitRepo, check, rules
 
@@ -193,3 +194,22 @@ def test_no_budgets_means_nothing_to_exceed(repo: GitRepo) -> None:
     head = repo.commit("big")
     result = evaluate_locality(_git_change(repo, "HEAD~1", head).diff, parse_manifest("version: 1\n"))
     assert result.budgets == () and result.violations == () and result.logical_lines == 500
+
+
+_LINE_CHARS = st.sampled_from(["a", "1", " ", "\t", "'", '"', "`", "#", "//", "/*", "*/", "*", "--", ";", "%",
+                               "\\", "(", "\r", "\u2028", "\u2029", "é", "\x0c"])  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(_LINE_CHARS, max_size=14).map("".join),
+    st.sampled_from(["m.py", "m.js", "m.c", "m.sh", "m.sql", "m.txt"]),
+)
+@example("x = 1\r# y", "m.py")
+@example("x = 1\u2028// y", "m.js")
+def test_a_line_without_other_breaks_is_tokenized_as_the_language_reads_it(text: str, path: str) -> None:
+    """Differential: the one-line shortcut against reading the line as `split_line` cuts it."""
+    lexicon = lexicon_for(path)
+    assert tokenize_lines(text, lexicon) == [
+        tokenize_line(p, lexicon) for p in split_line(text, lexicon.name)
+    ]
