@@ -5,7 +5,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bot.engine.change import change_from_diff
-from bot.engine.diff import DiffLine, LineKind
+from bot.engine.diff import DiffLine, FileDiff, LineKind, parse_diff
 from bot.engine.groups import MANIFEST_PATH
 from bot.engine.lexing import LineTokens, _split_comments, lexicon_for, tokenize_line, tokenize_lines
 from bot.engine.locality import evaluate_locality, measure_block, measure_file
@@ -213,3 +213,45 @@ def test_a_line_without_other_breaks_is_tokenized_as_the_language_reads_it(text:
     assert tokenize_lines(text, lexicon) == [
         tokenize_line(p, lexicon) for p in split_line(text, lexicon.name)
     ]
+
+
+def _measured_by_lines(file: FileDiff) -> tuple[int, int, int | None]:
+    """`measure_file` as it read blocks off the hunks' DiffLines."""
+    logical = formatting = 0
+    first: int | None = None
+    for hunk in file.hunks:
+        blocks: list[tuple[list[DiffLine], list[DiffLine]]] = [([], [])]
+        for line in hunk.lines:
+            if line.kind is LineKind.CONTEXT:
+                blocks.append(([], []))
+            else:
+                blocks[-1][line.kind is LineKind.ADDED].append(line)
+        for removed, added in blocks:
+            if removed or added:
+                block = measure_block(removed, added, lexicon_for(file.path))
+                logical += block.logical
+                formatting += block.formatting
+                first = block.first_formatting_line if first is None else first
+    return logical, formatting, first
+
+
+_TEXTS = st.sampled_from(["x = 1", "x  =  1", "x = 2", "# note", "", "y = 'a'", 'y = "a"', "f(x)  # c"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(" -+"), _TEXTS), min_size=1, max_size=30), st.integers(1, 50))
+def test_blocks_read_off_the_runs_measure_as_the_diff_lines_did(
+    rows: list[tuple[str, str]], start: int
+) -> None:
+    """Differential: `measure_file` on the hunk's runs against the blocks built from its DiffLines."""
+    old_len = sum(tag != "+" for tag, _ in rows)
+    new_len = sum(tag != "-" for tag, _ in rows)
+    body = "".join(f"{tag}{text}\n" for tag, text in rows)
+    raw = f"diff --git a/f.py b/f.py\n--- a/f.py\n+++ b/f.py\n@@ -{start},{old_len} +{start + 3},{new_len} @@\n{body}"
+    file = parse_diff(raw).files[0]
+    measure = measure_file(file)
+    assert (
+        measure.logical_lines,
+        measure.formatting_lines,
+        measure.first_formatting_line,
+    ) == _measured_by_lines(file)
