@@ -141,6 +141,31 @@ class Hunk:
         assert self._lines is not None
         return self._lines
 
+    def changed_blocks(self) -> Iterator[tuple[list[str], list[str], list[int], int]]:
+        """Each run of removed and added lines between context lines: (removed texts, added texts,
+        the added lines' head numbers, the number of the block's first line where it lives: its
+        first added line's, else its first removed line's), read off the runs without building the
+        DiffLines (locality reads every changed line of a large change, nothing else all of them)."""
+        removed: list[str] = []
+        added: list[str] = []
+        numbers: list[int] = []
+        first_removed = 0
+        for run in self._runs:
+            if run.kind is LineKind.CONTEXT:
+                if removed or added:
+                    yield removed, added, numbers, numbers[0] if added else first_removed
+                removed, added, numbers = [], [], []
+            elif run.kind is LineKind.REMOVED:
+                if not removed:
+                    assert run.old_no is not None
+                    first_removed = run.old_no
+                removed += run.texts()
+            else:
+                added += run.texts()
+                numbers += run.head_numbers()
+        if removed or added:
+            yield removed, added, numbers, numbers[0] if added else first_removed
+
     def _key(self) -> tuple[int, int, int, int, tuple[DiffLine, ...]]:
         return self.old_start, self.old_len, self.new_start, self.new_len, self.lines
 

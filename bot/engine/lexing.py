@@ -151,13 +151,18 @@ _NO_COMMENT: tuple[str, ...] = ()
 
 
 def tokenize_line(text: str, lexicon: Lexicon) -> LineTokens:
-    stripped = text.lstrip()
-    if lexicon.block_comments and stripped.startswith("*") and not stripped.startswith("**"):
-        return LineTokens((), tuple(stripped.split()))
+    if lexicon.block_comments:
+        stripped = text.lstrip()
+        if stripped.startswith("*") and not stripped.startswith("**"):
+            return LineTokens((), tuple(stripped.split()))
     tokens = lexicon.pattern.findall(text)
     starts = lexicon.comment_starts
     quoted = "'" in text or '"' in text or "`" in text
-    commented = any(s in text for s in starts)
+    commented = False
+    for start in starts:  # a loop, not `any`: this runs for every changed line
+        if start in text:
+            commented = True
+            break
     if not quoted and not commented:
         return LineTokens(tuple(tokens), _NO_COMMENT)
     if lexicon.block_comments and "/*" in text:
@@ -189,4 +194,6 @@ def _split_comments(tokens: list[str], lexicon: Lexicon) -> LineTokens:
 def tokenize_lines(text: str, lexicon: Lexicon) -> list[LineTokens]:
     """The tokens of each line the language reads in one diff line (a lone CR ends a Python line;
     `sourcetext.py`), so that code after it is not read as part of a comment before it."""
+    if "\r" not in text and "\u2028" not in text and "\u2029" not in text:
+        return [tokenize_line(text, lexicon)]  # no line break of any language but LF: one line
     return [tokenize_line(line, lexicon) for line in split_line(text, lexicon.name)]

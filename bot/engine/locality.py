@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.engine.diff import Diff, DiffLine, FileDiff, Hunk, LineKind
+from bot.engine.diff import Diff, DiffLine, FileDiff
 from bot.engine.findings import RuleId, Violation
 from bot.engine.globs import matches
 from bot.engine.groups import MANIFEST_PATH
@@ -32,23 +32,6 @@ class FileMeasure:
     first_formatting_line: int | None
 
 
-def _blocks(hunk: Hunk) -> Iterator[tuple[list[DiffLine], list[DiffLine]]]:
-    """Runs of removed and added lines between context lines."""
-    removed: list[DiffLine] = []
-    added: list[DiffLine] = []
-    for line in hunk.lines:
-        if line.kind is LineKind.CONTEXT:
-            if removed or added:
-                yield removed, added
-            removed, added = [], []
-        elif line.kind is LineKind.REMOVED:
-            removed.append(line)
-        else:
-            added.append(line)
-    if removed or added:
-        yield removed, added
-
-
 def measure_block(removed: Sequence[DiffLine], added: Sequence[DiffLine], lexicon: Lexicon) -> BlockMeasure:
     """Logical and formatting-only lines of one block (DESIGN: a one-operator fix is 1 line).
 
@@ -58,8 +41,25 @@ def measure_block(removed: Sequence[DiffLine], added: Sequence[DiffLine], lexico
     style), so editing a comment is not churn.
     """
     first = added[0].number if added else removed[0].number
-    old = [t for line in removed for t in tokenize_lines(line.text, lexicon)]
-    new = [(line.number, t) for line in added for t in tokenize_lines(line.text, lexicon)]
+    return _measured(
+        [line.text for line in removed],
+        [line.text for line in added],
+        [line.number for line in added],
+        first,
+        lexicon,
+    )
+
+
+def _measured(
+    removed: list[str], added: list[str], numbers: list[int], first: int, lexicon: Lexicon
+) -> BlockMeasure:
+    """`measure_block` of a block's texts: `numbers` are the added lines', `first` its first line's."""
+    old = [t for text in removed for t in tokenize_lines(text, lexicon)]
+    new = [
+        (number, t)
+        for text, number in zip(added, numbers, strict=True)
+        for t in tokenize_lines(text, lexicon)
+    ]
     if len(old) == 1 and len(new) == 1:
         return _measure_pair(old[0], new[0][1], first)
     new_tokens = [t for _, t in new]
@@ -108,8 +108,8 @@ def measure_file(file: FileDiff) -> FileMeasure:
     logical = formatting = 0
     first: int | None = None
     for hunk in file.hunks:
-        for removed, added in _blocks(hunk):
-            block = measure_block(removed, added, lexicon)
+        for removed, added, numbers, first_line in hunk.changed_blocks():
+            block = _measured(removed, added, numbers, first_line, lexicon)
             logical += block.logical
             formatting += block.formatting
             if first is None:

@@ -5,11 +5,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bot.engine.change import change_from_diff
-from bot.engine.diff import DiffLine, LineKind
+from bot.engine.diff import DiffLine, FileDiff, LineKind, parse_diff
 from bot.engine.groups import MANIFEST_PATH
-from bot.engine.lexing import LineTokens, _split_comments, lexicon_for, tokenize_line
+from bot.engine.lexing import LineTokens, _split_comments, lexicon_for, tokenize_line, tokenize_lines
 from bot.engine.locality import evaluate_locality, measure_block, measure_file
 from bot.engine.manifest import parse_manifest
+from bot.engine.sourcetext import split_line
 from bot.local.git import Git
 from tests.gitrepo import GitRepo, check, rules
 
@@ -193,3 +194,64 @@ def test_no_budgets_means_nothing_to_exceed(repo: GitRepo) -> None:
     head = repo.commit("big")
     result = evaluate_locality(_git_change(repo, "HEAD~1", head).diff, parse_manifest("version: 1\n"))
     assert result.budgets == () and result.violations == () and result.logical_lines == 500
+
+
+_LINE_CHARS = st.sampled_from(["a", "1", " ", "\t", "'", '"', "`", "#", "//", "/*", "*/", "*", "--", ";", "%",
+                               "\\", "(", "\r", "\u2028", "\u2029", "é", "\x0c"])  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(_LINE_CHARS, max_size=14).map("".join),
+    st.sampled_from(["m.py", "m.js", "m.c", "m.sh", "m.sql", "m.txt"]),
+)
+@example("x = 1\r# y", "m.py")
+@example("x = 1\u2028// y", "m.js")
+def test_a_line_without_other_breaks_is_tokenized_as_the_language_reads_it(text: str, path: str) -> None:
+    """Differential: the one-line shortcut against reading the line as `split_line` cuts it."""
+    lexicon = lexicon_for(path)
+    assert tokenize_lines(text, lexicon) == [
+        tokenize_line(p, lexicon) for p in split_line(text, lexicon.name)
+    ]
+
+
+def _measured_by_lines(file: FileDiff) -> tuple[int, int, int | None]:
+    """`measure_file` as it read blocks off the hunks' DiffLines."""
+    logical = formatting = 0
+    first: int | None = None
+    for hunk in file.hunks:
+        blocks: list[tuple[list[DiffLine], list[DiffLine]]] = [([], [])]
+        for line in hunk.lines:
+            if line.kind is LineKind.CONTEXT:
+                blocks.append(([], []))
+            else:
+                blocks[-1][line.kind is LineKind.ADDED].append(line)
+        for removed, added in blocks:
+            if removed or added:
+                block = measure_block(removed, added, lexicon_for(file.path))
+                logical += block.logical
+                formatting += block.formatting
+                first = block.first_formatting_line if first is None else first
+    return logical, formatting, first
+
+
+_TEXTS = st.sampled_from(["x = 1", "x  =  1", "x = 2", "# note", "", "y = 'a'", 'y = "a"', "f(x)  # c"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(" -+"), _TEXTS), min_size=1, max_size=30), st.integers(1, 50))
+def test_blocks_read_off_the_runs_measure_as_the_diff_lines_did(
+    rows: list[tuple[str, str]], start: int
+) -> None:
+    """Differential: `measure_file` on the hunk's runs against the blocks built from its DiffLines."""
+    old_len = sum(tag != "+" for tag, _ in rows)
+    new_len = sum(tag != "-" for tag, _ in rows)
+    body = "".join(f"{tag}{text}\n" for tag, text in rows)
+    raw = f"diff --git a/f.py b/f.py\n--- a/f.py\n+++ b/f.py\n@@ -{start},{old_len} +{start + 3},{new_len} @@\n{body}"
+    file = parse_diff(raw).files[0]
+    measure = measure_file(file)
+    assert (
+        measure.logical_lines,
+        measure.formatting_lines,
+        measure.first_formatting_line,
+    ) == _measured_by_lines(file)

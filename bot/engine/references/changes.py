@@ -17,6 +17,10 @@ less than half of: reading its pieces would save little, and a change found woul
 A shared statement is never parsed: if it does not parse alone, neither version parses, and the
 whole comparison skips the module, as a proof of no change does. Like excess, this relies on each
 cut being a statement boundary, so that a version parses exactly when all its pieces do.
+
+A base function edited in its body alone is not parsed either (`_same_def`): what it defines is
+read off its head twin, whose header text it repeats. If it does not parse, neither does its whole
+version, which the whole comparison skips too.
 """
 
 from __future__ import annotations
@@ -106,18 +110,73 @@ def matched(base: list[str], head: list[str]) -> tuple[list[str], list[str], lis
     return base_only, head_only + head[j:], shared
 
 
-def _alone(pieces: list[str], parse: Parse | None = None) -> ModuleInfo | None:
-    """What `pieces` define read as one module of their own, each parsed alone (by `parse`, else
-    `parse_python`); None when one does not parse (or they nest too deeply to read)."""
+def _trees(pieces: list[str], parse: Parse | None = None) -> list[ast.Module] | None:
+    """Each of `pieces` parsed alone (by `parse`, else `parse_python`); None when one does not parse."""
     trees: list[ast.Module] = []
     for piece in pieces:
         tree = parse_python(piece) if parse is None else parse(piece)
         if tree is None:
             return None
         trees.append(tree)
+    return trees
+
+
+def _described(pieces: list[str], trees: list[ast.Module]) -> ModuleInfo | None:
+    """What `pieces` define read as one module of their own; None when they nest too deeply to read."""
     body = [stmt for tree in trees for stmt in tree.body]
     module = ast.Module(body=body, type_ignores=[])
     return described("", module, globals_possible=any("global" in p for p in pieces))
+
+
+def _alone(pieces: list[str], parse: Parse | None = None) -> ModuleInfo | None:
+    """What `pieces` define read as one module of their own, each parsed alone (by `parse`, else
+    `parse_python`); None when one does not parse (or they nest too deeply to read)."""
+    trees = _trees(pieces, parse)
+    return None if trees is None else _described(pieces, trees)
+
+
+# A line at column 0 that holds code, or a character that can put one there (a form feed resets
+# the column, a lone CR ends a line) or end a line where the tree's line numbers do not.
+_TOP_LEVEL = re.compile(r"\n[^ \t\n#]|[\f\r]")
+
+
+def _same_def(base: str, head: str, tree: ast.Module) -> bool:
+    """Whether `base`, if it parses alone at all, defines what `head` (parsed alone: `tree`) does,
+    without parsing it: `head` is one function, `base` begins with the same text up to where the
+    body starts (after white space, so the header's last token ends there too) and holds no other
+    top-level statement, nor `global`, nor text Python could normalize into one. The parser reads a
+    def's name, parameters, annotations and decorators off that text alone, and a def binds nothing
+    else of the module. A `base` that does not parse leaves its whole version unparsed too, which
+    the whole comparison skips (nothing a caller relied on), as it does a module proven unchanged."""
+    if len(tree.body) != 1 or not isinstance(func := tree.body[0], ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    if not (base.isascii() and head.isascii()) or "global" in base or "global" in head or "\r" in head:
+        return False
+    if _TOP_LEVEL.search(base) is not None:
+        return False
+    first = func.body[0]
+    start = 0
+    for _ in range(first.lineno - 1):  # ASCII without CR: lines end at LF, columns count characters
+        start = head.index("\n", start) + 1
+    header = head[: start + first.col_offset]
+    return header[-1] in " \t\n" and base.startswith(header)
+
+
+def _base_trees(
+    base_only: list[str], head_only: list[str], head_trees: list[ast.Module], parse: Parse | None
+) -> list[ast.Module] | None:
+    """The trees of the base's own statements: a function whose edit is in its body alone is read
+    off its head twin (the same place in `head_only`), the others parsed."""
+    trees: list[ast.Module] = []
+    for k, piece in enumerate(base_only):
+        if k < len(head_only) and _same_def(piece, head_only[k], head_trees[k]):
+            trees.append(head_trees[k])
+            continue
+        parsed = _trees([piece], parse)
+        if parsed is None:
+            return None
+        trees += parsed
+    return trees
 
 
 def unchanged(base: str, head: str, chunks: Chunks | None = None, parse: Parse | None = None) -> bool:
@@ -133,7 +192,13 @@ def unchanged(base: str, head: str, chunks: Chunks | None = None, parse: Parse |
         return False  # little to save, and a change found below would cost a whole reading more
     if not shared_text.isascii():
         return False
-    before, after = _alone(base_only, parse), _alone(head_only, parse)
+    head_trees = _trees(head_only, parse)
+    if head_trees is None:
+        return False
+    base_trees = _base_trees(base_only, head_only, head_trees, parse)
+    if base_trees is None:
+        return False
+    before, after = _described(base_only, base_trees), _described(head_only, head_trees)
     if before is None or after is None:
         return False
     if mentions(shared_text, {*before.bindings, *after.bindings}):
