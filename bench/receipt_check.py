@@ -11,7 +11,8 @@ included. Runs are interleaved (git diff, receipt, git diff, receipt, …) so a 
 load falls on both; figures are medians. Peak memory is the receipt process's maximum resident set.
 The load average is printed before and after: other processes slow every figure alike. The
 package's bytecode is compiled first, as an installed receipt's is. Measured in December 2026, the
-200k row peaks at about 235 MiB and the 400k row at about 440 MiB; on a shared machine, run the large rows alone with `--only`.
+200k row peaks at about 235 MiB and the 400k row at about 440 MiB; on a shared machine, run the
+large rows alone with `--only`.
 """
 
 from __future__ import annotations
