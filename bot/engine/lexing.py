@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from bot.engine.sourcetext import split_line
+from bot.engine.sourcetext import BREAK_STARTS, split_line
 
 _STRING = r"\"(?:[^\"\\]|\\.)*\"?|'(?:[^'\\]|\\.)*'?|`(?:[^`\\]|\\.)*`?"
 _QUOTES = "\"'`"
@@ -194,6 +194,7 @@ def _split_comments(tokens: list[str], lexicon: Lexicon) -> LineTokens:
 def tokenize_lines(text: str, lexicon: Lexicon) -> list[LineTokens]:
     """The tokens of each line the language reads in one diff line (a lone CR ends a Python line;
     `sourcetext.py`), so that code after it is not read as part of a comment before it."""
-    if "\r" not in text and "\u2028" not in text and "\u2029" not in text:
-        return [tokenize_line(text, lexicon)]  # no line break of any language but LF: one line
-    return [tokenize_line(line, lexicon) for line in split_line(text, lexicon.name)]
+    for start in BREAK_STARTS:  # a loop, not split_line's lookups: this runs for every changed line
+        if start in text:
+            return [tokenize_line(line, lexicon) for line in split_line(text, lexicon.name)]
+    return [tokenize_line(text, lexicon)]

@@ -30,6 +30,8 @@ _BREAKS = {"python": _PYTHON_BREAK, "javascript": _JAVASCRIPT_BREAK, "markup": _
 # The characters each pattern starts with: looking for them first (in C) is several times faster
 # than the pattern, and most texts hold none.
 _STARTS = {"python": ("\r",), "javascript": ("\r", "\u2028", "\u2029"), "markup": ("\r", "\u2028", "\u2029")}
+# Every language's: a text holding none of them is one line in every language.
+BREAK_STARTS = tuple(sorted({start for starts in _STARTS.values() for start in starts}))
 
 
 def has_breaks(text: str, language: str) -> bool:

@@ -306,6 +306,8 @@ class Resolver:
                 resolved = self._resolve(value)
                 if resolved is not None and _leads(resolved):
                     self.assigned[target] = resolved
+        # The plain names that may stand for a function handed on as a value (`_maybe_handed`).
+        self.standing = {*_HANDED_WORDS, *self.assigned, *self.aliases}
 
     def _named(self, name: str) -> str:
         if name in self.aliases:
@@ -548,7 +550,7 @@ def _maybe_handed(node: ast.expr, resolver: Resolver) -> bool:
     if isinstance(node, ast.Name | ast.Attribute) and not isinstance(node.ctx, ast.Load):
         return False  # bound or deleted, not read
     if isinstance(node, ast.Name):
-        return node.id in _HANDED_WORDS or node.id in resolver.assigned or node.id in resolver.aliases
+        return node.id in resolver.standing
     if isinstance(node, ast.Attribute):
         return node.attr in _HANDED_WORDS
     return isinstance(node, _REFERENCES)
@@ -573,7 +575,7 @@ def python_constructs(
     resolver = Resolver(tree, whole=whole) if resolver is None else resolver
     # A constant, and a name that is not handed on as one that can stand for a function, can find
     # nothing and have no children: they are never walked (most of a tree's nodes).
-    named = {*_HANDED_WORDS, *resolver.assigned, *resolver.aliases}
+    named = resolver.standing
     found: list[Found] = []
     pending: list[_Pending] = [(tree, None, False, False)]
     pop, push = pending.pop, pending.append
