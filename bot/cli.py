@@ -85,6 +85,11 @@ def _parser() -> argparse.ArgumentParser:
     tests.add_argument("--no-tests", action="store_true", help="do not run any tests")
     check.add_argument("--json", type=Path, help="write the receipt JSON here ('-': stdout)")
     check.add_argument("--markdown", type=Path, help="write the Markdown summary here")
+    check.add_argument(
+        "--processes",
+        type=_positive,
+        help="processes that read a large change (default: one per core, at most 4; 1: this one alone)",
+    )
 
     validate = sub.add_parser(
         "validate", help=f"validate a manifest (default: {MANIFEST_PATH} at the top of the repository)"
@@ -201,6 +206,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
             no_tests=args.no_tests,
             reference=args.reference,
             description=args.description,
+            processes=args.processes,
         )
     )
     body = receipt.as_json()

@@ -10,6 +10,7 @@ from bot.engine.days import Day
 from bot.engine.diff import Diff
 from bot.engine.errors import ReceiptError
 from bot.engine.excess import ExcessResult, judge_excess, measure_excess
+from bot.engine.fan import Fan, in_order
 from bot.engine.findings import RuleId, Violation, sort_violations
 from bot.engine.gitpath import display_path
 from bot.engine.groups import GROUPS, MANIFEST_PATH
@@ -76,14 +77,15 @@ def _changes_manifest(change: Change, paths: tuple[str, ...]) -> bool:
     return any(p in paths for f in change.diff.files for p in f.paths)
 
 
-def evaluate(inputs: Inputs) -> Receipt:
-    """Raises PatchApplyError when the reference does not apply to the base."""
+def evaluate(inputs: Inputs, *, fan: Fan = in_order) -> Receipt:
+    """Raises PatchApplyError when the reference does not apply to the base. `fan` decides where the
+    costly per-file reading runs (fan.py); the receipt is the same wherever."""
     paths = manifest_paths(inputs.manifest)
     changed = _changes_manifest(inputs.change, paths)
     # Once: policy-free, and the costly part. `references` proves what it can of each changed
     # module while excess reads it, so the two cut and parse its statements once.
     proofs = Proofs() if inputs.python is not None else None
-    measured = measure_excess(inputs.change, inputs.reference, visit=proofs.visit if proofs else None)
+    measured = measure_excess(inputs.change, inputs.reference, visitor=proofs, fan=fan)
     analyzed = analyze(inputs.change, inputs.python, proofs) if inputs.python is not None else None
     receipt = _reported(
         inputs, inputs.manifest.manifest, _judge(inputs, inputs.manifest.manifest, paths, measured, analyzed)

@@ -14,9 +14,10 @@ against G when there is a reference and against C otherwise.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import Protocol
 
 from bot.engine.change import Change
 from bot.engine.complexity import (
@@ -30,6 +31,7 @@ from bot.engine.complexity import (
 )
 from bot.engine.diff import FileDiff, FileStatus
 from bot.engine.distance import EditCount, difference, edit_count, layout_count, total
+from bot.engine.fan import Fan, in_order
 from bot.engine.manifest import ExcessPolicy
 from bot.engine.patching import PatchApplyError, Reference, apply_file, base_path, measurable
 from bot.engine.tokens import Tokenizer, TokenMode, is_python
@@ -143,6 +145,7 @@ class _Measure:
 
     def forget(self) -> None:
         self.tokenizer = Tokenizer()
+        self.unparsed = set()
         self._units = {}
         self._names = {}
 
@@ -235,11 +238,17 @@ class _Measure:
         return found if len(set(names)) == len(names) else None
 
 
-# Another reader of each changed file's base and head texts, handed the tokenizer excess holds
-# them in while it reads them: `(path, base text, head text, tokenizer)`. `references` proves
-# there what it can of a module (references/changes.py: `Proofs`), cutting and parsing with the
-# same memos, so a statement the versions do not share is parsed once for both.
-Visitor = Callable[[str, str, str, Tokenizer], None]
+class Visitor(Protocol):
+    """Another reader of each changed file's base and head texts, handed the tokenizer excess holds
+    them in while it reads them. `references` proves there what it can of a module
+    (references/changes.py: `Proofs`), cutting and parsing with the same memos, so a statement the
+    versions do not share is parsed once for both. `read` may run in another process (fan.py): what
+    it learns it returns, and `keep` is handed that, in the files' order, where the numbers are added
+    up."""
+
+    def read(self, path: str, base: str, head: str, tokenizer: Tokenizer) -> bool | None: ...
+
+    def keep(self, base: str, head: str, note: bool | None) -> None: ...
 
 
 def _before(file: FileDiff, base: str) -> str:
@@ -373,6 +382,22 @@ def _added_complexity(
     return (sum(added) if added else None), changes, unmeasured
 
 
+@dataclass(frozen=True, slots=True)
+class _Part:
+    """What one file adds to the numbers, and what the visitor noted of it (`_Tally` adds them up)."""
+
+    key: _Key
+    count: EditCount | None  # nd(M, C), when the candidate changed the file
+    gold_count: EditCount | None  # nd(G, C), when the reference changed it
+    head_side: EditCount | None  # nd(M, C) over the union
+    gold_side: EditCount | None  # nd(G, C) over the union
+    complexity: tuple[str, _Complexity] | None
+    raw_edits: int
+    formatting: int
+    unparsed: tuple[str, ...]
+    note: bool | None
+
+
 @dataclass
 class _Tally:
     """What the files measured so far add up to."""
@@ -382,8 +407,24 @@ class _Tally:
     head_side: dict[_Key, EditCount] = field(default_factory=dict)  # nd(M, C) over the union
     gold_side: dict[_Key, EditCount] = field(default_factory=dict)  # nd(G, C) over the union
     complexity: dict[_Key, tuple[str, _Complexity]] = field(default_factory=dict)
+    unparsed: set[str] = field(default_factory=set)
     raw_edits: int = 0
     formatting: int = 0
+
+    def add(self, part: _Part) -> None:
+        if part.count is not None:
+            self.counts[part.key] = part.count
+        if part.gold_count is not None:
+            self.gold_counts[part.key] = part.gold_count
+        if part.head_side is not None:
+            self.head_side[part.key] = part.head_side
+        if part.gold_side is not None:
+            self.gold_side[part.key] = part.gold_side
+        if part.complexity is not None:
+            self.complexity[part.key] = part.complexity
+        self.unparsed.update(part.unparsed)
+        self.raw_edits += part.raw_edits
+        self.formatting += part.formatting
 
 
 def _unchanged(known: _Version) -> _Version:
@@ -391,52 +432,87 @@ def _unchanged(known: _Version) -> _Version:
     return _Version(known.label, known.before, known.before)
 
 
-def _measure_file(
-    measure: _Measure,
-    key: _Key,
-    *,
-    mine: _Side,
-    theirs: _Side | None,
-    union: frozenset[_Key],
-    tally: _Tally,
-    visit: Visitor | None,
-) -> None:
-    """Every number one file adds, read in one go so that its texts can be forgotten after."""
-    ours = mine.versions.get(key)
-    if ours is not None and visit is not None:
-        visit(ours.label, ours.before, ours.after, measure.tokenizer)
-    gold = theirs.versions.get(key) if theirs is not None else None
-    compared = ours  # (C, M) for the complexity, or (G, M) when there is a reference
-    sides: tuple[_Version, _Version] | None = None  # (M, G) over the union, a left-alone side as C
-    if theirs is not None:
-        compared = None
-        if key in union:
-            known = ours or gold
-            assert known is not None
-            sides = (ours or _unchanged(known), gold or _unchanged(known))
-            compared = _Version(known.label, sides[1].after, sides[0].after)
-    # The complexity first: the trees it parses (of the statements two versions do not share) also
-    # tell the token reading that those statements parse, which it would otherwise compile.
-    if compared is not None and is_python(compared.label):
-        tally.complexity[key] = (compared.label, _complexity(measure, compared))
-    if ours is not None:
-        count = tally.counts[key] = measure.count(ours)
-        raw, formatting = measure.layout(ours, count)
-        tally.raw_edits += raw
-        tally.formatting += formatting
-    if gold is not None:
-        tally.gold_counts[key] = measure.count(gold)
-    if sides is not None:
-        head, ref = sides
-        tally.head_side[key] = tally.counts[key] if ours is not None else measure.count(head)
-        tally.gold_side[key] = tally.gold_counts[key] if gold is not None else measure.count(ref)
+@dataclass(frozen=True, slots=True)
+class _Files:
+    """The files one receipt measures, and how: `measured` reads a slice of `keys` (fan.py)."""
+
+    mine: _Side
+    theirs: _Side | None
+    union: frozenset[_Key]
+    visitor: Visitor | None
+
+    def measured(self, keys: Sequence[_Key]) -> list[_Part]:
+        measure = _Measure()
+        parts = []
+        for key in keys:
+            parts.append(self._file(measure, key))
+            measure.forget()
+        return parts
+
+    def _file(self, measure: _Measure, key: _Key) -> _Part:
+        """Every number one file adds, read in one go so that its texts can be forgotten after."""
+        ours = self.mine.versions.get(key)
+        note = None
+        if ours is not None and self.visitor is not None:
+            note = self.visitor.read(ours.label, ours.before, ours.after, measure.tokenizer)
+        gold = self.theirs.versions.get(key) if self.theirs is not None else None
+        compared = ours  # (C, M) for the complexity, or (G, M) when there is a reference
+        sides: tuple[_Version, _Version] | None = None  # (M, G) over the union, a left-alone side as C
+        if self.theirs is not None:
+            compared = None
+            if key in self.union:
+                known = ours or gold
+                assert known is not None
+                sides = (ours or _unchanged(known), gold or _unchanged(known))
+                compared = _Version(known.label, sides[1].after, sides[0].after)
+        # The complexity first: the trees it parses (of the statements two versions do not share)
+        # also tell the token reading that those statements parse, which it would otherwise compile.
+        complexity = None
+        if compared is not None and is_python(compared.label):
+            complexity = (compared.label, _complexity(measure, compared))
+        count = gold_count = head_side = gold_side = None
+        raw = formatting = 0
+        if ours is not None:
+            count = measure.count(ours)
+            raw, formatting = measure.layout(ours, count)
+        if gold is not None:
+            gold_count = measure.count(gold)
+        if sides is not None:
+            head, ref = sides
+            head_side = count if count is not None else measure.count(head)
+            gold_side = gold_count if gold_count is not None else measure.count(ref)
+        return _Part(
+            key,
+            count,
+            gold_count,
+            head_side,
+            gold_side,
+            complexity,
+            raw,
+            formatting,
+            tuple(sorted(measure.unparsed)),
+            note,
+        )
+
+    def weight(self, key: _Key) -> int:
+        """How much reading `key` costs, near enough: the characters of its texts."""
+        return sum(
+            len(v.before) + len(v.after)
+            for side in (self.mine, self.theirs)
+            if side is not None and (v := side.versions.get(key)) is not None
+        )
 
 
 def measure_excess(
-    change: Change, reference: Reference | None = None, *, visit: Visitor | None = None
+    change: Change,
+    reference: Reference | None = None,
+    *,
+    visitor: Visitor | None = None,
+    fan: Fan = in_order,
 ) -> ExcessResult:
     """Every number of the excess field, not yet judged against a policy (see `judge_excess`);
-    `visit` sees each changed file's two texts before they are read (none when above TEXT_LIMIT).
+    `visitor` reads each changed file's two texts before they are (none when above TEXT_LIMIT), and
+    `fan` decides where the files are read (fan.py): the numbers are the same wherever.
 
     Raises PatchApplyError when the reference does not apply to the base.
     """
@@ -456,11 +532,14 @@ def measure_excess(
     if theirs is not None:
         union = frozenset((mine.versions.keys() | theirs.versions.keys()) - mine.left_out - theirs.left_out)
         gold_only = [key for key in theirs.versions if key not in mine.versions]
-    measure = _Measure()
+    files = _Files(mine, theirs, union, visitor)
+    keys = [*mine.versions, *gold_only]
     tally = _Tally()
-    for key in [*mine.versions, *gold_only]:
-        _measure_file(measure, key, mine=mine, theirs=theirs, union=union, tally=tally, visit=visit)
-        measure.forget()
+    for part in fan(files.measured, keys, [files.weight(key) for key in keys]):
+        tally.add(part)
+        ours = mine.versions.get(part.key)
+        if visitor is not None and ours is not None:
+            visitor.keep(ours.before, ours.after, part.note)
     share = (tally.formatting / tally.raw_edits if tally.raw_edits else 0.0) if mine.versions else None
     result = ExcessResult(
         distance=total(list(tally.counts.values())).value, formatting_share=share, files=len(mine.versions)
@@ -487,7 +566,7 @@ def measure_excess(
         result,
         added_complexity=added,
         excluded=tuple(sorted(set(excluded), key=lambda e: (e.path, e.reason.value))),
-        unparsed=tuple(sorted(measure.unparsed)),
+        unparsed=tuple(sorted(tally.unparsed)),
         complexity_changes=tuple(changes),
         complexity_unmeasured=tuple(unmeasured),
     )

@@ -26,6 +26,7 @@ from bot.engine import (
     evaluate,
 )
 from bot.gather import GivenFile, MergeGiven, Request, Revisions, UsageError, gather
+from bot.local.fanout import Forked, usable_cores
 from bot.local.git import Git, GitError
 from bot.local.source import LocalSource
 
@@ -46,6 +47,7 @@ class CheckOptions:
     reference_at_base: str | None = None  # a path read from the base commit, never the working tree
     description: Path | None = None  # the change's description (default: the head commit's message)
     environment: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    processes: int | None = None  # how many may read the change (local/fanout.py); None: one per core
 
 
 def pick_base(git: Git, base: str | None) -> str:
@@ -150,7 +152,8 @@ def local_inputs(options: CheckOptions) -> Inputs:
 
 def run_check(options: CheckOptions) -> Receipt:
     """Gather, then evaluate. Raises a ReceiptError (UsageError, GitError, ManifestError, …)."""
-    return evaluate(local_inputs(options))
+    inputs = local_inputs(options)
+    return evaluate(inputs, fan=Forked(options.processes or usable_cores()))
 
 
 __all__ = ["CheckOptions", "GitError", "Revisions", "UsageError", "inputs_at", "local_inputs", "run_check"]

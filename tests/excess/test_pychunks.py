@@ -243,7 +243,7 @@ def _same_complexity(before: str, after: str) -> excess._Complexity:
     # With trees read before (references' proof parses the statements the versions do not share,
     # evaluation.py), those statements' units are read off their trees, not compiled: alike.
     proven = _Measure()
-    Proofs().visit("a.py", before, after, proven.tokenizer)
+    Proofs().read("a.py", before, after, proven.tokenizer)
     assert found == excess._complexity(proven, version)
     every = _Measure()
     for text in (before, after):

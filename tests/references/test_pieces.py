@@ -328,7 +328,7 @@ def test_a_moved_module_is_compared_whole_even_beside_a_new_file_of_its_old_name
 def test_a_proof_made_while_excess_reads_the_module_is_the_one_asked_for(case: str) -> None:
     base, head, proven = CASES[case]
     proofs, tokenizer = Proofs(), Tokenizer()
-    proofs.visit("m.py", base, head, tokenizer)
+    proofs.keep(base, head, proofs.read("m.py", base, head, tokenizer))
     assert proofs.unchanged(base, head) is proven
     assert proofs.unchanged(base, head) is proven  # asked again: proven again
 
@@ -344,16 +344,16 @@ def test_proofs_are_made_only_for_modules_on_both_sides(monkeypatch: pytest.Monk
     monkeypatch.setattr(changes, "unchanged", counting)
     proofs, tokenizer = Proofs(), Tokenizer()
     for path, base, head in (("m.pyi", LONG, _edited(LONG)), ("m.py", "", LONG), ("m.py", LONG, "")):
-        proofs.visit(path, base, head, tokenizer)
+        assert proofs.read(path, base, head, tokenizer) is None
     assert asked == []
-    proofs.visit("m.py", LONG, _edited(LONG), tokenizer)
+    proofs.read("m.py", LONG, _edited(LONG), tokenizer)
     assert asked == [(LONG, _edited(LONG))]
 
 
 def test_a_proof_shares_the_tokenizers_cuts_and_trees(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(changes, "parse_python", lambda text: pytest.fail("parsed beside the tokenizer"))
     tokenizer = Tokenizer()
-    Proofs().visit("m.py", LONG, _edited(LONG), tokenizer)  # read through the tokenizer's memo
+    Proofs().read("m.py", LONG, _edited(LONG), tokenizer)  # read through the tokenizer's memo
     assert sum(tokenizer.parsed(p) for t in (LONG, _edited(LONG)) for p in tokenizer.pieces(t)) == 1
 
 

@@ -219,10 +219,17 @@ class Proofs:
     def __init__(self) -> None:
         self._known: dict[tuple[str, str], bool] = {}
 
-    def visit(self, path: str, base: str, head: str, tokenizer: Tokenizer) -> None:
-        """A changed file's base and head texts, with the tokenizer excess reads them with."""
+    def read(self, path: str, base: str, head: str, tokenizer: Tokenizer) -> bool | None:
+        """Whether a changed file's module is unchanged in meaning, read with the tokenizer excess
+        reads its texts with; None for a file `references` does not compare (excess.Visitor)."""
         if path.endswith(".py") and base and head:  # the modules `references` compares
-            self._known[base, head] = unchanged(base, head, tokenizer.pieces, tokenizer.tree)
+            return unchanged(base, head, tokenizer.pieces, tokenizer.tree)
+        return None
+
+    def keep(self, base: str, head: str, note: bool | None) -> None:
+        """What `read` answered for the two texts, wherever it ran."""
+        if note is not None:
+            self._known[base, head] = note
 
     def unchanged(self, base: str, head: str) -> bool:
         known = self._known.pop((base, head), None)

@@ -1,0 +1,137 @@
+"""Where the engine's per-file reading runs on this machine (engine/fan.py): contiguous slices of
+the files in forked processes, one per core this process may use, up to a few.
+
+Only where that is safe and worth it: Linux, a process with one thread (a fork copies the calling
+thread alone, with every lock the others held), more than one usable core, and enough text that a
+fork's two milliseconds are a small part of reading a slice. A child sends its results back pickled
+through a pipe and exits without running this process's exit handlers. A child that fails in any
+way (an exception, a signal, a short or unreadable answer) has its slice read again here, so the
+answer is always `work(items)`, and an exception the work raises is raised here, as it is in one
+process. Children still running when this process gives up are killed and reaped: none outlives it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, NoReturn, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+MOST = 4  # processes: past a few, the slices are small and each child's copies of memory add up
+# Characters of text per process below which one process reads them all: about 20 ms of reading.
+SMALLEST = 128 * 1024
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity), 1 where it cannot fork safely."""
+    if sys.platform != "linux":
+        return 1  # macOS's system libraries are not safe to use after fork; Windows has none
+    return len(os.sched_getaffinity(0))
+
+
+def slices(weights: Sequence[int], count: int) -> list[range]:
+    """`count` contiguous ranges of the items, cut where the running weight passes each share."""
+    whole = sum(weights)
+    cuts = [0]
+    running = 0
+    for index, weight in enumerate(weights):
+        running += weight
+        if len(cuts) < count and running * count >= whole * len(cuts) and index + 1 < len(weights):
+            cuts.append(index + 1)
+    cuts.append(len(weights))
+    return [range(a, b) for a, b in itertools.pairwise(cuts) if b > a]
+
+
+@dataclass
+class _Child:
+    pid: int
+    answer: int  # the read end of the pipe it answers on
+    reaped: bool = False
+
+    def result(self, expected: int) -> list[Any] | None:
+        """Its slice's results, or None when it did not deliver all of them."""
+        import pickle  # only a change large enough to fork needs it
+
+        chunks = []
+        while chunk := os.read(self.answer, 1 << 20):
+            chunks.append(chunk)
+        _, status = os.waitpid(self.pid, 0)
+        self.reaped = True
+        if os.waitstatus_to_exitcode(status) != 0:
+            return None
+        try:
+            found = pickle.loads(b"".join(chunks))  # noqa: S301 - written by this process's own fork
+        except Exception:  # a truncated answer; nothing from a child is trusted further than this
+            return None
+        return found if isinstance(found, list) and len(found) == expected else None
+
+    def stop(self) -> None:
+        os.close(self.answer)
+        if not self.reaped:
+            import signal
+
+            with contextlib.suppress(ProcessLookupError):  # it exited between the check and the kill
+                os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+
+
+def serve(work: Callable[[Sequence[T]], list[R]], items: Sequence[T], answer: int) -> int:
+    """A child's whole life but its exit: read the slice, write the pickled results to `answer`.
+    Returns the exit status (0: answered)."""
+    import pickle
+
+    try:
+        data = pickle.dumps(work(items), protocol=pickle.HIGHEST_PROTOCOL)
+        with os.fdopen(answer, "wb") as out:
+            out.write(data)
+    except BaseException:  # the parent reads the slice again, and meets the error itself
+        return 1
+    return 0
+
+
+def _exit(status: int) -> NoReturn:  # pragma: no cover - runs in the child, which coverage does not see
+    os._exit(status)
+
+
+def _fork(work: Callable[[Sequence[T]], list[R]], items: Sequence[T]) -> _Child:
+    answer, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.close(answer)
+        _exit(serve(work, items, write_end))
+    os.close(write_end)
+    return _Child(pid, answer)
+
+
+@dataclass(frozen=True)
+class Forked:
+    """A `Fan` (engine/fan.py) over at most `processes` processes, this one included."""
+
+    processes: int
+
+    def __call__(
+        self, work: Callable[[Sequence[T]], list[R]], items: Sequence[T], weights: Sequence[int]
+    ) -> list[R]:
+        count = min(self.processes, MOST, len(items), sum(weights) // SMALLEST)
+        if count < 2 or threading.active_count() > 1:
+            return work(items)
+        first, *rest = slices(weights, count)
+        children: list[tuple[_Child, range]] = []
+        try:
+            for part in rest:
+                children.append((_fork(work, items[part.start : part.stop]), part))
+            out = work(items[first.start : first.stop])
+            for child, part in children:
+                found = child.result(len(part))
+                out.extend(work(items[part.start : part.stop]) if found is None else found)
+            return out
+        finally:
+            for child, _ in children:
+                child.stop()

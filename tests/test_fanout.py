@@ -1,0 +1,180 @@
+"""The engine's per-file reading spread over forked processes (bot/local/fanout.py): the answer is
+`work(items)` whatever the children do, and no child outlives the call."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from bot.local import fanout
+from bot.local.check import CheckOptions, run_check
+from bot.local.fanout import Forked, serve, slices
+from tests.gitrepo import GitRepo
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="receipt forks only on Linux")
+
+BIG = [fanout.SMALLEST] * 8  # weights enough for every process asked for
+
+
+def _no_children_left() -> bool:
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def _pids(items: Sequence[int]) -> list[tuple[int, int]]:
+    return [(item, os.getpid()) for item in items]
+
+
+@pytest.mark.parametrize(
+    ("weights", "count"),
+    [
+        ([1] * 10, 2),
+        ([1] * 10, 3),
+        ([100, 1, 1, 1, 1], 2),
+        ([1, 1, 1, 1, 100], 2),
+        ([0, 0, 0], 2),
+        ([5], 4),
+        ([3, 3, 3, 3, 3, 3, 3], 4),
+    ],
+)
+def test_slices_are_contiguous_cover_every_item_and_never_exceed_the_count(
+    weights: list[int], count: int
+) -> None:
+    found = slices(weights, count)
+    assert [i for part in found for i in part] == list(range(len(weights)))
+    assert 1 <= len(found) <= count
+    assert all(len(part) for part in found)
+
+
+def test_slices_share_the_weight() -> None:
+    assert slices([1] * 10, 2) == [range(5), range(5, 10)]
+    assert slices([1] * 12, 3) == [range(4), range(4, 8), range(8, 12)]
+    assert slices([100, 1, 1, 1, 1], 2) == [range(1), range(1, 5)]
+
+
+def test_the_slices_are_read_in_other_processes_and_answered_in_order() -> None:
+    found = Forked(3)(_pids, list(range(8)), BIG)
+    assert [item for item, _ in found] == list(range(8))
+    pids = {pid for _, pid in found}
+    assert len(pids) == 3 and os.getpid() in pids
+    assert _no_children_left()
+
+
+def test_one_process_small_work_and_a_threaded_process_read_everything_here() -> None:
+    assert {pid for _, pid in Forked(1)(_pids, list(range(8)), BIG)} == {os.getpid()}
+    small = [fanout.SMALLEST // 8] * 8  # one slice's worth in all
+    assert {pid for _, pid in Forked(4)(_pids, list(range(8)), small)} == {os.getpid()}
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert {pid for _, pid in Forked(4)(_pids, list(range(8)), BIG)} == {os.getpid()}
+    finally:
+        stop.set()
+        other.join()
+
+
+@pytest.mark.parametrize("failure", ["raises", "killed", "exits early", "answers wrongly"])
+def test_a_child_that_fails_has_its_slice_read_again_here(failure: str) -> None:
+    parent = os.getpid()
+
+    def work(items: Sequence[int]) -> list[int]:
+        if os.getpid() != parent:
+            if failure == "raises":
+                raise RuntimeError("a child's own trouble")
+            if failure == "killed":
+                os.kill(os.getpid(), signal.SIGKILL)
+            if failure == "exits early":
+                os._exit(0)  # nothing written: a short answer
+            return [-1]  # one result for a slice of several
+        return [item * 2 for item in items]
+
+    assert Forked(2)(work, list(range(6)), BIG) == [0, 2, 4, 6, 8, 10]
+    assert _no_children_left()
+
+
+def test_an_error_of_the_work_itself_is_raised_here_and_the_children_are_reaped() -> None:
+    def work(items: Sequence[int]) -> list[int]:
+        if 0 in items:
+            raise ValueError("item 0")
+        return list(items)
+
+    with pytest.raises(ValueError, match="item 0"):
+        Forked(3)(work, list(range(6)), BIG)
+    assert _no_children_left()
+
+
+def test_serve_answers_pickled_or_reports_failure(tmp_path: Path) -> None:
+    read_end, write_end = os.pipe()
+    assert serve(lambda items: [i + 1 for i in items], [1, 2], write_end) == 0
+    import pickle
+
+    with os.fdopen(read_end, "rb") as answer:
+        assert pickle.loads(answer.read()) == [2, 3]
+    read_end, write_end = os.pipe()
+    assert serve(lambda items: [1 / 0], [1], write_end) == 1
+    os.close(read_end)
+    os.close(write_end)
+
+
+def _module(index: int, edited: bool) -> str:
+    lines = []
+    for n in range(400):
+        if n % 40 == 0:
+            lines.append(f"def function_{index}_{n}(values, offset):\n")
+            if n == 80:
+                lines.append("    if offset:\n        offset += 1\n" if edited else "")
+            continue
+        op = "+" if edited and 150 < n < 190 else "-"
+        lines.append(f"    total_{n} = compute(values[{n}], offset {op} {index})  # {n}\n")
+    return "".join(lines) + "    return total_1\n"
+
+
+def test_a_large_change_gets_the_same_receipt_from_one_process_and_from_several(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(12):
+        repo.write(f"pkg/m{i}.py", _module(i, edited=False))
+    repo.write("notes.txt", "one two three\n" * 2000)
+    repo.commit("base")
+    base = repo.head()
+    for i in range(12):
+        repo.write(f"pkg/m{i}.py", _module(i, edited=i % 3 != 0))
+    repo.write("notes.txt", "one two four\n" * 2000)
+    repo.remove("pkg/m0.py")
+    repo.commit("change")
+    reference = repo.root / "gold.patch"
+    reference.write_bytes(repo.git_bytes("diff", base, "HEAD", "--", "pkg/m1.py", "pkg/m2.py"))
+
+    def receipt(processes: int) -> dict[str, object]:
+        options = CheckOptions(repo=repo.root, base=base, no_tests=True, reference=reference)
+        body = run_check(CheckOptions(**{**options.__dict__, "processes": processes})).as_json()
+        return json.loads(json.dumps(body))  # type: ignore[no-any-return]
+
+    forks: list[int] = []
+    real = fanout._fork
+
+    def counted(*args: object) -> object:
+        forks.append(1)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fanout, "_fork", counted)
+    alone = receipt(1)
+    assert not forks
+    spread = receipt(4)
+    assert len(forks) >= 2
+    assert alone == spread
+    excess = alone["excess"]
+    assert isinstance(excess, dict) and excess["distance"] and excess["excess"] is not None
+    assert excess["added_complexity"]
+    assert _no_children_left()
