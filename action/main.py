@@ -40,6 +40,7 @@ from bot.github.publisher import Problem, problem_of, problem_run, receipt_run
 from bot.github.pulls import PullRequest, get_pull, pulls_with_head
 from bot.github.remote import gather_pull
 from bot.github.whatif import manifest_whatif
+from bot.local.fanout import Forked, usable_cores
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_GITHUB = 0, 1, 2, 3
 
@@ -64,7 +65,7 @@ def run_local(settings: Settings, event: PullRequestEvent, environ: Mapping[str,
     publish = settings.mode is Mode.CHECK
     try:
         inputs = gather_local(settings, event, environ)
-        receipt = evaluate(inputs)
+        receipt = evaluate(inputs, fan=Forked(usable_cores()))
     except ReceiptError as exc:
         _finish_problem(settings, problem_of(exc), event.pull.head_sha, out, check_run=publish)
         return EXIT_USAGE
@@ -132,7 +133,7 @@ def run_publish(settings: Settings, run: WorkflowRunEvent, out: TextIO) -> int:
             reference_path=settings.reference,
             tests=reported_evidence(artifact, run),
         )
-        receipt = evaluate(inputs)
+        receipt = evaluate(inputs, fan=Forked(usable_cores()))
     except ReceiptError as exc:
         _finish_problem(settings, problem_of(exc), run.head_sha, out, check_run=True)
         return EXIT_FAIL if isinstance(exc, Refusal | TooLargeToAssess) else EXIT_USAGE
