@@ -8,18 +8,22 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
+from bot.engine import evaluate
 from bot.local import fanout
-from bot.local.check import CheckOptions, run_check
+from bot.local.check import CheckOptions, local_inputs, run_check
 from bot.local.fanout import Forked, serve, slices
 from tests.gitrepo import GitRepo
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="receipt forks only on Linux")
 
+T = TypeVar("T")
+R = TypeVar("R")
 BIG = [fanout.SMALLEST] * 8  # weights enough for every process asked for
 
 
@@ -140,27 +144,47 @@ def _module(index: int, edited: bool) -> str:
     return "".join(lines) + "    return total_1\n"
 
 
-def test_a_large_change_gets_the_same_receipt_from_one_process_and_from_several(
-    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
-) -> None:
+# What every content rule finds, one kind in each of several files, so that each slice holds some.
+_FINDINGS = (
+    'TOKEN = "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"\n',  # secret
+    "import os\nos.system(values)\n",  # dangerous
+    "import requests  # noqa\n",  # suppression, and a banned import
+    "name = 'a\u200bb'\n",  # invisible unicode
+    "print('FORBIDDEN')\n",  # banned pattern
+)
+_POLICY = """version: 1
+content:
+  banned: [{id: forbidden, pattern: FORBIDDEN, message: not here}]
+  banned_imports: [{module: requests}]
+"""
+
+
+def _large_change(repo: GitRepo) -> tuple[str, Path]:
+    repo.write(".github/receipt.yml", _POLICY)
     for i in range(12):
         repo.write(f"pkg/m{i}.py", _module(i, edited=False))
     repo.write("notes.txt", "one two three\n" * 2000)
     repo.commit("base")
     base = repo.head()
-    for i in range(12):
-        repo.write(f"pkg/m{i}.py", _module(i, edited=i % 3 != 0))
+    for i in range(1, 12):
+        repo.write(f"pkg/m{i}.py", _module(i, edited=i % 3 != 0) + _FINDINGS[i % len(_FINDINGS)])
     repo.write("notes.txt", "one two four\n" * 2000)
     repo.remove("pkg/m0.py")
     repo.commit("change")
     reference = repo.root / "gold.patch"
     reference.write_bytes(repo.git_bytes("diff", base, "HEAD", "--", "pkg/m1.py", "pkg/m2.py"))
+    return base, reference
 
-    def receipt(processes: int) -> dict[str, object]:
-        options = CheckOptions(repo=repo.root, base=base, no_tests=True, reference=reference)
-        body = run_check(CheckOptions(**{**options.__dict__, "processes": processes})).as_json()
-        return json.loads(json.dumps(body))  # type: ignore[no-any-return]
 
+def _receipt(repo: GitRepo, base: str, reference: Path, processes: int) -> dict[str, Any]:
+    options = CheckOptions(repo=repo.root, base=base, no_tests=True, reference=reference, processes=processes)
+    return json.loads(json.dumps(run_check(options).as_json()))  # type: ignore[no-any-return]
+
+
+def test_a_large_change_gets_the_same_receipt_from_one_process_and_from_several(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base, reference = _large_change(repo)
     forks: list[int] = []
     real = fanout._fork
 
@@ -169,12 +193,35 @@ def test_a_large_change_gets_the_same_receipt_from_one_process_and_from_several(
         return real(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(fanout, "_fork", counted)
-    alone = receipt(1)
+    alone = _receipt(repo, base, reference, 1)
     assert not forks
-    spread = receipt(4)
-    assert len(forks) >= 2
+    spread = _receipt(repo, base, reference, 4)
+    assert len(forks) >= 4  # excess and the content rules, each over several processes
     assert alone == spread
     excess = alone["excess"]
-    assert isinstance(excess, dict) and excess["distance"] and excess["excess"] is not None
-    assert excess["added_complexity"]
+    assert excess["distance"] and excess["excess"] is not None and excess["added_complexity"]
+    rules = {v["rule"] for v in alone["scope"]["violations"]}
+    assert {
+        "secret",
+        "dangerous",
+        "suppression",
+        "invisible-unicode",
+        "banned-pattern",
+        "banned-import",
+    } <= rules
     assert _no_children_left()
+
+
+def _each_file_alone(
+    work: Callable[[Sequence[T]], list[R]], items: Sequence[T], weights: Sequence[int]
+) -> list[R]:
+    """A fan that hands the work one item at a time, here: the engine's half of the contract."""
+    return [result for item in items for result in work([item])]
+
+
+def test_the_engine_answers_alike_however_its_work_is_sliced(repo: GitRepo) -> None:
+    base, reference = _large_change(repo)
+    options = CheckOptions(repo=repo.root, base=base, no_tests=True, reference=reference)
+    whole = evaluate(local_inputs(options)).as_json()
+    sliced = evaluate(local_inputs(options), fan=_each_file_alone).as_json()
+    assert whole == sliced

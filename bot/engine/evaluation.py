@@ -87,10 +87,9 @@ def evaluate(inputs: Inputs, *, fan: Fan = in_order) -> Receipt:
     proofs = Proofs() if inputs.python is not None else None
     measured = measure_excess(inputs.change, inputs.reference, visitor=proofs, fan=fan)
     analyzed = analyze(inputs.change, inputs.python, proofs) if inputs.python is not None else None
-    receipt = _reported(
-        inputs, inputs.manifest.manifest, _judge(inputs, inputs.manifest.manifest, paths, measured, analyzed)
-    )
-    dry_run = _dry_run(inputs, paths, measured, analyzed) if changed else None
+    judged = _judge(inputs, inputs.manifest.manifest, paths, measured, analyzed, fan=fan)
+    receipt = _reported(inputs, inputs.manifest.manifest, judged)
+    dry_run = _dry_run(inputs, paths, measured, analyzed, fan) if changed else None
     info = ManifestInfo(
         path=display_path(inputs.manifest.path),
         source=inputs.manifest.source,
@@ -120,6 +119,8 @@ def _judge(
     paths: tuple[str, ...],
     measured: ExcessResult,
     analyzed: ReferencesResult | None,
+    *,
+    fan: Fan,
 ) -> Receipt:
     change, merge = inputs.change, inputs.merge
     merged = _merged_change(inputs)
@@ -129,7 +130,7 @@ def _judge(
         *head_paths,
         *(merge_path_violations(merge, head_paths, manifest, paths) if merge is not None else ()),
         *unassessable_violations(merge),
-        *content_violations(change, manifest),
+        *content_violations(change, manifest, fan=fan),
         *side_effect_violations(inputs.tests, manifest),
     ]
     merged_measures = tuple(measure_file(f) for f in merged.diff.files) if merged is not None else None
@@ -242,7 +243,11 @@ def _reported(inputs: Inputs, manifest: Manifest, receipt: Receipt) -> Receipt:
 
 
 def _dry_run(
-    inputs: Inputs, paths: tuple[str, ...], measured: ExcessResult, analyzed: ReferencesResult | None
+    inputs: Inputs,
+    paths: tuple[str, ...],
+    measured: ExcessResult,
+    analyzed: ReferencesResult | None,
+    fan: Fan,
 ) -> DryRun:
     """Judge the same change by the pull request's proposed manifest (or the default, if deleted).
 
@@ -254,7 +259,8 @@ def _dry_run(
         errors = tuple(i.render(exc.file) for i in exc.issues)
         return DryRun(valid=False, errors=errors, too_expensive=exc.too_expensive)
     try:
-        judged = _judge(replace(inputs, manifest=proposed), proposed.manifest, paths, measured, analyzed)
+        proposing = replace(inputs, manifest=proposed)
+        judged = _judge(proposing, proposed.manifest, paths, measured, analyzed, fan=fan)
     except ReceiptError as exc:  # a limit this policy reaches on this change (bounds.py)
         return DryRun(valid=True, errors=(exc.problem,), too_expensive=True)
     receipt = _reported(inputs, proposed.manifest, judged)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Protocol
 
 from bot.engine.change import Change
@@ -25,12 +26,23 @@ from bot.engine.content.secrets import prefilter_groups as secret_prefilter_grou
 from bot.engine.content.suppressions import PREFILTER_GROUPS as SUPPRESSION_GROUPS
 from bot.engine.content.suppressions import SuppressionsRule
 from bot.engine.content.unicode import InvisibleUnicodeRule
+from bot.engine.fan import Fan, in_order
 from bot.engine.findings import Violation, content_basis
 from bot.engine.manifest import Manifest
 
 
 class ContentRule(Protocol):
-    def scan(self, change: Change, manifest: Manifest) -> Iterable[Violation]: ...
+    """A rule over the text a change adds. `scan` reads `files` (a slice of the change's added
+    files, in their order) or, by default, all of them, and reports each file's findings together,
+    under the file's path; the change stays whole for what a rule reads across files. `one_pass`:
+    the rule must read every file in one call (it keeps a budget over the whole change)."""
+
+    @property
+    def one_pass(self) -> bool: ...
+
+    def scan(
+        self, change: Change, manifest: Manifest, files: Sequence[AddedFile] | None = None
+    ) -> Iterable[Violation]: ...
 
 
 def _registry() -> tuple[ContentRule, ...]:
@@ -52,16 +64,42 @@ CONTENT_RULES: Sequence[ContentRule] = _registry()
 
 
 def content_violations(
-    change: Change, manifest: Manifest, rules: Sequence[ContentRule] = CONTENT_RULES
+    change: Change, manifest: Manifest, rules: Sequence[ContentRule] = CONTENT_RULES, fan: Fan = in_order
 ) -> list[Violation]:
-    found: list[Violation] = []
+    """Every rule's findings, rule after rule, each rule's file after file. `fan` decides where the
+    rules that take slices read them (fan.py): the findings are the same, in the same order."""
     try:
+        files = added_files(change)  # built once, before any slice is read
+        sliced = [rule for rule in rules if not rule.one_pass]
+        per_file = fan(partial(_slice_findings, change, manifest, sliced), files, [_weight(f) for f in files])
+        found: list[Violation] = []
         for rule in rules:
-            found.extend(rule.scan(change, manifest))
-        files = {f.path: f for f in added_files(change)}
-        return [_with_basis(v, files) for v in found]
+            if rule.one_pass:
+                found.extend(rule.scan(change, manifest))
+            else:
+                at = sliced.index(rule)
+                found.extend(v for each in per_file for v in each[at])
+        by_path = {f.path: f for f in files}
+        return [_with_basis(v, by_path) for v in found]
     finally:
         release(change)  # the rules share the change's added text while they run, not after
+
+
+def _slice_findings(
+    change: Change, manifest: Manifest, rules: Sequence[ContentRule], files: Sequence[AddedFile]
+) -> list[tuple[list[Violation], ...]]:
+    """Each file's findings of each rule, read over one slice of the added files."""
+    out: list[tuple[list[Violation], ...]] = [tuple([] for _ in rules) for _ in files]
+    index = {f.path: k for k, f in enumerate(files)}
+    for at, rule in enumerate(rules):
+        for found in rule.scan(change, manifest, files):
+            out[index[found.path or ""]][at].append(found)
+    return out
+
+
+def _weight(file: AddedFile) -> int:
+    """What reading a file costs, near enough: its added text, and its new text where it has one."""
+    return sum(len(f.text) for f in file.fragments) + len(file.head or "")
 
 
 def _with_basis(found: Violation, files: Mapping[str, AddedFile]) -> Violation:

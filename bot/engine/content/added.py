@@ -220,5 +220,10 @@ def release(change: Change) -> None:
     _LAST.release(change)
 
 
+def chosen(change: Change, files: Sequence[AddedFile] | None) -> Sequence[AddedFile]:
+    """The added files a rule reads: `files` (a slice of the change's, engine/fan.py), or all."""
+    return added_files(change) if files is None else files
+
+
 def files_of_kind(change: Change, *kinds: Kind) -> Iterator[AddedFile]:
     return (f for f in added_files(change) if f.kind in kinds)

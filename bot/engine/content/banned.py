@@ -10,9 +10,9 @@ counted (bounds.MAX_MATCH_WORK), so a pull request's hostile text cannot stall a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from bot.engine.change import Change
 from bot.engine.content.added import AddedFile, Fragment
@@ -83,10 +83,14 @@ def _file_violations(compiled: _Compiled, file: AddedFile, work: MatchWork) -> I
 class BannedPatternsRule:
     """`content.banned`: the maintainers' regexes over added lines."""
 
-    def scan(self, change: Change, manifest: Manifest) -> Iterator[Violation]:
+    one_pass: ClassVar[bool] = True  # its match budget is the whole change's (patterns.MatchWork)
+
+    def scan(
+        self, change: Change, manifest: Manifest, files: Sequence[AddedFile] | None = None
+    ) -> Iterator[Violation]:
         entries = [_Compiled.of(e, manifest.patterns) for e in manifest.content.banned]
         work = MatchWork("content.banned's patterns against the text this change adds")
-        for file in read_files(change, manifest, None) if entries else ():
+        for file in read_files(change, manifest, None, files) if entries else ():
             for compiled in entries:
                 paths = compiled.entry.paths
                 if paths is None or matches(paths, file.path, manifest.patterns):

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import ast
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from bot.engine.change import Change
 from bot.engine.content.added import AddedFile
@@ -120,9 +120,13 @@ class BannedImportsRule:
     """`content.banned_imports`: modules added Python and JavaScript/TypeScript code may not import
     (in every path `content.exclude` leaves)."""
 
-    def scan(self, change: Change, manifest: Manifest) -> Iterator[Violation]:
+    one_pass: ClassVar[bool] = False
+
+    def scan(
+        self, change: Change, manifest: Manifest, files: Sequence[AddedFile] | None = None
+    ) -> Iterator[Violation]:
         banned = manifest.content.banned_imports
-        for file in read_files(change, manifest, None) if banned else ():
+        for file in read_files(change, manifest, None, files) if banned else ():
             if file.kind not in (Kind.PYTHON, Kind.JAVASCRIPT):
                 continue
             entries = [e for e in banned if e.paths is None or matches(e.paths, file.path, manifest.patterns)]

@@ -22,6 +22,7 @@ from collections import defaultdict
 from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, partial
+from typing import ClassVar
 
 from bot.engine.change import Change
 from bot.engine.content.added import AddedFile, added_files
@@ -326,11 +327,15 @@ class DangerousRule:
     parse_whole_files: bool = False
     prefilter: Prefilter | None = None
 
-    def scan(self, change: Change, manifest: Manifest) -> Iterator[Violation]:
+    one_pass: ClassVar[bool] = False
+
+    def scan(
+        self, change: Change, manifest: Manifest, files: Sequence[AddedFile] | None = None
+    ) -> Iterator[Violation]:
         if not manifest.content.dangerous:
             return
         names = _AddedNames(change)
-        for file in read_files(change, manifest, "dangerous"):
+        for file in read_files(change, manifest, "dangerous", files):
             if file.kind is Kind.DOCUMENT:
                 continue
             python = file.kind is Kind.PYTHON

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from bot.engine.change import Change
-from bot.engine.content.added import AddedFile, added_files
+from bot.engine.content.added import AddedFile, chosen
 from bot.engine.globs import last_match
 from bot.engine.manifest import Manifest
 
@@ -25,9 +25,11 @@ def excluded_by(manifest: Manifest, key: str | None, path: str) -> str | None:
     return None
 
 
-def read_files(change: Change, manifest: Manifest, key: str | None) -> Iterator[AddedFile]:
-    """The added files the rule reads: every one no exclusion names."""
-    return (f for f in added_files(change) if excluded_by(manifest, key, f.path) is None)
+def read_files(
+    change: Change, manifest: Manifest, key: str | None, files: Sequence[AddedFile] | None = None
+) -> Iterator[AddedFile]:
+    """The added files the rule reads (`files`, or the change's): every one no exclusion names."""
+    return (f for f in chosen(change, files) if excluded_by(manifest, key, f.path) is None)
 
 
 def excluded_note(entry: str) -> str:

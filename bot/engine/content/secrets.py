@@ -20,14 +20,14 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, ClassVar
 
 import re2
 
 from bot.engine.change import Change
 from bot.engine.content._gitleaks_rules import GLOBAL_ALLOWLIST, RULES
 from bot.engine.content._noseyparker_rules import RULES as NOSEY_PARKER_RULES
-from bot.engine.content.added import AddedFile, Fragment, added_files
+from bot.engine.content.added import AddedFile, Fragment, chosen
 from bot.engine.content.detectors import CHECKSUMS, OWN_DETECTORS, VALIDATORS, VERIFIED_FORMATS
 from bot.engine.content.examples import EXAMPLES
 from bot.engine.content.exclude import excluded_by, excluded_note
@@ -473,11 +473,15 @@ class SecretsRule:
 
     scanner: SecretScanner | None = None
 
-    def scan(self, change: Change, manifest: Manifest) -> Iterator[Violation]:
+    one_pass: ClassVar[bool] = False
+
+    def scan(
+        self, change: Change, manifest: Manifest, files: Sequence[AddedFile] | None = None
+    ) -> Iterator[Violation]:
         if not manifest.content.secrets:
             return
         scanner = self.scanner or default_scanner()
-        for file in added_files(change):
+        for file in chosen(change, files):
             excluded = excluded_by(manifest, "secrets", file.path)
             found = file_findings(scanner, file, verified_only=excluded is not None)
             yield from _violations(file, found, excluded)

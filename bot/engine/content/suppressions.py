@@ -23,7 +23,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, ClassVar
 
 from bot.engine.change import Change
 from bot.engine.content.added import AddedFile, Fragment
@@ -380,9 +380,13 @@ class SuppressionsRule:
 
     prefilter: Prefilter | None = None
 
-    def scan(self, change: Change, manifest: Manifest) -> Iterator[Violation]:
+    one_pass: ClassVar[bool] = False
+
+    def scan(
+        self, change: Change, manifest: Manifest, files: Sequence[AddedFile] | None = None
+    ) -> Iterator[Violation]:
         if not manifest.content.suppressions:
             return
-        for file in read_files(change, manifest, "suppressions"):
+        for file in read_files(change, manifest, "suppressions", files):
             if file.kind is not Kind.DOCUMENT:
                 yield from _file_violations(change, file, self.prefilter)

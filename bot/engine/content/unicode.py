@@ -18,9 +18,10 @@ from __future__ import annotations
 import io
 import tokenize
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, partial
+from typing import ClassVar
 
 from bot.engine.change import Change
 from bot.engine.content.added import AddedFile, Fragment
@@ -254,6 +255,10 @@ class InvisibleUnicodeRule:
     """Invisible Unicode in added lines, and mixed-script identifiers in added code; not switchable
     in the manifest."""
 
-    def scan(self, change: Change, manifest: Manifest) -> Iterator[Violation]:
-        for file in read_files(change, manifest, "invisible_unicode"):
+    one_pass: ClassVar[bool] = False
+
+    def scan(
+        self, change: Change, manifest: Manifest, files: Sequence[AddedFile] | None = None
+    ) -> Iterator[Violation]:
+        for file in read_files(change, manifest, "invisible_unicode", files):
             yield from _file_violations(file)
