@@ -6,7 +6,9 @@ diff parse and the building of the added text included).
     .venv/bin/python bench/content_paired.py --baseline b8e5823 [--pairs 7] [--from-diff-bytes] [--cpu]
 
 `--cpu` times each scan by the process's CPU time instead of the wall clock: on a machine loaded
-past its cores, waiting for one is not the scan's cost.
+past its cores, waiting for one is not the scan's cost. `--processes N` runs the scan as `receipt
+check` does (`content_violations` over N processes, local/fanout.py); a tree without that runs it
+in one. With `--cpu` the time is then the CPU of the process and of its children together.
 
 The baseline is exported with `git archive` into a temporary directory and imported from there;
 each process builds the corpus, scans once untimed, then reports the best of five scans. Printed:
@@ -17,17 +19,27 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _one(tree: Path, *, from_bytes: bool, cpu: bool) -> float:
+def _cpu() -> float:
+    """CPU time of this process and of the children it has waited for."""
+    return sum(
+        usage.ru_utime + usage.ru_stime
+        for usage in (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
+    )
+
+
+def _one(tree: Path, *, from_bytes: bool, cpu: bool, processes: int | None) -> float:
     """Best of five default scans (or secret scans from diff bytes), in a fresh process importing
     the engine from `tree`."""
     sys.path[:0] = [str(tree), str(tree / "bench")]
@@ -43,7 +55,17 @@ def _one(tree: Path, *, from_bytes: bool, cpu: bool) -> float:
     change = change_from_diff(data)
     tune_gc()
 
-    clock = time.process_time if cpu else time.perf_counter
+    clock = (_cpu if processes else time.process_time) if cpu else time.perf_counter
+    spread = None
+    if processes:
+        from bot.engine.rules import content_violations
+
+        try:
+            from bot.local.fanout import Forked
+        except ImportError:  # a tree from before the scan could be spread
+            spread = partial(content_violations, manifest=Manifest())
+        else:
+            spread = partial(content_violations, manifest=Manifest(), fan=Forked(processes))
 
     def scan() -> float:
         start = clock()
@@ -51,6 +73,9 @@ def _one(tree: Path, *, from_bytes: bool, cpu: bool) -> float:
             list(SecretsRule().scan(change_from_diff(data), Manifest()))
             return clock() - start
         fresh = Change(change.diff, change.digest, change.texts)
+        if spread is not None:
+            spread(fresh)
+            return clock() - start
         for rule in CONTENT_RULES:
             list(rule.scan(fresh, Manifest()))
         return clock() - start
@@ -59,8 +84,9 @@ def _one(tree: Path, *, from_bytes: bool, cpu: bool) -> float:
     return min(scan() for _ in range(5))
 
 
-def _run(tree: Path, *, from_bytes: bool, cpu: bool) -> float:
+def _run(tree: Path, *, from_bytes: bool, cpu: bool, processes: int | None) -> float:
     flag = ["--from-diff-bytes"] * from_bytes + ["--cpu"] * cpu
+    flag += ["--processes", str(processes)] if processes else []
     done = subprocess.run(
         [sys.executable, __file__, "--child", str(tree), *flag], check=True, capture_output=True, text=True
     )
@@ -73,10 +99,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, default=7)
     parser.add_argument("--from-diff-bytes", action="store_true", help="the secret rule from diff bytes")
     parser.add_argument("--cpu", action="store_true", help="CPU time instead of the wall clock")
+    parser.add_argument("--processes", type=int, help="the scan as receipt check runs it, over N processes")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(f"{_one(Path(args.child), from_bytes=args.from_diff_bytes, cpu=args.cpu):.4f}")
+        tree = Path(args.child)
+        found = _one(tree, from_bytes=args.from_diff_bytes, cpu=args.cpu, processes=args.processes)
+        print(f"{found:.4f}")
         return 0
     if not args.baseline:
         parser.error("--baseline is required")
@@ -91,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         for pair in range(args.pairs):
             first, second = (ROOT, Path(scratch)) if pair % 2 == 0 else (Path(scratch), ROOT)
             times = {
-                tree: _run(tree, from_bytes=args.from_diff_bytes, cpu=args.cpu) for tree in (first, second)
+                tree: _run(tree, from_bytes=args.from_diff_bytes, cpu=args.cpu, processes=args.processes)
+                for tree in (first, second)
             }
             ours.append(times[ROOT])
             theirs.append(times[Path(scratch)])
