@@ -18,14 +18,14 @@ import pytest
 from bot.engine import evaluate
 from bot.local import fanout
 from bot.local.check import CheckOptions, local_inputs
-from bot.local.fanout import Forked, serve, slices
+from bot.local.fanout import Forked, serve, shares
 from tests.gitrepo import GitRepo
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="receipt forks only on Linux")
 
 T = TypeVar("T")
 R = TypeVar("R")
-BIG = [fanout.SMALLEST] * 8  # weights enough for every process asked for
+BIG = [fanout.SMALLEST] * 8  # weights of 8 items, enough for every process asked for
 
 
 @pytest.fixture
@@ -61,22 +61,23 @@ def _pids(items: Sequence[int]) -> list[tuple[int, int]]:
         ([3, 3, 3, 3, 3, 3, 3], 4),
     ],
 )
-def test_slices_are_contiguous_cover_every_item_and_never_exceed_the_count(
+def test_shares_hold_every_item_once_in_order_and_never_exceed_the_count(
     weights: list[int], count: int
 ) -> None:
-    found = slices(weights, count)
-    assert [i for part in found for i in part] == list(range(len(weights)))
+    found = shares(weights, count)
+    assert sorted(i for share in found for i in share) == list(range(len(weights)))
+    assert all(share == sorted(share) and share for share in found)
     assert 1 <= len(found) <= count
-    assert all(len(part) for part in found)
 
 
-def test_slices_share_the_weight() -> None:
-    assert slices([1] * 10, 2) == [range(5), range(5, 10)]
-    assert slices([1] * 12, 3) == [range(4), range(4, 8), range(8, 12)]
-    assert slices([100, 1, 1, 1, 1], 2) == [range(1), range(1, 5)]
+def test_shares_are_of_about_equal_weight_wherever_the_heavy_items_are() -> None:
+    clustered = [50] * 4 + [1] * 96  # the heavy files together, as in one directory
+    loads = sorted(sum(clustered[i] for i in share) for share in shares(clustered, 2))
+    assert loads == [148, 148]
+    assert [len(s) for s in shares([100, 1, 1, 1, 1], 2)] == [1, 4]
 
 
-def test_the_slices_are_read_in_other_processes_and_answered_in_order(other_threads_set_aside: None) -> None:
+def test_the_shares_are_read_in_other_processes_and_answered_in_order(other_threads_set_aside: None) -> None:
     found = Forked(3)(_pids, list(range(8)), BIG)
     assert [item for item, _ in found] == list(range(8))
     pids = {pid for _, pid in found}
@@ -115,7 +116,7 @@ def test_a_child_that_fails_has_its_slice_read_again_here(
             return [-1]  # one result for a slice of several
         return [item * 2 for item in items]
 
-    assert Forked(2)(work, list(range(6)), BIG) == [0, 2, 4, 6, 8, 10]
+    assert Forked(2)(work, list(range(6)), BIG[:6]) == [0, 2, 4, 6, 8, 10]
     assert _no_children_left()
 
 
@@ -128,7 +129,7 @@ def test_an_error_of_the_work_itself_is_raised_here_and_the_children_are_reaped(
         return list(items)
 
     with pytest.raises(ValueError, match="item 0"):
-        Forked(3)(work, list(range(6)), BIG)
+        Forked(3)(work, list(range(6)), BIG[:6])
     assert _no_children_left()
 
 

@@ -434,7 +434,7 @@ def _unchanged(known: _Version) -> _Version:
 
 @dataclass(frozen=True, slots=True)
 class _Files:
-    """The files one receipt measures, and how: `measured` reads a slice of `keys` (fan.py)."""
+    """The files one receipt measures, and how: `measured` reads some of the `keys` (fan.py)."""
 
     mine: _Side
     theirs: _Side | None

@@ -1,9 +1,10 @@
 """Work the engine may spread: independent items, each read by the same pure function.
 
 The engine says what may run apart and how much each item weighs; its caller decides where it runs
-(local/fanout.py runs slices of the items in forked processes on a machine with cores to spare).
-Whoever runs it, the answer is `work(items)`: one result per item, in the items' order, and
-`work(a + b) == work(a) + work(b)`, so a receipt never depends on where its numbers were counted.
+(local/fanout.py deals the items out to forked processes on a machine with cores to spare). `work`
+gives one result per item, in the items' order, and an item's result depends on that item alone,
+so any subsequence of the items may be read apart. Whoever runs it, the answer is `work(items)`:
+a receipt never depends on where its numbers were counted.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from bot.engine.manifest import Manifest
 
 
 class ContentRule(Protocol):
-    """A rule over the text a change adds. `scan` reads `files` (a slice of the change's added
+    """A rule over the text a change adds. `scan` reads `files` (some of the change's added
     files, in their order) or, by default, all of them, and reports each file's findings together,
     under the file's path; the change stays whole for what a rule reads across files. `one_pass`:
     the rule must read every file in one call (it keeps a budget over the whole change)."""
@@ -67,17 +67,17 @@ def content_violations(
     change: Change, manifest: Manifest, rules: Sequence[ContentRule] = CONTENT_RULES, fan: Fan = in_order
 ) -> list[Violation]:
     """Every rule's findings, rule after rule, each rule's file after file. `fan` decides where the
-    rules that take slices read them (fan.py): the findings are the same, in the same order."""
+    rules that take some of the files read them (fan.py): the findings are the same, in the same order."""
     try:
-        files = added_files(change)  # built once, before any slice is read
-        sliced = [rule for rule in rules if not rule.one_pass]
-        per_file = fan(partial(_slice_findings, change, manifest, sliced), files, [_weight(f) for f in files])
+        files = added_files(change)  # built once, before any share of them is read
+        shared = [rule for rule in rules if not rule.one_pass]
+        per_file = fan(partial(_findings_of, change, manifest, shared), files, [_weight(f) for f in files])
         found: list[Violation] = []
         for rule in rules:
             if rule.one_pass:
                 found.extend(rule.scan(change, manifest))
             else:
-                at = sliced.index(rule)
+                at = shared.index(rule)
                 found.extend(v for each in per_file for v in each[at])
         by_path = {f.path: f for f in files}
         return [_with_basis(v, by_path) for v in found]
@@ -85,10 +85,10 @@ def content_violations(
         release(change)  # the rules share the change's added text while they run, not after
 
 
-def _slice_findings(
+def _findings_of(
     change: Change, manifest: Manifest, rules: Sequence[ContentRule], files: Sequence[AddedFile]
 ) -> list[tuple[list[Violation], ...]]:
-    """Each file's findings of each rule, read over one slice of the added files."""
+    """Each file's findings of each rule, read over some of the added files."""
     out: list[tuple[list[Violation], ...]] = [tuple([] for _ in rules) for _ in files]
     index = {f.path: k for k, f in enumerate(files)}
     for at, rule in enumerate(rules):

@@ -1,11 +1,11 @@
-"""Where the engine's per-file reading runs on this machine (engine/fan.py): contiguous slices of
-the files in forked processes, one per core this process may use, up to a few.
+"""Where the engine's per-file reading runs on this machine (engine/fan.py): shares of the files
+in forked processes, one per core this process may use, up to a few.
 
 Only where that is safe and worth it: Linux, a process with one thread (a fork copies the calling
 thread alone, with every lock the others held), more than one usable core, and enough text that a
-fork's two milliseconds are a small part of reading a slice. A child sends its results back pickled
+fork's two milliseconds are a small part of reading a share. A child sends its results back pickled
 through a pipe and exits without running this process's exit handlers. A child that fails in any
-way (an exception, a signal, a short or unreadable answer) has its slice read again here, so the
+way (an exception, a signal, a short or unreadable answer) has its share read again here, so the
 answer is always `work(items)`, and an exception the work raises is raised here, as it is in one
 process. Children still running when this process gives up are killed and reaped: none outlives it.
 """
@@ -13,7 +13,7 @@ process. Children still running when this process gives up are killed and reaped
 from __future__ import annotations
 
 import contextlib
-import itertools
+import heapq
 import os
 import sys
 import threading
@@ -24,7 +24,7 @@ from typing import Any, NoReturn, TypeVar
 T = TypeVar("T")
 R = TypeVar("R")
 
-MOST = 4  # processes: past a few, the slices are small and each child's copies of memory add up
+MOST = 4  # processes: past a few, the shares are small and each child's copies of memory add up
 # Characters of text per process below which one process reads them all: about 20 ms of reading.
 SMALLEST = 128 * 1024
 
@@ -36,17 +36,17 @@ def usable_cores() -> int:
     return len(os.sched_getaffinity(0))
 
 
-def slices(weights: Sequence[int], count: int) -> list[range]:
-    """`count` contiguous ranges of the items, cut where the running weight passes each share."""
-    whole = sum(weights)
-    cuts = [0]
-    running = 0
-    for index, weight in enumerate(weights):
-        running += weight
-        if len(cuts) < count and running * count >= whole * len(cuts) and index + 1 < len(weights):
-            cuts.append(index + 1)
-    cuts.append(len(weights))
-    return [range(a, b) for a, b in itertools.pairwise(cuts) if b > a]
+def shares(weights: Sequence[int], count: int) -> list[list[int]]:
+    """The items' indices dealt into at most `count` shares of about equal weight, heaviest first to
+    the lightest share (a file's cost is not spread evenly along a change: the heavy ones cluster in
+    a directory), each share in the items' order."""
+    loads = [(0, k) for k in range(min(count, len(weights)))]
+    dealt: list[list[int]] = [[] for _ in loads]
+    for index in sorted(range(len(weights)), key=lambda i: -weights[i]):
+        load, share = heapq.heappop(loads)
+        dealt[share].append(index)
+        heapq.heappush(loads, (load + weights[index], share))
+    return [sorted(share) for share in dealt if share]
 
 
 @dataclass
@@ -56,7 +56,7 @@ class _Child:
     reaped: bool = False
 
     def result(self, expected: int) -> list[Any] | None:
-        """Its slice's results, or None when it did not deliver all of them."""
+        """Its share's results, or None when it did not deliver all of them."""
         import pickle  # only a change large enough to fork needs it
 
         chunks = []
@@ -83,7 +83,7 @@ class _Child:
 
 
 def serve(work: Callable[[Sequence[T]], list[R]], items: Sequence[T], answer: int) -> int:
-    """A child's whole life but its exit: read the slice, write the pickled results to `answer`.
+    """A child's whole life but its exit: read the share, write the pickled results to `answer`.
     Returns the exit status (0: answered)."""
     import pickle
 
@@ -91,7 +91,7 @@ def serve(work: Callable[[Sequence[T]], list[R]], items: Sequence[T], answer: in
         data = pickle.dumps(work(items), protocol=pickle.HIGHEST_PROTOCOL)
         with os.fdopen(answer, "wb") as out:
             out.write(data)
-    except BaseException:  # the parent reads the slice again, and meets the error itself
+    except BaseException:  # the parent reads the share again, and meets the error itself
         return 1
     return 0
 
@@ -122,16 +122,22 @@ class Forked:
         count = min(self.processes, MOST, len(items), sum(weights) // SMALLEST)
         if count < 2 or threading.active_count() > 1:
             return work(items)
-        first, *rest = slices(weights, count)
-        children: list[tuple[_Child, range]] = []
+        first, *rest = shares(weights, count)
+        children: list[tuple[_Child, list[int]]] = []
         try:
-            for part in rest:
-                children.append((_fork(work, items[part.start : part.stop]), part))
-            out = work(items[first.start : first.stop])
-            for child, part in children:
-                found = child.result(len(part))
-                out.extend(work(items[part.start : part.stop]) if found is None else found)
-            return out
+            for share in rest:
+                children.append((_fork(work, [items[i] for i in share]), share))
+            out: list[Any] = [None] * len(items)
+            _place(out, first, work([items[i] for i in first]))
+            for child, share in children:
+                found = child.result(len(share))
+                _place(out, share, work([items[i] for i in share]) if found is None else found)
+            return out  # every place filled: each share's results are all there
         finally:
             for child, _ in children:
                 child.stop()
+
+
+def _place(out: list[Any], share: list[int], results: list[R]) -> None:
+    for index, result in zip(share, results, strict=True):
+        out[index] = result

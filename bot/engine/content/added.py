@@ -221,7 +221,7 @@ def release(change: Change) -> None:
 
 
 def chosen(change: Change, files: Sequence[AddedFile] | None) -> Sequence[AddedFile]:
-    """The added files a rule reads: `files` (a slice of the change's, engine/fan.py), or all."""
+    """The added files a rule reads: `files` (some of the change's, engine/fan.py), or all."""
     return added_files(change) if files is None else files
 
 
