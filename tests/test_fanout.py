@@ -99,9 +99,9 @@ def test_one_process_small_work_and_a_threaded_process_read_everything_here() ->
         other.join()
 
 
-@pytest.mark.parametrize("failure", ["raises", "killed", "exits early", "answers wrongly"])
-def test_a_child_that_fails_has_its_slice_read_again_here(
-    failure: str, other_threads_set_aside: None
+@pytest.mark.parametrize("failure", ["raises", "killed", "exits early", "answers wrongly", "is stuck"])
+def test_a_child_that_fails_has_its_share_read_again_here(
+    failure: str, other_threads_set_aside: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     parent = os.getpid()
 
@@ -113,11 +113,26 @@ def test_a_child_that_fails_has_its_slice_read_again_here(
                 os.kill(os.getpid(), signal.SIGKILL)
             if failure == "exits early":
                 os._exit(0)  # nothing written: a short answer
+            if failure == "is stuck":
+                signal.pause()  # until killed
             return [-1]  # one result for a slice of several
         return [item * 2 for item in items]
 
+    monkeypatch.setattr(fanout, "GRACE", 0.5)
     assert Forked(2)(work, list(range(6)), BIG[:6]) == [0, 2, 4, 6, 8, 10]
     assert _no_children_left()
+
+
+@pytest.mark.parametrize("scarce", ["fork", "pipe"])
+def test_no_process_or_pipe_to_spare_reads_the_share_here(
+    scarce: str, other_threads_set_aside: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refused() -> None:
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(fanout.os, scarce, refused)
+    found = Forked(3)(_pids, list(range(6)), BIG[:6])
+    assert found == [(i, os.getpid()) for i in range(6)]
 
 
 def test_an_error_of_the_work_itself_is_raised_here_and_the_children_are_reaped(

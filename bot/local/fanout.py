@@ -5,9 +5,11 @@ Only where that is safe and worth it: Linux, a process with one thread (a fork c
 thread alone, with every lock the others held), more than one usable core, and enough text that a
 fork's two milliseconds are a small part of reading a share. A child sends its results back pickled
 through a pipe and exits without running this process's exit handlers. A child that fails in any
-way (an exception, a signal, a short or unreadable answer) has its share read again here, so the
-answer is always `work(items)`, and an exception the work raises is raised here, as it is in one
-process. Children still running when this process gives up are killed and reaped: none outlives it.
+way (an exception, a signal, a short or unreadable answer), one the system cannot start (no process
+or pipe to spare), and one still reading long after this process read its own share (PATIENCE times
+as long, and GRACE more: it is stuck, and is killed) have their shares read here, so the answer is
+always `work(items)`, and an exception the work raises is raised here, as it is in one process.
+Children still running when this process gives up are killed and reaped: none outlives it.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from __future__ import annotations
 import contextlib
 import heapq
 import os
+import select
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
@@ -27,6 +31,8 @@ R = TypeVar("R")
 MOST = 4  # processes: past a few, the shares are small and each child's copies of memory add up
 # Characters of text per process below which one process reads them all: about 20 ms of reading.
 SMALLEST = 128 * 1024
+# How long the children may take beyond this process's own share: that many times as long, and more.
+PATIENCE, GRACE = 20, 30.0
 
 
 def usable_cores() -> int:
@@ -55,12 +61,19 @@ class _Child:
     answer: int  # the read end of the pipe it answers on
     reaped: bool = False
 
-    def result(self, expected: int) -> list[Any] | None:
-        """Its share's results, or None when it did not deliver all of them."""
+    def result(self, expected: int, deadline: float) -> list[Any] | None:
+        """Its share's results, or None when it did not deliver all of them by `deadline`
+        (`time.monotonic`; a child past it is stuck, and `stop` kills it)."""
         import pickle  # only a change large enough to fork needs it
 
         chunks = []
-        while chunk := os.read(self.answer, 1 << 20):
+        while True:
+            ready, _, _ = select.select([self.answer], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                return None
+            chunk = os.read(self.answer, 1 << 20)
+            if not chunk:
+                break
             chunks.append(chunk)
         _, status = os.waitpid(self.pid, 0)
         self.reaped = True
@@ -100,9 +113,18 @@ def _exit(status: int) -> NoReturn:  # pragma: no cover - runs in the child, whi
     os._exit(status)
 
 
-def _fork(work: Callable[[Sequence[T]], list[R]], items: Sequence[T]) -> _Child:
-    answer, write_end = os.pipe()
-    pid = os.fork()
+def _fork(work: Callable[[Sequence[T]], list[R]], items: Sequence[T]) -> _Child | None:
+    """A child reading `items`; None when the system gives no process or pipe (the caller reads them)."""
+    try:
+        answer, write_end = os.pipe()
+    except OSError:  # out of file descriptors
+        return None
+    try:
+        pid = os.fork()
+    except OSError:  # out of processes or memory
+        os.close(answer)
+        os.close(write_end)
+        return None
     if pid == 0:  # pragma: no cover - the child
         os.close(answer)
         _exit(serve(work, items, write_end))
@@ -124,13 +146,22 @@ class Forked:
             return work(items)
         first, *rest = shares(weights, count)
         children: list[tuple[_Child, list[int]]] = []
+        here = [first]
         try:
             for share in rest:
-                children.append((_fork(work, [items[i] for i in share]), share))
+                child = _fork(work, [items[i] for i in share])
+                if child is None:
+                    here.append(share)
+                else:
+                    children.append((child, share))
             out: list[Any] = [None] * len(items)
-            _place(out, first, work([items[i] for i in first]))
+            started = time.monotonic()
+            for share in here:
+                _place(out, share, work([items[i] for i in share]))
+            # A share weighs about what this process's did: a child far past that is stuck.
+            deadline = time.monotonic() + PATIENCE * (time.monotonic() - started) + GRACE
             for child, share in children:
-                found = child.result(len(share))
+                found = child.result(len(share), deadline)
                 _place(out, share, work([items[i] for i in share]) if found is None else found)
             return out  # every place filled: each share's results are all there
         finally:
