@@ -5,6 +5,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bot.engine.diff import Diff, FileDiff, FileStatus, LineKind
 from bot.engine.findings import RuleId, Violation
@@ -32,24 +33,33 @@ class Protection:
         return f"{self.source} ({self.pattern!r}{', ' + _CASELESS if self.folded else ''})"
 
 
-def _protect_patterns(paths: PathsPolicy) -> Iterator[tuple[str, str, frozenset[ChangeKind]]]:
-    """Built-in groups first, then the manifest's entries, so a manifest entry can override a group."""
-    for group in paths.defaults:
-        for pattern in GROUPS[group]:
-            yield pattern, f"built-in group {group}", frozenset()
-    for rule in paths.protect:
-        for pattern in rule.paths:
-            yield pattern, rule.label, rule.allow
+_Protecting = tuple[tuple[str, str, frozenset[ChangeKind]], ...]
+
+
+@lru_cache(maxsize=16)
+def _protect_patterns(paths: PathsPolicy) -> tuple[_Protecting, tuple[str, ...]]:
+    """Built-in groups first, then the manifest's entries, so a manifest entry can override a group;
+    and the patterns alone. Once per policy: a receipt asks for every path of the change."""
+    found: _Protecting = (
+        *(
+            (pattern, f"built-in group {group}", frozenset())
+            for group in paths.defaults
+            for pattern in GROUPS[group]
+        ),
+        *((pattern, rule.label, rule.allow) for rule in paths.protect for pattern in rule.paths),
+    )
+    return found, tuple(pattern for pattern, _, _ in found)
 
 
 def protection(manifest: Manifest, path: str) -> Protection | None:
     """The last protect pattern matching `path` (gitignore semantics), or None. Protecting
     patterns match every spelling of the path, unprotecting ones (`!`) only the one they name."""
-    screen = manifest.patterns.screen(tuple(pattern for pattern, _, _ in _protect_patterns(manifest.paths)))
+    protecting, patterns = _protect_patterns(manifest.paths)
+    screen = manifest.patterns.screen(patterns)
     if screen is not None and screen.search(matchable(path)) is None:
         return None  # most paths: one match for all the patterns
     decided: Protection | None = None
-    for pattern, source, allow in _protect_patterns(manifest.paths):
+    for pattern, source, allow in protecting:
         found = match_one(pattern, path, manifest.patterns, Caseless.INCLUDES)
         if found is not None:
             decided = Protection(found.include, source, pattern, allow, found.folded)
