@@ -173,6 +173,8 @@ def hostile(tmp_path: Path, pr: GitRepo) -> dict[str, str]:
 # a usage error (2) or an invalid manifest (1 from validate); an internal error (70) would be a bug.
 HOSTILE: list[tuple[tuple[str, ...], set[int]]] = [
     (("check", "--repo", "{missing}"), {2}),
+    (("check", "--repo", "{repo}", "--processes", "0"), {2}),
+    (("check", "--repo", "{repo}", "--processes", "many"), {2}),
     (("check", "--repo", "{binary}"), {2}),
     (("check", "--repo", "{plain}"), {2}),
     (("check", "--repo", "{newline}"), {2}),
