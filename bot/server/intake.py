@@ -25,9 +25,8 @@ import contextlib
 import queue
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from bot.server import logs
 from bot.server.plan import Plan
@@ -36,15 +35,6 @@ from bot.server.store.jobs import DeliveryInfo, Recorded, record_deliveries
 
 MAX_BATCH = 32  # recorded in a few ms, so a delivery behind a full batch still waits little
 POSTGRES_THREADS = 8
-
-
-class _Answer(Protocol):
-    """Where a delivery's result goes: what the intake uses of a `Future`."""
-
-    def set_running_or_notify_cancel(self) -> bool: ...
-    def done(self) -> bool: ...
-    def set_result(self, result: Recorded) -> None: ...
-    def set_exception(self, exception: BaseException | None) -> None: ...
 
 
 class _Awaited:
@@ -85,12 +75,12 @@ def _unless_cancelled(future: asyncio.Future[Recorded], setter: Callable[[Any], 
 class _Waiting:
     info: DeliveryInfo
     plan: Plan
-    answer: _Answer
+    answer: _Awaited
 
 
 class Intake:
-    """`submit` a delivery (or `record` it, from the event loop); the future is its `Recorded`
-    once committed (and its jobs enqueued)."""
+    """`record` a delivery, from the event loop: awaited, it is its `Recorded` once committed (and
+    its jobs enqueued)."""
 
     def __init__(self, db: Database, enqueue: Callable[[int], None]) -> None:
         self._db = db
@@ -102,13 +92,8 @@ class Intake:
         self._started = False
         self._start_lock = threading.Lock()
 
-    def submit(self, info: DeliveryInfo, plan: Plan) -> Future[Recorded]:
-        answer: Future[Recorded] = Future()
-        self._put(_Waiting(info, plan, answer))
-        return answer
-
     async def record(self, info: DeliveryInfo, plan: Plan) -> Recorded:
-        """`submit`, awaited on the running event loop."""
+        """Hand the delivery to the intake's threads and await its answer on the running loop."""
         answer = _Awaited(asyncio.get_running_loop())
         self._put(_Waiting(info, plan, answer))
         return await answer.future
@@ -119,7 +104,7 @@ class Intake:
             self._start()
 
     def queued(self) -> int:
-        """Deliveries submitted and not yet taken into a batch."""
+        """Deliveries handed over and not yet taken into a batch."""
         return self._waiting.qsize()
 
     def _start(self) -> None:

@@ -4,6 +4,8 @@ are recorded in one transaction, and one that fails fails alone."""
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections.abc import Iterator
 from concurrent.futures import Future
 from typing import Any, cast
 
@@ -41,27 +43,47 @@ def _write_transactions(db: Database) -> list[object]:
     return begun
 
 
+@pytest.fixture
+def loop() -> Iterator[asyncio.AbstractEventLoop]:
+    """An event loop in a thread of its own, as the web process runs one: requests await there."""
+    running = asyncio.new_event_loop()
+    thread = threading.Thread(target=running.run_forever, daemon=True)
+    thread.start()
+    yield running
+    running.call_soon_threadsafe(running.stop)
+    thread.join()
+    running.close()
+
+
+def _submit(loop: asyncio.AbstractEventLoop, intake: Intake, guid: str, plan: Plan) -> Future[jobs.Recorded]:
+    """A request recording a delivery on `loop`; its answer as this thread can wait for it."""
+    return asyncio.run_coroutine_threadsafe(intake.record(_delivery(guid), plan), loop)
+
+
 def _submitted_while_the_file_is_held(
-    db: Database, intake: Intake, plans: list[tuple[str, Plan]]
+    db: Database, intake: Intake, plans: list[tuple[str, Plan]], loop: asyncio.AbstractEventLoop
 ) -> list[Future[jobs.Recorded]]:
-    """Submit the first delivery, then the rest once the intake waits for the file: they queue
+    """Hand over the first delivery, then the rest once the intake waits for the file: they queue
     behind it, as deliveries do while the worker process writes."""
     assert db.writers is not None
     with db.writers.held():
         (guid, plan), *rest = plans
-        answers = [intake.submit(_delivery(guid), plan)]
+        answers = [_submit(loop, intake, guid, plan)]
         wait_until(lambda: intake.queued() == 0 and db.writers is not None and db.writers.waiters() == 1,
                    what="the intake waiting for the file")  # fmt: skip
-        answers += [intake.submit(_delivery(g), p) for g, p in rest]
+        answers += [_submit(loop, intake, g, p) for g, p in rest]
         wait_until(lambda: intake.queued() == len(rest), what="the deliveries queued")
     return answers
 
 
-def test_deliveries_that_wait_for_the_file_are_recorded_in_one_transaction(db: Database) -> None:
+def test_deliveries_that_wait_for_the_file_are_recorded_in_one_transaction(
+    db: Database, loop: asyncio.AbstractEventLoop
+) -> None:
     enqueued: list[int] = []
     intake = Intake(db, enqueued.append)
     begun = _write_transactions(db)
-    answers = _submitted_while_the_file_is_held(db, intake, [(f"g-{n}", _plan()) for n in range(12)])
+    plans = [(f"g-{n}", _plan()) for n in range(12)]
+    answers = _submitted_while_the_file_is_held(db, intake, plans, loop)
     recorded = [answer.result(timeout=30) for answer in answers]
     assert len(begun) == 2  # the first alone, then the eleven that queued behind it
     assert not any(r.duplicate for r in recorded)
@@ -70,11 +92,11 @@ def test_deliveries_that_wait_for_the_file_are_recorded_in_one_transaction(db: D
     assert all(jobs.has_delivery(db, f"g-{n}") for n in range(12))
 
 
-def test_a_delivery_that_fails_its_batch_fails_alone(db: Database) -> None:
+def test_a_delivery_that_fails_its_batch_fails_alone(db: Database, loop: asyncio.AbstractEventLoop) -> None:
     intake = Intake(db, lambda _job: None)
     poison = _plan(cast(Intent, object()))  # not an intent: recording it raises
     answers = _submitted_while_the_file_is_held(
-        db, intake, [("g-0", _plan()), ("g-1", _plan()), ("g-bad", poison), ("g-2", _plan())]
+        db, intake, [("g-0", _plan()), ("g-1", _plan()), ("g-bad", poison), ("g-2", _plan())], loop
     )
     with pytest.raises(AttributeError):
         answers[2].result(timeout=30)
@@ -89,7 +111,9 @@ def test_postgresql_is_not_batched() -> None:
     assert intake.max_batch == 1
 
 
-def test_the_intake_outlives_a_failure_of_its_own(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_intake_outlives_a_failure_of_its_own(
+    db: Database, monkeypatch: pytest.MonkeyPatch, loop: asyncio.AbstractEventLoop
+) -> None:
     """A failure outside any delivery's recording fails the deliveries it met, not the thread
     every later delivery waits on."""
     intake = Intake(db, lambda _job: None)
@@ -101,8 +125,8 @@ def test_the_intake_outlives_a_failure_of_its_own(db: Database, monkeypatch: pyt
 
     monkeypatch.setattr(intake, "_answer", broken)
     with pytest.raises(RuntimeError, match="broken once"):
-        intake.submit(_delivery("g-1"), _plan()).result(timeout=30)
-    assert not intake.submit(_delivery("g-2"), _plan()).result(timeout=30).duplicate
+        _submit(loop, intake, "g-1", _plan()).result(timeout=30)
+    assert not _submit(loop, intake, "g-2", _plan()).result(timeout=30).duplicate
 
 
 def test_a_request_awaits_its_answer_on_its_event_loop(db: Database) -> None:
@@ -124,8 +148,8 @@ def _taken_and_waiting_for_the_file(db: Database, intake: Intake) -> None:
 
 
 def test_a_request_given_up_before_the_intake_takes_it_is_not_recorded(db: Database) -> None:
-    """As with `submit`: a request whose task was cancelled while it waited is not recorded; the
-    others are, and are answered."""
+    """A request whose task was cancelled while it waited is not recorded; the others are, and
+    are answered."""
     intake = Intake(db, lambda _job: None)
     assert db.writers is not None
 
