@@ -1,6 +1,6 @@
 """Start-up, and `receipt check` at every size, beside `git diff` over the same range.
 
-    .venv/bin/python bench/receipt_check.py [--repeat N] [--only NAME ...]
+    .venv/bin/python bench/receipt_check.py [--repeat N] [--only NAME ...] [--processes N]
 
 Start-up: `python -c pass` (the interpreter alone), `receipt --help`, and `receipt check --no-tests`
 on a typical change (10 files, 500 changed lines). Scaling: synthetic repositories of Python files
@@ -8,7 +8,8 @@ from 1,000 to 400,000 changed lines (changed = added + removed), one huge file, 
 each row times, in the same run, `git diff` over the range (the baseline: the least any tool reading
 the change must do) and the full `receipt check --no-tests` as a user runs it, interpreter start
 included. Runs are interleaved (git diff, receipt, git diff, receipt, …) so a change in the machine's
-load falls on both; figures are medians. Peak memory is the receipt process's maximum resident set.
+load falls on both; figures are medians. Peak memory is the largest maximum resident set of the
+receipt process and the processes it forks to read the change (`--processes`, passed on to it).
 The load average is printed before and after: other processes slow every figure alike. The
 package's bytecode is compiled first, as an installed receipt's is. Measured in December 2026, the
 200k row peaks at about 235 MiB and the 400k row at about 440 MiB; on a shared machine, run the
@@ -166,7 +167,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="runs of each command per small row")
     parser.add_argument("--only", nargs="*", help="rows to run (start-up, typical, 1k, 10k, …)")
+    parser.add_argument("--processes", type=int, help="passed to receipt check (default: one per core)")
     args = parser.parse_args()
+    processes = ["--processes", str(args.processes)] if args.processes else []
+    timed = [*_CHECK[:-1], *processes, "--json", os.devnull]
     wanted = set(args.only or [])
     known = {"start-up", TYPICAL.name, *(shape.name for shape in SHAPES)}
     if wanted - known:
@@ -181,9 +185,8 @@ def main() -> int:
         build(root, TYPICAL)
         # The typical check is timed beside interpreter start, so either name runs the start-up rows.
         if not wanted or wanted & {"start-up", TYPICAL.name}:
-            check = [*_CHECK, os.devnull]
             start = interleaved(
-                [[sys.executable, "-c", "pass"], [*_RECEIPT, "--help"], check], root, args.repeat * 2
+                [[sys.executable, "-c", "pass"], [*_RECEIPT, "--help"], timed], root, args.repeat * 2
             )
             print("start-up (wall, and CPU: user + system)")
             names = ("python -c pass", "receipt --help", f"receipt check, typical ({TYPICAL.changed} lines)")
@@ -198,7 +201,7 @@ def main() -> int:
             root = Path(scratch) / shape.name
             build(root, shape)
             repeat = args.repeat if shape.changed <= 30_000 else max(1, args.repeat // 2)
-            base, ours = interleaved([_GIT_DIFF, [*_CHECK, os.devnull]], root, repeat)
+            base, ours = interleaved([_GIT_DIFF, timed], root, repeat)
             print(
                 f"{shape.name:<11} {shape.files:>6} {shape.changed:>8} {base.seconds:>8.3f}s "
                 f"{ours.seconds:>8.3f}s {ours.seconds / base.seconds:>6.0f}x {ours.cpu:>7.2f}s "
