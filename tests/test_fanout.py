@@ -99,6 +99,14 @@ def test_one_process_small_work_and_a_threaded_process_read_everything_here() ->
         other.join()
 
 
+def test_another_system_reads_everything_here_whatever_was_asked(
+    other_threads_set_aside: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fanout.sys, "platform", "darwin")  # its libraries are not safe after a fork
+    assert fanout.usable_cores() == 1
+    assert {pid for _, pid in Forked(4)(_pids, list(range(8)), BIG)} == {os.getpid()}
+
+
 @pytest.mark.parametrize("failure", ["raises", "killed", "exits early", "answers wrongly", "is stuck"])
 def test_a_child_that_fails_has_its_share_read_again_here(
     failure: str, other_threads_set_aside: None, monkeypatch: pytest.MonkeyPatch

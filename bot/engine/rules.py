@@ -73,12 +73,13 @@ def content_violations(
         shared = [rule for rule in rules if not rule.one_pass]
         per_file = fan(partial(_findings_of, change, manifest, shared), files, [_weight(f) for f in files])
         found: list[Violation] = []
+        at = 0  # the next of the shared rules
         for rule in rules:
             if rule.one_pass:
                 found.extend(rule.scan(change, manifest))
             else:
-                at = shared.index(rule)
                 found.extend(v for each in per_file for v in each[at])
+                at += 1
         by_path = {f.path: f for f in files}
         return [_with_basis(v, by_path) for v in found]
     finally:

@@ -35,11 +35,14 @@ SMALLEST = 128 * 1024
 PATIENCE, GRACE = 20, 30.0
 
 
+def _can_fork() -> bool:
+    """macOS's system libraries are not safe to use after a fork; Windows has none."""
+    return sys.platform == "linux"
+
+
 def usable_cores() -> int:
     """The cores this process may run on (its affinity), 1 where it cannot fork safely."""
-    if sys.platform != "linux":
-        return 1  # macOS's system libraries are not safe to use after fork; Windows has none
-    return len(os.sched_getaffinity(0))
+    return len(os.sched_getaffinity(0)) if _can_fork() else 1
 
 
 def shares(weights: Sequence[int], count: int) -> list[list[int]]:
@@ -142,7 +145,7 @@ class Forked:
         self, work: Callable[[Sequence[T]], list[R]], items: Sequence[T], weights: Sequence[int]
     ) -> list[R]:
         count = min(self.processes, MOST, len(items), sum(weights) // SMALLEST)
-        if count < 2 or threading.active_count() > 1:
+        if count < 2 or threading.active_count() > 1 or not _can_fork():
             return work(items)
         first, *rest = shares(weights, count)
         children: list[tuple[_Child, list[int]]] = []
