@@ -130,6 +130,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8000, help="port (default: 8000)")
     worker = sub.add_parser("worker", help="run only the App's workers (for split deployments)")
+    worker.add_argument("--host", default="127.0.0.1", help="address of --port (default: 127.0.0.1)")
+    worker.add_argument("--port", type=_port, help="serve /healthz and /metrics on this port (default: none)")
     worker.add_argument("--supervised", action="store_true", help=argparse.SUPPRESS)  # serve's own child
     sub.add_parser("migrate", help="bring the App's database schema up to date")
     receive = sub.add_parser("receive", help="run the App on a saved delivery and print what it would post")
@@ -352,7 +354,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 def _cmd_worker(args: argparse.Namespace) -> int:
     from bot.server.serve import worker
 
-    return worker(supervised=args.supervised)
+    return worker(supervised=args.supervised, host=args.host, port=args.port)
 
 
 def _cmd_migrate(args: argparse.Namespace) -> int:

@@ -8,12 +8,15 @@ job has run (a read starts it), then true with `merge_commit_sha` naming the tes
 (`refs/pull/N/merge`, parents: the base commit, then the head), or false when it conflicts. The
 pull request is read again, with growing waits, until the answer is in and the merge commit is of
 this head; past the last wait the merge cannot be assessed, and the receipt fails closed.
+
+Where waiting would hold a worker that others need (the App), `MergeWaits(pending=True)` raises
+MergePending after the last wait instead, and the caller looks again later with a job of its own.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +30,29 @@ from bot.github.pulls import PullRequest, get_pull
 from bot.github.repo import RepoRef
 
 MERGE_WAITS = (0.5, 1.0, 2.0, 4.0, 8.0)  # seconds between reads: about 15 s in all
+
+
+@dataclass(frozen=True, slots=True)
+class MergeWaits:
+    """How long to wait here for GitHub's answer: the seconds between reads; with `pending`, a merge
+    still not computed after them raises MergePending instead of being a problem; `before`, the
+    seconds already waited elsewhere (earlier looks of the same job), for the problem's text."""
+
+    waits: tuple[float, ...] = MERGE_WAITS
+    pending: bool = False
+    before: float = 0.0
+
+
+WAIT_HERE = MergeWaits()  # an Action's job has nothing else to do meanwhile
+
+
+class MergePending(Exception):
+    """GitHub has not computed the test merge of `head` yet: look again later."""
+
+    def __init__(self, number: int, head: str) -> None:
+        super().__init__(f"GitHub is still computing the test merge of #{number} at {head[:12]}")
+        self.number = number
+        self.head = head
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,12 +92,12 @@ def wait_for_merge(
     repo: RepoRef,
     pull: PullRequest,
     *,
-    waits: Sequence[float] = MERGE_WAITS,
+    waits: MergeWaits = WAIT_HERE,
     sleep: Callable[[float], None] = time.sleep,
 ) -> PullMerge:
     """The test merge of `pull`'s head, waited for; HeadMoved when the head moves meanwhile."""
     base = pull.base_sha
-    for wait in (*waits, None):
+    for wait in (*waits.waits, None):
         now = get_pull(gh, repo, pull.number)
         if now.head_sha != pull.head_sha:
             raise HeadMoved(
@@ -90,11 +116,13 @@ def wait_for_merge(
                 return PullMerge(parents[0], now.merge_commit_sha, tree)
         if wait is not None:
             sleep(wait)
+    if waits.pending:
+        raise MergePending(pull.number, pull.head_sha)
     return PullMerge(
         base,
         problem=f"GitHub had not computed the test merge of {pull.head_sha[:12]} after "
-        f"{sum(waits):g} seconds (mergeable: null); evaluate it again once GitHub shows whether it "
-        "can be merged",
+        f"{waits.before + sum(waits.waits):g} seconds (mergeable: null); evaluate it again once GitHub "
+        "shows whether it can be merged",
     )
 
 

@@ -13,7 +13,7 @@ from githubkit import GitHub
 from bot.engine import MANIFEST_PATH, Inputs, TestEvidence
 from bot.gather import Request, Revisions, gather
 from bot.github.diffs import fetch_diff
-from bot.github.merges import base_tip, merge_given, wait_for_merge
+from bot.github.merges import WAIT_HERE, MergeWaits, base_tip, merge_given, wait_for_merge
 from bot.github.pulls import PullRequest, merge_base
 from bot.github.repo import RepoRef
 from bot.github.source import ApiSource
@@ -32,19 +32,21 @@ def gather_pull(
     manifest_path: str = MANIFEST_PATH,
     reference_path: str | None = None,
     source: ApiSource | None = None,
+    merge_waits: MergeWaits = WAIT_HERE,
 ) -> Inputs:
     """Inputs for `pull` as it is on GitHub now, judged by its base commit's manifest.
 
     The base is the base branch as it is now (manifest included); when it has moved on from the
     merge-base, what merging does is GitHub's test merge, made on that base. The
     reference patch, like the manifest, is read from the base commit. Raises GitHubError, HeadMoved
-    or a ReceiptError (TooLargeToAssess, ManifestError, DiffParseError, UsageError for the reference).
+    or a ReceiptError (TooLargeToAssess, ManifestError, DiffParseError, UsageError for the reference);
+    MergePending when `merge_waits` asks for it.
     """
     source = source or ApiSource(gh, repo)
     revisions = _revisions(gh, repo, pull, base_tip(gh, repo, pull))
     merge = None
     if not revisions.fast_forward:
-        tested = wait_for_merge(gh, repo, pull)
+        tested = wait_for_merge(gh, repo, pull, waits=merge_waits)
         if tested.base != revisions.base:  # the base branch moved on again meanwhile
             revisions = _revisions(gh, repo, pull, tested.base)
         merge = merge_given(gh, repo, tested, source)

@@ -36,3 +36,13 @@ def create_app(make_runtime: Callable[[], Runtime]) -> FastAPI:
     for module in (webhook, pages, health):
         app.include_router(module.router)
     return app
+
+
+def create_worker_app(runtime: Runtime) -> FastAPI:
+    """What a `receipt worker` given a port answers: `/healthz` (the store and the queue answer:
+    the container's health check), `/readyz` and `/metrics` (its jobs and GitHub's answers), no
+    webhook and no pages."""
+    app = FastAPI(title="receipt worker", version=__version__, docs_url=None, redoc_url=None)
+    app.state.runtime = runtime
+    app.include_router(health.router)
+    return app

@@ -18,11 +18,11 @@ from fastapi import FastAPI
 from bot.github.checks import CheckRunRequest, PublishedCheckRun
 from bot.github.repo import RepoRef
 from bot.jsonread import MAX_PAYLOAD_BYTES, load_json_object
-from bot.server.app import create_app
+from bot.server.app import create_app, create_worker_app
 from bot.server.logs import configure_logging
 from bot.server.plan import plan
 from bot.server.runtime import Runtime, settle
-from bot.server.settings import Settings, load_settings
+from bot.server.settings import Settings, SettingsError, load_settings
 from bot.server.store.db import Database
 from bot.server.store.jobs import DeliveryInfo, record_delivery
 from bot.server.supervise import exit_with_parent
@@ -71,14 +71,33 @@ def serve(host: str, port: int) -> int:
     return 0
 
 
-def worker(*, supervised: bool = False) -> int:
+def _listen(runtime: Runtime, host: str, port: int) -> None:
+    """A standalone worker's `/healthz` and `/metrics`, served beside its jobs (its own thread:
+    the consumer keeps the main thread and its signals). It listens before the jobs start, and
+    a port already taken is an error at start, not a worker nobody can see."""
+    app = create_worker_app(runtime)
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False))
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        listening = socket.create_server((host, port), family=family)
+    except OSError as exc:
+        why = exc.strerror or exc
+        raise SettingsError(f"receipt worker --port {port}: cannot listen on {host}: {why}") from None
+    threading.Thread(target=server.run, kwargs={"sockets": [listening]}, name="receipt-worker-http",
+                     daemon=True).start()  # fmt: skip
+
+
+def worker(*, supervised: bool = False, host: str = "127.0.0.1", port: int | None = None) -> int:
     """`receipt worker`; `supervised`: the worker process of a `receipt serve`, which has recovered
-    the store's jobs and runs the redelivery pass itself, and whose end this process follows."""
+    the store's jobs and runs the redelivery pass itself, and whose end this process follows;
+    `port`: serve `/healthz` and `/metrics` on it."""
     settings = load_settings()
     configure_logging()
     if supervised:
         exit_with_parent(sys.stdin.fileno())
     runtime = Runtime.build(settings, upgrade_schema=False)
+    if port is not None:
+        _listen(runtime, host, port)
     if not supervised:
         runtime.recover()
         threading.Thread(target=runtime.redeliver, name="receipt-redeliver", daemon=True).start()

@@ -46,6 +46,8 @@ class Settings(BaseSettings):
     sweep_seconds: int = Field(default=60, ge=1)
     redeliver_seconds: float = Field(default=300.0, gt=0)  # a pass over GitHub's failed deliveries
     drain_seconds: float = Field(default=0.0, ge=0, le=300)  # /readyz 503 this long before stopping
+    # how long a job looks again for GitHub's test merge (mergeable: null) before failing closed
+    merge_wait_seconds: float = Field(default=60.0, ge=0, le=3600)
     github_retries: int = Field(default=3, ge=0, le=10)  # 502/503/504 retried with backoff
     github_backoff_seconds: float = Field(default=1.0, ge=0)
     max_body_bytes: int = 25 * 1024 * 1024

@@ -36,6 +36,7 @@ from bot.github.checks import CheckRunRequest, PublishedCheckRun
 from bot.github.diffs import HeadMoved, fetch_range_diff
 from bot.github.errors import GitHubError, RateLimited
 from bot.github.evidence import approval_notice, checks_evidence, held_for_approval, past_deadline
+from bot.github.merges import MergePending, MergeWaits
 from bot.github.publisher import (
     REEVALUATE_ACTION,
     Notice,
@@ -66,6 +67,9 @@ NOT_RUN_YET = TestEvidence(not_run_reason="the tests have not been read yet")
 _NOT_ON_BASE = "the merge group's head does not contain its base commit"
 MAX_RETRY_DELAY = timedelta(minutes=30)
 BUSY_DELAY_SECONDS = 2.0
+# GitHub computes most test merges within a second or two of the first read: the first look waits
+# that long in the worker; later looks are jobs of their own, put back with growing delays.
+FIRST_LOOK_WAITS = (0.5, 1.0)
 
 Post = Callable[[GitHub[Any], RepoRef, CheckRunRequest, int | None, int], PublishedCheckRun]
 
@@ -140,6 +144,8 @@ def run_job(ctx: Context, job_id: int) -> None:
                 _conclude(ctx, job)
             else:
                 _evaluate(ctx, job)
+        except MergePending as exc:
+            outcome = _look_again(ctx, job, exc)
         except Exception as exc:
             outcome = _failed(ctx, job, exc)
         else:
@@ -148,6 +154,28 @@ def run_job(ctx: Context, job_id: int) -> None:
             logs.event("job done", outcome="done")
     JOBS.labels(kind=job.kind, outcome=outcome).inc()
     JOB_SECONDS.labels(kind=job.kind).observe(time.monotonic() - started)
+
+
+def merge_delay(looks: int) -> float:
+    """Seconds before a job's next look at a test merge GitHub had not computed at look `looks`."""
+    return min(2.0 * 2.0**looks, 30.0)
+
+
+def merge_waits(settings: Settings, looks: int) -> MergeWaits:
+    """How a job's look number `looks` at the test merge waits: its first look, in the worker;
+    while RECEIPT_MERGE_WAIT_SECONDS is not used up, a merge still not computed puts the job back
+    (MergePending) rather than holding a worker; the last look fails closed, naming every wait."""
+    waits = FIRST_LOOK_WAITS if looks == 0 else ()
+    before = sum(FIRST_LOOK_WAITS) + sum(merge_delay(i) for i in range(looks)) if looks else 0.0
+    return MergeWaits(waits, pending=before + sum(waits) < settings.merge_wait_seconds, before=before)
+
+
+def _look_again(ctx: Context, job: Job, pending: MergePending) -> str:
+    delay = merge_delay(job.merge_looks)
+    store.look_again(ctx.db, job.id, timedelta(seconds=delay))
+    ctx.enqueue(job.id, delay)
+    logs.event(f"{pending}: looking again in {delay:g} s", outcome="merge_pending")
+    return "merge_pending"
 
 
 def _describe(exc: BaseException, job: Job) -> str:
@@ -262,7 +290,8 @@ def _inputs(gh: GitHub[Any], repo: RepoRef, job: Job, ctx: Context) -> tuple[Inp
     group = job.spec.get("group")
     if group is None:
         pull = _pull(gh, repo, job)
-        return gather_pull(gh, repo, pull, tests=NOT_RUN_YET, source=source), pull
+        waits = merge_waits(ctx.settings, job.merge_looks)
+        return gather_pull(gh, repo, pull, tests=NOT_RUN_YET, source=source, merge_waits=waits), pull
     base = str(group["base_sha"])
     revisions = Revisions(base, job.head_sha, merge_base(gh, repo, base, job.head_sha))
     diff = fetch_range_diff(gh, repo, revisions.merge_base, revisions.head, source)

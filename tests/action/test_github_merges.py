@@ -11,7 +11,7 @@ import pytest
 from bot.engine import evaluate, semantic
 from bot.github.client import RetryPolicy, make_client
 from bot.github.diffs import HeadMoved
-from bot.github.merges import base_tip, wait_for_merge
+from bot.github.merges import MergePending, MergeWaits, base_tip, wait_for_merge
 from bot.github.pulls import get_pull
 from bot.github.remote import gather_pull
 from bot.github.repo import RepoRef
@@ -80,7 +80,7 @@ def test_mergeable_null_is_waited_for_with_growing_waits(scenario: Scenario) -> 
     pull = get_pull(gh, REPO_REF, scenario.number)  # a first read: GitHub starts its job
     slept: list[float] = []
 
-    merged = wait_for_merge(gh, REPO_REF, pull, waits=(0.1, 0.2, 0.4, 0.8), sleep=slept.append)
+    merged = wait_for_merge(gh, REPO_REF, pull, waits=MergeWaits((0.1, 0.2, 0.4, 0.8)), sleep=slept.append)
 
     assert slept == [0.1, 0.2] and merged.problem is None
     assert merged.commit == scenario.origin.git("rev-parse", f"refs/pull/{scenario.number}/merge").strip()
@@ -93,11 +93,33 @@ def test_a_test_merge_never_computed_cannot_be_assessed(scenario: Scenario) -> N
     pull = get_pull(gh, REPO_REF, scenario.number)
     slept: list[float] = []
 
-    merged = wait_for_merge(gh, REPO_REF, pull, waits=(1.0, 2.0), sleep=slept.append)
+    merged = wait_for_merge(gh, REPO_REF, pull, waits=MergeWaits((1.0, 2.0)), sleep=slept.append)
 
     assert slept == [1.0, 2.0] and merged.commit is None
     assert merged.problem is not None and "had not computed the test merge" in merged.problem
     assert "after 3 seconds (mergeable: null)" in merged.problem
+
+
+def test_a_caller_that_cannot_wait_is_told_to_look_again_and_its_last_look_counts_every_wait(
+    scenario: Scenario,
+) -> None:
+    _moved_base(scenario)
+    scenario.github.state.mergeability_reads = 100
+    gh = _client(scenario)
+    pull = get_pull(gh, REPO_REF, scenario.number)
+    slept: list[float] = []
+
+    with pytest.raises(MergePending) as pending:
+        wait_for_merge(gh, REPO_REF, pull, waits=MergeWaits((0.5,), pending=True), sleep=slept.append)
+    assert slept == [0.5] and pending.value.head == pull.head_sha
+    with pytest.raises(MergePending):
+        gather_pull(
+            gh, REPO_REF, pull, tests=semantic.TestEvidence(), merge_waits=MergeWaits((), pending=True)
+        )
+
+    merged = wait_for_merge(gh, REPO_REF, pull, waits=MergeWaits((), before=58.5), sleep=slept.append)
+    assert slept == [0.5] and merged.problem is not None
+    assert "after 58.5 seconds (mergeable: null)" in merged.problem
 
 
 def test_a_merge_commit_of_an_older_head_is_never_taken(scenario: Scenario) -> None:
@@ -121,7 +143,7 @@ def test_a_merge_commit_of_an_older_head_is_never_taken(scenario: Scenario) -> N
     pull = get_pull(gh, REPO_REF, scenario.number)
     assert pull.mergeable and pull.merge_commit_sha == older
 
-    merged = wait_for_merge(gh, REPO_REF, pull, waits=(0.0,), sleep=lambda _s: None)
+    merged = wait_for_merge(gh, REPO_REF, pull, waits=MergeWaits((0.0,)), sleep=lambda _s: None)
 
     assert merged.commit is None and merged.problem is not None
     assert "had not computed the test merge" in merged.problem

@@ -132,8 +132,12 @@ class AppHost:
             self.world.webhooks_to(f"{url}/webhook")
         return process
 
-    def worker(self, *, workers: int = 2, **extra: str) -> AppProcess:
-        return self._spawn(["worker"], self.env(RECEIPT_WORKERS=str(workers), **extra), "worker")
+    def worker(self, *, workers: int = 2, port: int | None = None, **extra: str) -> AppProcess:
+        """`receipt worker`; with `port`, its `/healthz` and `/metrics` there (`url` set)."""
+        listen = ["--port", str(port)] if port is not None else []
+        process = self._spawn(["worker", *listen], self.env(RECEIPT_WORKERS=str(workers), **extra), "worker")
+        process.url = None if port is None else f"http://127.0.0.1:{port}"
+        return process
 
     def close(self) -> None:
         for process in self.started:

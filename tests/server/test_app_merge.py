@@ -7,6 +7,9 @@ from typing import Any
 
 import httpx
 
+from bot.server.settings import Settings
+from bot.server.work import merge_delay, merge_waits
+from tests.fakegithub import FakePull
 from tests.fakegithub.harness import AppWorld, wait_until
 from tests.server.appprocess import AppHost
 
@@ -34,15 +37,21 @@ def _pull_reads(world: AppWorld, number: int) -> int:
     return len(world.fake.calls("GET", rf"/repos/{world.repo}/pulls/{number}"))
 
 
-def test_a_file_the_base_renamed_into_a_protected_directory_fails_once_github_has_merged(
-    github_app: AppWorld, host: AppHost
-) -> None:
-    world = github_app
+def _renamed_into_protected(world: AppWorld) -> tuple[FakePull, str]:
+    """Pull request #8 changes src/calc.py; then the base moves it into protected/ (returned: the
+    pull request and the base's new tip)."""
     world.commit_to_base({".github/receipt.yml": PROTECT})
     pull = world.open_pull(FIXED, number=8)
     world.origin.checkout("main")
     world.origin.move("src/calc.py", "protected/calc.py")
-    base = world.origin.commit("calc is protected now")
+    return pull, world.origin.commit("calc is protected now")
+
+
+def test_a_file_the_base_renamed_into_a_protected_directory_fails_once_github_has_merged(
+    github_app: AppWorld, host: AppHost
+) -> None:
+    world = github_app
+    pull, base = _renamed_into_protected(world)
     world.fake.mergeability_reads = 2  # GitHub answers `mergeable: null` twice before it knows
     host.serve()
 
@@ -98,3 +107,59 @@ def test_near_miss_an_up_to_date_pull_request_does_not_wait_for_the_test_merge(
     assert run["conclusion"] == "success", run["output"]
     assert _receipt(run)["subject"]["merge"]["source"] == "fast-forward"
     assert _pull_reads(world, 7) == 0
+
+
+def test_a_test_merge_github_is_slow_to_compute_does_not_hold_the_only_worker(
+    github_app: AppWorld, host: AppHost
+) -> None:
+    world = github_app
+    slow, _ = _renamed_into_protected(world)
+    world.fake.mergeability_reads = 4  # the first look (three reads, 1.5 s) and the next find null
+    served = host.serve(workers=1)
+    up_to_date = world.open_pull({"docs/notes.md": "notes\n"}, number=10)
+
+    world.send_pull_request("opened", pull=slow)
+    world.send_pull_request("opened", pull=up_to_date)
+    quick = _completed_run(world, up_to_date.head_sha)
+
+    assert quick["conclusion"] == "success", quick["output"]
+    assert not [r for r in world.fake.runs_for(slow.head_sha, "receipt") if r["status"] == "completed"]
+    run = _completed_run(world, slow.head_sha)
+    assert run["conclusion"] == "failure", run["output"]
+    [finding] = _receipt(run)["scope"]["violations"]
+    assert (finding["rule"], finding["path"]) == ("protected-path", "protected/calc.py")
+    assert "looking again in 2 s" in host.logs()
+    metrics = httpx.get(f"{served.url}/metrics").text
+    assert 'receipt_jobs_total{kind="evaluate",outcome="merge_pending"} 2.0' in metrics
+
+
+def test_a_test_merge_github_never_computes_fails_closed_once_the_wait_is_used_up(
+    github_app: AppWorld, host: AppHost
+) -> None:
+    world = github_app
+    pull = world.open_pull(FIXED, number=8)
+    world.commit_to_base({"docs/elsewhere.md": "the base moved on\n"})
+    world.fake.mergeability_reads = 1000
+    host.serve(RECEIPT_MERGE_WAIT_SECONDS="4")
+
+    world.send_pull_request("opened", pull=pull)
+    run = _completed_run(world, pull.head_sha)
+
+    assert run["conclusion"] == "failure", run["output"]
+    [finding] = _receipt(run)["scope"]["violations"]
+    assert (finding["rule"], finding["id"]) == ("merge", "merge-unknown")
+    assert "had not computed the test merge" in finding["message"]
+    assert "after 7.5 seconds (mergeable: null)" in finding["message"]  # 1.5 s in the worker, 2 + 4 put back
+    assert _pull_reads(world, 8) == 5
+
+
+def test_the_looks_at_a_test_merge_wait_longer_each_time_up_to_the_setting() -> None:
+    settings = Settings(webhook_secret="s")  # type: ignore[arg-type]
+    looks = [merge_waits(settings, n) for n in range(7)]
+
+    assert [look.waits for look in looks[:2]] == [(0.5, 1.0), ()]
+    assert [merge_delay(n) for n in range(7)] == [2, 4, 8, 16, 30, 30, 30]
+    assert [look.before for look in looks[:6]] == [0, 3.5, 7.5, 15.5, 31.5, 61.5]
+    assert [look.pending for look in looks[:6]] == [True] * 5 + [False]
+    never = merge_waits(Settings(webhook_secret="s", merge_wait_seconds=0), 0)  # type: ignore[arg-type]
+    assert (never.waits, never.pending) == ((0.5, 1.0), False)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import socket
 import time
 
 import httpx
@@ -105,3 +106,14 @@ def test_readyz_goes_false_while_draining_and_requests_are_still_served(
     host.serve()
     [run] = _completed(github_app, github_app.pull.head_sha)
     assert run["conclusion"] == "success"
+
+
+def test_a_worker_given_a_port_already_taken_says_so_in_one_line(github_app: AppWorld, host: AppHost) -> None:
+    host.migrate()
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        worker = host.worker(workers=1, port=port)
+        assert worker.proc.wait(timeout=60) == 2
+    [line] = [line for line in worker.logs().splitlines() if line.strip()]
+    assert f"receipt worker --port {port}: cannot listen on 127.0.0.1: Address already in use" in line
+    assert "Traceback" not in worker.logs()

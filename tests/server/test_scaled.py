@@ -67,6 +67,33 @@ def test_two_web_processes_and_two_workers_handle_a_burst_with_no_duplicate_and_
     wait_until(lambda: not _rows(scaled, unfinished), timeout=60, what="every job finished")
 
 
+def test_a_worker_of_the_fleet_answers_its_health_check_and_counts_its_jobs_on_its_own_port(
+    github_app: AppWorld, fleet: AppHost
+) -> None:
+    fleet.serve(workers=0)
+    worker = fleet.worker(workers=1, port=free_port())
+    url = worker.url or ""
+
+    def healthy() -> dict[str, Any] | None:
+        try:
+            answer = httpx.get(f"{url}/healthz", timeout=2)
+        except httpx.HTTPError:
+            return None
+        return answer.json() if answer.status_code == 200 else None
+
+    assert wait_until(healthy, timeout=30, what="the worker's /healthz") == {
+        "status": "ok", "store": "ok", "queue": "ok"
+    }  # fmt: skip
+    github_app.send_pull_request("opened")
+    [run] = _completed(github_app, github_app.pull.head_sha)
+    assert run["conclusion"] == "success"
+    metrics = httpx.get(f"{url}/metrics", timeout=5).text
+    assert 'receipt_jobs_total{kind="evaluate",outcome="done"} 1.0' in metrics
+    assert 'receipt_github_requests_total{method="POST",status="201"}' in metrics  # the check run
+    assert "receipt_job_seconds_bucket" in metrics and "receipt_queue_depth" in metrics
+    assert httpx.post(f"{url}/webhook", content=b"{}", timeout=5).status_code == 404  # no intake here
+
+
 def test_a_worker_killed_mid_job_on_the_fleet_leaves_the_job_to_run_again(
     github_app: AppWorld, fleet: AppHost, scaled: Scaled
 ) -> None:
@@ -150,4 +177,4 @@ def test_a_server_on_an_unmigrated_postgresql_schema_refuses_to_start(
                               stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
         assert done.returncode == 2, done.stdout + done.stderr
         assert "run `receipt migrate` first" in done.stderr
-    assert "schema revision 0003" in host.migrate()
+    assert "schema revision 0004" in host.migrate()

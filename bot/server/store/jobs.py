@@ -301,8 +301,9 @@ def retry_later(db: Database, job_id: int, delay: timedelta, error: str, *, conc
         )
 
 
-def postpone(db: Database, job_id: int, delay: timedelta) -> None:
-    """Put a claimed job back without counting the attempt (another job of its key was running)."""
+def look_again(db: Database, job_id: int, delay: timedelta) -> None:
+    """Put a claimed job back without counting the attempt: GitHub had not computed its pull
+    request's test merge yet. The look is counted instead."""
     now = utcnow()
     with db.session() as session:
         session.execute(
@@ -313,6 +314,8 @@ def postpone(db: Database, job_id: int, delay: timedelta) -> None:
                 lease_until=None,
                 not_before=now + delay,
                 attempts=Job.attempts - 1,
+                merge_looks=Job.merge_looks + 1,
+                enqueued_at=None,
                 updated_at=now,
             )
         )
@@ -390,10 +393,10 @@ __all__ = [
     "finish",
     "has_delivery",
     "jobs_to_enqueue",
+    "look_again",
     "mark_enqueued",
     "pending_count",
     "pending_job",
-    "postpone",
     "pr_key",
     "record_deliveries",
     "record_delivery",

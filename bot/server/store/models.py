@@ -57,6 +57,8 @@ class Job(Base):
         Boolean, default=False
     )  # gave up: ending the run with the reason
     last_error: Mapped[str | None] = mapped_column(Text)
+    # looks at GitHub's test merge that found it not computed yet (work.py puts the job back)
+    merge_looks: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     not_before: Mapped[datetime | None]
     lease_until: Mapped[datetime | None]
     enqueued_at: Mapped[datetime | None]
