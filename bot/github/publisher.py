@@ -175,6 +175,13 @@ def closing_run(head_sha: str, conclusion: Conclusion, title: str, explanation: 
     )
 
 
+def waiting_run(head_sha: str, title: str, explanation: str) -> CheckRunRequest:
+    """A run left in progress, saying what the receipt waits for and what happens next."""
+    return CheckRunRequest(
+        head_sha=head_sha, conclusion=None, title=title, summary=f"## receipt: {title}\n\n{explanation}\n"
+    )
+
+
 def publish(
     gh: GitHub[Any],
     repo: RepoRef,
@@ -201,4 +208,5 @@ __all__ = [
     "receipt_run",
     "test_details",
     "title_of",
+    "waiting_run",
 ]

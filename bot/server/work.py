@@ -46,6 +46,7 @@ from bot.github.publisher import (
     problem_run,
     publish,
     receipt_run,
+    waiting_run,
 )
 from bot.github.pulls import PullRequest, merge_base, pulls_with_head
 from bot.github.remote import gather_pull
@@ -314,6 +315,10 @@ def _evaluate(ctx: Context, job: Job) -> None:
     except HeadMoved as exc:
         _close(ctx, job, gh, existing, (Conclusion.SKIPPED, "superseded by a newer push", exc.problem))
         return
+    except MergePending:
+        if existing is None:  # say why the check has not started, rather than nothing for a minute
+            _wait_for_merge(ctx, job, gh)
+        raise
     except ReceiptError as exc:
         _problem(ctx, job, gh, existing, problem_of(exc))
         return
@@ -373,6 +378,19 @@ def _evaluate(ctx: Context, job: Job) -> None:
         outcome=receipt.verdict.conclusion.value,
         **_context(job),
     )
+
+
+def _wait_for_merge(ctx: Context, job: Job, gh: GitHub[Any]) -> None:
+    explanation = (
+        "The base branch has moved on since this pull request branched off it, and receipt judges "
+        "what merging would do: from GitHub's test merge, which GitHub is still computing "
+        f"(`mergeable: null`). receipt looks again, for up to {ctx.settings.merge_wait_seconds:g} "
+        "seconds; if GitHub has not computed it by then, the receipt fails. Bringing the branch up "
+        "to date with its base needs no test merge."
+    )
+    run = waiting_run(job.head_sha, "waiting for GitHub's test merge", explanation)
+    published = _publish(ctx, job, gh, run, None)
+    _save(ctx, job, published, run, waiting=[], deadline=None, receipt_id=None, digest=None)
 
 
 def _details_url(ctx: Context, link: runs.ReceiptLink) -> str | None:

@@ -120,6 +120,14 @@ def test_a_test_merge_github_is_slow_to_compute_does_not_hold_the_only_worker(
 
     world.send_pull_request("opened", pull=slow)
     world.send_pull_request("opened", pull=up_to_date)
+    [waiting] = wait_until(
+        lambda: world.fake.runs_for(slow.head_sha, "receipt"), timeout=30, what="the waiting run"
+    )
+    assert (waiting["status"], waiting["output"]["title"]) == (
+        "in_progress",
+        "waiting for GitHub's test merge",
+    )
+    assert "receipt looks again, for up to 60 seconds" in waiting["output"]["summary"]
     quick = _completed_run(world, up_to_date.head_sha)
 
     assert quick["conclusion"] == "success", quick["output"]
@@ -128,6 +136,7 @@ def test_a_test_merge_github_is_slow_to_compute_does_not_hold_the_only_worker(
     assert run["conclusion"] == "failure", run["output"]
     [finding] = _receipt(run)["scope"]["violations"]
     assert (finding["rule"], finding["path"]) == ("protected-path", "protected/calc.py")
+    assert run["id"] == waiting["id"] and len(world.fake.runs_for(slow.head_sha, "receipt")) == 1
     assert "looking again in 2 s" in host.logs()
     metrics = httpx.get(f"{served.url}/metrics").text
     assert 'receipt_jobs_total{kind="evaluate",outcome="merge_pending"} 2.0' in metrics
