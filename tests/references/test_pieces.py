@@ -98,7 +98,40 @@ CASES = {
         False,
     ),
     "identical texts": (LONG, LONG, True),
-    "a module of one statement": (_function("f"), _edited(_function("f")), False),
+    # A module that is one function, edited in its body alone: its head version's tree proves it.
+    "a module of one function": (_function("f"), _edited(_function("f")), True),
+    # its decorator's line starts a line at column 0: read whole, as any module of two lines there
+    "a module of one decorated function": (
+        "@cache\n" + _function("f"),
+        "@cache\n" + _edited(_function("f")),
+        False,
+    ),
+    "a module of one function, its parameters changed": (
+        _function("f"),
+        _edited(_function("f", params="a, b")),
+        False,
+    ),
+    "a module of one function, renamed": (_function("f"), _edited(_function("g")), False),
+    "a module of one function declaring a global": (
+        _function("f", body="global x; return a"),
+        _edited(_function("f", body="global x; return a")),
+        False,
+    ),
+    "a module of one class": (
+        "class C:\n    x = compute(1)\n",
+        "class C:\n    x = compute(2)\n",
+        False,
+    ),
+    "a module of one function after a comment": (
+        "# f\n" + _function("f"),
+        "# f\n" + _edited(_function("f")),
+        False,
+    ),
+    "a module of one function whose head does not parse": (
+        _function("f"),
+        _edited(_function("f")).replace("compute(a, 8)", "compute(a, 8) +"),
+        False,
+    ),
     "the same module of one statement": (_function("f"), _function("f"), True),
     "a statement added after a module of one": (_function("f"), _function("f") + "x = 1\n", True),
     "a changed statement that binds nothing": (LONG + "main()\n", LONG + "main(1)\n", True),

@@ -20,7 +20,8 @@ cut being a statement boundary, so that a version parses exactly when all its pi
 
 A base function edited in its body alone is not parsed either (`_same_def`): what it defines is
 read off its head twin, whose header text it repeats. If it does not parse, neither does its whole
-version, which the whole comparison skips too.
+version, which the whole comparison skips too. So is a small module that is one function in both
+versions, edited in its body alone: only its head version is parsed.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ Parse = Callable[[str], ast.Module | None]  # `parse_python`, or a memo of it
 
 # Where pychunks.py may cut: a line at column 0 that is not blank, indented or a comment.
 _CUT = re.compile(r"\n[^ \t\f\n#]")
+# How a module that is one function begins, if nothing (a comment, a blank line) comes before it.
+_DEF_STARTS = ("def ", "async def ")
 
 
 def _fingerprint(sites: tuple[Binding, ...]) -> tuple[object, ...]:
@@ -184,7 +187,12 @@ def unchanged(base: str, head: str, chunks: Chunks | None = None, parse: Parse |
     the statements they do not share; False when that cannot be proven this way. `chunks` and
     `parse` are memos of `statement_chunks` and `parse_python` (`Proofs`), else those."""
     if base != head and _CUT.search(base) is None and _CUT.search(head) is None:
-        return False  # one statement each (a small module): cutting would only cost
+        # One statement each (a small module): cutting would only cost. A function edited in its
+        # body alone is proven from its head version's tree, which excess then reads too.
+        if not head.startswith(_DEF_STARTS):
+            return False
+        tree = (parse_python if parse is None else parse)(head)
+        return tree is not None and _same_def(base, head, tree)
     cut = statement_chunks if chunks is None else chunks
     base_only, head_only, shared = matched(cut(base), cut(head))
     shared_text = "".join(shared)
