@@ -172,3 +172,29 @@ def test_the_looks_at_a_test_merge_wait_longer_each_time_up_to_the_setting() -> 
     assert [look.pending for look in looks[:6]] == [True] * 5 + [False]
     never = merge_waits(Settings(webhook_secret="s", merge_wait_seconds=0), 0)  # type: ignore[arg-type]
     assert (never.waits, never.pending) == ((0.5, 1.0), False)
+
+
+def test_a_push_while_the_test_merge_is_awaited_ends_the_waiting_run_and_judges_the_new_head(
+    github_app: AppWorld, host: AppHost
+) -> None:
+    world = github_app
+    pull, _ = _renamed_into_protected(world)
+    world.fake.mergeability_reads = 1000  # GitHub never says, for this head
+    host.serve(workers=1)
+    world.send_pull_request("opened", pull=pull)
+    [waiting] = wait_until(
+        lambda: world.fake.runs_for(pull.head_sha, "receipt"), timeout=30, what="the waiting run"
+    )
+    old = pull.head_sha
+
+    world.fake.mergeability_reads = 0  # the new head's test merge is there at the first read
+    before = world.push({"docs/more.md": "more\n"}, pull=pull)
+    world.send_pull_request("synchronize", pull=pull, before=before)
+
+    ended = _completed_run(world, old)
+    assert (ended["id"], ended["conclusion"]) == (waiting["id"], "skipped")
+    assert ended["output"]["title"] == "superseded by a newer push"
+    run = _completed_run(world, pull.head_sha)
+    assert run["conclusion"] == "failure", run["output"]
+    [finding] = _receipt(run)["scope"]["violations"]
+    assert (finding["rule"], finding["path"]) == ("protected-path", "protected/calc.py")
