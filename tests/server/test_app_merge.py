@@ -3,6 +3,7 @@ diffed against the base it was made on; a pull request GitHub reports unmergeabl
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import httpx
@@ -198,3 +199,26 @@ def test_a_push_while_the_test_merge_is_awaited_ends_the_waiting_run_and_judges_
     assert run["conclusion"] == "failure", run["output"]
     [finding] = _receipt(run)["scope"]["violations"]
     assert (finding["rule"], finding["path"]) == ("protected-path", "protected/calc.py")
+
+
+def test_closing_the_pull_request_while_the_test_merge_is_awaited_ends_the_waiting_run(
+    github_app: AppWorld, host: AppHost
+) -> None:
+    world = github_app
+    pull, _ = _renamed_into_protected(world)
+    world.fake.mergeability_reads = 1000
+    host.serve(workers=1)
+    world.send_pull_request("opened", pull=pull)
+    [waiting] = wait_until(
+        lambda: world.fake.runs_for(pull.head_sha, "receipt"), timeout=30, what="the waiting run"
+    )
+    reads = _pull_reads(world, 8)
+
+    pull.state = "closed"
+    world.send_pull_request("closed", pull=pull)
+
+    ended = _completed_run(world, pull.head_sha)
+    assert (ended["id"], ended["conclusion"]) == (waiting["id"], "cancelled")
+    assert "closed" in ended["output"]["summary"]
+    time.sleep(4)  # past the next look (2 s after the first): cancelled, it reads nothing
+    assert _pull_reads(world, 8) == reads
