@@ -26,6 +26,12 @@ def _completed_run(world: AppWorld, head: str) -> dict[str, Any]:
     return run
 
 
+def _waiting_run(world: AppWorld, head: str) -> dict[str, Any]:
+    """The head's one receipt run, once there is one (in progress while the test merge is awaited)."""
+    [run] = wait_until(lambda: world.fake.runs_for(head, "receipt"), timeout=30, what="the waiting run")
+    return run
+
+
 def _receipt(run: dict[str, Any]) -> dict[str, Any]:
     url = run["details_url"].replace("?", ".json?", 1)
     answer = httpx.get(url)
@@ -121,9 +127,7 @@ def test_a_test_merge_github_is_slow_to_compute_does_not_hold_the_only_worker(
 
     world.send_pull_request("opened", pull=slow)
     world.send_pull_request("opened", pull=up_to_date)
-    [waiting] = wait_until(
-        lambda: world.fake.runs_for(slow.head_sha, "receipt"), timeout=30, what="the waiting run"
-    )
+    waiting = _waiting_run(world, slow.head_sha)
     assert (waiting["status"], waiting["output"]["title"]) == (
         "in_progress",
         "waiting for GitHub's test merge",
@@ -183,9 +187,7 @@ def test_a_push_while_the_test_merge_is_awaited_ends_the_waiting_run_and_judges_
     world.fake.mergeability_reads = 1000  # GitHub never says, for this head
     host.serve(workers=1)
     world.send_pull_request("opened", pull=pull)
-    [waiting] = wait_until(
-        lambda: world.fake.runs_for(pull.head_sha, "receipt"), timeout=30, what="the waiting run"
-    )
+    waiting = _waiting_run(world, pull.head_sha)
     old = pull.head_sha
 
     world.fake.mergeability_reads = 0  # the new head's test merge is there at the first read
@@ -209,9 +211,7 @@ def test_closing_the_pull_request_while_the_test_merge_is_awaited_ends_the_waiti
     world.fake.mergeability_reads = 1000
     host.serve(workers=1)
     world.send_pull_request("opened", pull=pull)
-    [waiting] = wait_until(
-        lambda: world.fake.runs_for(pull.head_sha, "receipt"), timeout=30, what="the waiting run"
-    )
+    waiting = _waiting_run(world, pull.head_sha)
     reads = _pull_reads(world, 8)
 
     pull.state = "closed"
