@@ -13,7 +13,7 @@ from bot.engine.excess import ExcessResult, judge_excess, measure_excess
 from bot.engine.fan import Fan, in_order
 from bot.engine.findings import RuleId, Violation, sort_violations
 from bot.engine.gitpath import display_path
-from bot.engine.groups import GROUPS, MANIFEST_PATH
+from bot.engine.groups import MANIFEST_PATH
 from bot.engine.locality import FileMeasure, evaluate_locality, measure_file
 from bot.engine.manifest import (
     LoadedManifest,
@@ -43,7 +43,7 @@ from bot.engine.report.description import Description
 from bot.engine.report.facts import ReceiptFacts, failed_test_names, protected_paths
 from bot.engine.report.report import Report, build_report
 from bot.engine.rules import content_violations
-from bot.engine.scope import merge_path_violations, path_violations
+from bot.engine.scope import group_patterns, merge_path_violations, path_violations
 from bot.engine.semantic import TestEvidence, side_effect_violations, status_of
 from bot.engine.verdict import decide, observed
 from bot.engine.waivers import apply_waivers, waived_note
@@ -104,7 +104,7 @@ def _check_glob_work(diffs: list[Diff], manifest: Manifest) -> None:
     """Any glob may be matched against any path of the change, on either side (protection, allow,
     budgets, banned paths): what that costs together, at its most, is counted before it is spent."""
     for group in manifest.paths.defaults:
-        for pattern in GROUPS[group]:
+        for pattern in group_patterns(group, manifest.tests.command):
             manifest.patterns.glob(pattern)
     program = sum(g.program_size for g in manifest.patterns.globs.values())
     path_bytes = sum(

@@ -40,13 +40,20 @@ GROUPS: MappingProxyType[str, tuple[str, ...]] = MappingProxyType({
         "**/.devcontainer/**", ".devcontainer.json",
     ),
     # What decides whether tests run and what they see: a new conftest.py can make every test
-    # pass without running it; sitecustomize.py runs in every Python process that finds it.
+    # pass without running it; sitecustomize.py runs in every Python process that finds it; a test
+    # runner's configuration names setup files run before every test (Jest, Vitest — which also
+    # reads vite.config —, Mocha, Karma, AVA, PHPUnit, RSpec) and Cargo's a `runner` for test binaries.
     "test-harness": (
         "conftest.py", "pytest.ini", ".pytest.ini", "tox.ini", "noxfile.py", ".coveragerc",
-        "sitecustomize.py", "usercustomize.py",
+        "sitecustomize.py", "usercustomize.py", "jest.config.*", "vitest.config.*",
+        "vitest.workspace.*", "vite.config.*", ".mocharc*", "karma.conf.*", "ava.config.*",
+        "phpunit.xml", "phpunit.xml.dist", ".rspec", "**/.cargo/config", "**/.cargo/config.toml",
     ),
     # How git reads the repository: attributes (diff, filters, linguist), submodules, LFS.
     "git-config": (".gitattributes", ".gitmodules", ".lfsconfig"),
 })  # fmt: skip
 
-GROUP_NAMES: tuple[str, ...] = tuple(GROUPS)
+# The files the base manifest's `tests.command` runs (testcommand.py): a group whose patterns come
+# from the manifest, so not in GROUPS.
+TEST_COMMAND = "test-command"
+GROUP_NAMES: tuple[str, ...] = (*GROUPS, TEST_COMMAND)

@@ -11,12 +11,14 @@ from bot.engine.diff import Diff, FileDiff, FileStatus, LineKind
 from bot.engine.findings import RuleId, Violation
 from bot.engine.gitpath import matchable, path_label
 from bot.engine.globs import Caseless, GlobMatch, last_match, match_one
-from bot.engine.groups import GROUPS, MANIFEST_PATH
+from bot.engine.groups import GROUPS, MANIFEST_PATH, TEST_COMMAND
 from bot.engine.manifest import ChangeKind, Manifest, PathsPolicy
 from bot.engine.merging import MergeSide, merge_note
+from bot.engine.testcommand import command_patterns
 
 _OVERRIDE = f"a maintainer can change this in {MANIFEST_PATH}"
 _CASELESS = "matched case-insensitively"
+_RUN_BY_TESTS = " tests.command runs it, so changing it changes how this change's own tests are judged."
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,15 +38,20 @@ class Protection:
 _Protecting = tuple[tuple[str, str, frozenset[ChangeKind]], ...]
 
 
+def group_patterns(group: str, command: str | None) -> tuple[str, ...]:
+    """A built-in group's patterns; `test-command`'s are the files `command` (tests.command) runs."""
+    return command_patterns(command) if group == TEST_COMMAND else GROUPS[group]
+
+
 @lru_cache(maxsize=16)
-def _protect_patterns(paths: PathsPolicy) -> tuple[_Protecting, tuple[str, ...]]:
+def _protect_patterns(paths: PathsPolicy, command: str | None) -> tuple[_Protecting, tuple[str, ...]]:
     """Built-in groups first, then the manifest's entries, so a manifest entry can override a group;
     and the patterns alone. Once per policy: a receipt asks for every path of the change."""
     found: _Protecting = (
         *(
             (pattern, f"built-in group {group}", frozenset())
             for group in paths.defaults
-            for pattern in GROUPS[group]
+            for pattern in group_patterns(group, command)
         ),
         *((pattern, rule.label, rule.allow) for rule in paths.protect for pattern in rule.paths),
     )
@@ -54,7 +61,7 @@ def _protect_patterns(paths: PathsPolicy) -> tuple[_Protecting, tuple[str, ...]]
 def protection(manifest: Manifest, path: str) -> Protection | None:
     """The last protect pattern matching `path` (gitignore semantics), or None. Protecting
     patterns match every spelling of the path, unprotecting ones (`!`) only the one they name."""
-    protecting, patterns = _protect_patterns(manifest.paths)
+    protecting, patterns = _protect_patterns(manifest.paths, manifest.tests.command)
     screen = manifest.patterns.screen(patterns)
     if screen is not None and screen.search(matchable(path)) is None:
         return None  # most paths: one match for all the patterns
@@ -156,12 +163,13 @@ def _side_violations(
     decided = protection(manifest, path)
     if decided is not None and decided.protected and kind not in decided.allow:
         allowed = ", ".join(sorted(decided.allow)) or "no change"
+        why = _RUN_BY_TESTS if decided.source == f"built-in group {TEST_COMMAND}" else ""
         yield Violation(
             RuleId.PROTECTED_PATH,
             path,
             None,
-            f"{path_label(path)} is protected by {decided.describe()}, which allows {allowed}; {action}. "
-            f"Revert it, or {_OVERRIDE} (paths.protect / paths.defaults).",
+            f"{path_label(path)} is protected by {decided.describe()}, which allows {allowed}; "
+            f"{action}.{why} Revert it, or {_OVERRIDE} (paths.protect / paths.defaults).",
             decided.source.removeprefix("built-in group "),
         )
     allow = manifest.paths.allow

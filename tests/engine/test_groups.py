@@ -37,7 +37,10 @@ PROTECTED = {
     "test-harness": [
         "conftest.py", "tests/conftest.py", "src/pkg/tests/unit/conftest.py", "pytest.ini",
         ".pytest.ini", "tox.ini", "noxfile.py", ".coveragerc", "ConfTest.py", "TOX.INI",
-        "sitecustomize.py", "usercustomize.py",
+        "sitecustomize.py", "usercustomize.py", "jest.config.js", "web/jest.config.ts",
+        "vitest.config.mts", "vitest.workspace.ts", "vite.config.js", ".mocharc.yml", ".mocharc.json",
+        "karma.conf.js", "ava.config.cjs", "phpunit.xml", "phpunit.xml.dist", ".rspec",
+        ".cargo/config.toml", "crates/x/.cargo/config", "JEST.CONFIG.JS",
     ],
     "git-config": [
         ".gitattributes", "src/.gitattributes", ".gitmodules", ".lfsconfig", ".GitAttributes",
@@ -53,6 +56,8 @@ QUIET = [
     ".npmrc.example", "renovate.json.md", "docs/travis.md", "src/gitattributes.py", "lfsconfig.md",
     "pytest_plugin.py", "src/noxfile_helper.py", "coveragerc.txt", ".github/workflow-notes.md",
     "vscode/tasks.json", ".vscode/settings.json", "devcontainer.md", "src/prompts/x.md",
+    "jest.configure.js", "src/jest-config.js", "docs/vite.md", "mocharc.md", "cargo/config.toml",
+    ".cargo/credentials.toml", "phpunit.xml.bak",
 ]  # fmt: skip
 
 

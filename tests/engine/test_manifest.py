@@ -110,7 +110,7 @@ extra: 1
         "m.yml:4:49: paths.protect[2]: expected a path pattern or a mapping with paths and allow, "
         "got an integer",
         "m.yml:5:14: paths.defaults[0]: expected one of lockfiles, dependency-manifests, ci, codeowners, "
-        "agent-instructions, test-harness, git-config, got 'lockfile'",
+        "agent-instructions, test-harness, git-config, test-command, got 'lockfile'",
         "m.yml:6:18: budgets.files: must be at least 0, got -1",
         "m.yml:6:33: budgets.per_path[0]: a per-path budget needs at least one of files, hunks, "
         "logical_lines",
