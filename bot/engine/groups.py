@@ -53,7 +53,7 @@ GROUPS: MappingProxyType[str, tuple[str, ...]] = MappingProxyType({
     "git-config": (".gitattributes", ".gitmodules", ".lfsconfig"),
 })  # fmt: skip
 
-# The files the base manifest's `tests.command` runs (testcommand.py): a group whose patterns come
-# from the manifest, so not in GROUPS.
+# The files the test command runs (`tests.command`, or the one check is given; testcommand.py):
+# a group whose patterns come from the manifest, so not in GROUPS.
 TEST_COMMAND = "test-command"
 GROUP_NAMES: tuple[str, ...] = (*GROUPS, TEST_COMMAND)

@@ -138,7 +138,17 @@ def inputs_at(git: Git, revisions: Revisions, options: CheckOptions, request: Re
     diff = git.diff(revisions.merge_base, revisions.head, limit=MAX_DIFF_BYTES)
     inputs = gather(LocalSource(git), revisions, diff, request, merge=local_merge(git, revisions))
     tests = test_evidence(git, options, inputs.manifest, revisions.head, revisions.merge_base)
-    return replace(inputs, tests=tests)
+    return replace(_judged_by(inputs, options.test_command), tests=tests)
+
+
+def _judged_by(inputs: Inputs, command: str | None) -> Inputs:
+    """A command given here (`--test-command`, the Action's `test-command`) is the one the tests run
+    through, so the `test-command` group protects its files rather than the manifest's command's."""
+    if not command:
+        return inputs
+    loaded = inputs.manifest
+    tests = replace(loaded.manifest.tests, command=command)
+    return replace(inputs, manifest=replace(loaded, manifest=replace(loaded.manifest, tests=tests)))
 
 
 def local_inputs(options: CheckOptions) -> Inputs:

@@ -129,3 +129,17 @@ def test_editing_the_test_script_fails_scope(repo: GitRepo) -> None:
     assert "tests.command runs it, so changing it changes how this change's own tests are judged." in (
         receipt.scope[0].message
     )
+
+
+def test_a_command_given_to_check_is_the_one_whose_files_are_protected(repo: GitRepo) -> None:
+    repo.write("ci/test.sh", "python -m pytest -q\n")
+    repo.write("ci/other.sh", "true\n")
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "pr")
+    repo.write("ci/test.sh", "exit 0\n")
+    repo.write("ci/other.sh", "false\n")
+    repo.commit("pr")
+    assert rules(check(repo, test_command="sh ci/test.sh", no_tests=True)) == [
+        ("protected-path", "ci/test.sh")
+    ]
+    assert rules(check(repo)) == []
