@@ -223,6 +223,45 @@ def test_single_script_identifiers_and_text_in_strings_are_left_alone(
     assert _invisible(repo, {path: f"{text}\n"}) == []
 
 
+@pytest.mark.parametrize(
+    ("path", "text", "rule_id", "reads_as"),
+    [
+        ("a.py", "def f(\u0430): return \u0430", "lookalike-script", "'a'"),  # a Cyrillic `а`
+        ("a.py", "\u0435\u0445\u0435\u0441 = None", "lookalike-script", "'exec'"),
+        ("a.py", "\u0421\u041e\u041d\u0422\u0415\u0425\u0422 = 1", "lookalike-script", "'COHTEXT'"),
+        ("a.py", "\u03c1\u03bf = 1", "lookalike-script", "'po'"),  # two Greek letters: no formula
+        ("a.js", "const \u0430 = 1;", "lookalike-script", "'a'"),
+        ("a.py", "\uff45\uff56\uff41\uff4c = print", "nfkc-identifier", "'eval'"),  # fullwidth
+        ("a.py", "\ufb01le = 1", "nfkc-identifier", "'file'"),  # a ligature
+        ("a.py", "\U0001d41e\U0001d42f\U0001d41a\U0001d425 = 1", "nfkc-identifier", "'eval'"),  # math bold
+        ("a.py", "class \u2160: pass", "nfkc-identifier", "'I'"),  # a Roman numeral
+        ("a.py", "__import\uff3f\uff3f = 1", "nfkc-identifier", "'__import__'"),  # fullwidth low lines
+    ],
+)
+def test_identifiers_that_pass_for_another_name_fire(
+    repo: GitRepo, path: str, text: str, rule_id: str, reads_as: str
+) -> None:
+    found = _invisible(repo, {path: f"first = 1\n{text}\n"})
+    assert set(where(found)) == {(path, 2, rule_id)}
+    assert reads_as in found[0].message
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("a.py", "\u03c1 = m / V"),  # a lone Greek letter is mathematics
+        ("a.py", "\u03bd = c / \u03bb"),
+        ("a.py", "\u00b5 = 1e-6"),  # the micro sign normalizes to Greek mu, not to ASCII
+        ("a.py", "\u043f\u0440\u0438\u0432\u0435\u0442 = 1"),  # Russian letters that pass for none
+        ("a.py", "x = '\u0430'  # \u0435\u0445\u0435\u0441"),  # strings and comments are text
+        ("a.js", "const \uff45val = 1;"),  # JavaScript does not normalize names
+        ("a.txt", "\u0435\u0445\u0435\u0441"),
+    ],
+)
+def test_names_that_pass_for_nothing_else_are_left_alone(repo: GitRepo, path: str, text: str) -> None:
+    assert _invisible(repo, {path: f"{text}\n"}) == []
+
+
 def test_a_docstring_spanning_lines_is_text(repo: GitRepo) -> None:
     source = 'def f():\n    """Docstring.\n\n    Пример: pаypal\n    """\n'
     assert _invisible(repo, {"a.py": source}) == []

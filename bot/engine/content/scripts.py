@@ -10,6 +10,13 @@ out; so are marks and digits, which belong to every script.
 Greek beside Latin is how scientific code writes (`Δt`, `dθ`): it counts as mixed only when a Greek
 letter is one that passes for a Latin letter (`ο`, `Α`, `ρ` …), where every other pair of these
 scripts in one identifier does.
+
+An identifier in one script can pass for another name too, when each of its letters passes for a
+Latin one (a Cyrillic `а` beside a Latin `a`, a Cyrillic `ехес`): `passes_for_latin` says which.
+A lone Greek letter is mathematics (`ρ`, `ν`), not a disguise; Armenian, Cherokee, Coptic and Lisu
+look-alikes are judged only beside other scripts. And Python reads an identifier NFKC-normalized,
+so one written in letters that normalize to ASCII (fullwidth `ｅｖａｌ`, a ligature `ﬁle`, a math
+bold `𝐞𝐯𝐚𝐥`) is that ASCII name in disguise: `ascii_alias` says which.
 """
 
 from __future__ import annotations
@@ -19,8 +26,13 @@ from dataclasses import dataclass
 
 CONFUSABLE_SCRIPTS = ("LATIN", "GREEK", "CYRILLIC", "ARMENIAN", "CHEROKEE", "COPTIC", "LISU")
 _NAMED = frozenset(CONFUSABLE_SCRIPTS)
-# Greek letters a reader takes for Latin ones in code fonts.
-_GREEK_LOOKALIKES = frozenset("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧϹͿαικνορυχϲϳ")
+# Greek and Cyrillic letters a reader takes for Latin ones in code fonts, with the one each passes for.
+_GREEK_PASSES_FOR = dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧϹͿαικνορυχϲϳ", "ABEZHIKMNOPTYXCJaikvopuxcj", strict=True))
+_CYRILLIC_PASSES_FOR = dict(
+    zip("аеорсухіјѕһԁԛԝӏАВЕКМНОРСТХІЈЅҮ", "aeopcyxijshdqwlABEKMHOPCTXIJSY", strict=True)
+)
+_PASSES_FOR = {**_GREEK_PASSES_FOR, **_CYRILLIC_PASSES_FOR}
+_GREEK_LOOKALIKES = frozenset(_GREEK_PASSES_FOR)
 
 
 def script_of(char: str) -> str | None:
@@ -56,3 +68,21 @@ def mixed_scripts(identifier: str) -> Mixed | None:
         return None
     scripts = sorted(first_letter, key=lambda s: s != "LATIN")  # stable: the rest keep their order
     return Mixed(tuple(scripts), tuple(first_letter[s] for s in scripts[1:]))
+
+
+def passes_for_latin(identifier: str) -> str | None:
+    """The Latin name `identifier` (read as Python reads it) passes for, when every letter of it is
+    a Greek or Cyrillic one that passes for a Latin letter; None otherwise (see above)."""
+    normalized = unicodedata.normalize("NFKC", identifier)
+    letters = [char for char in normalized if char.isalpha()]
+    if not letters or any(char not in _PASSES_FOR for char in letters):
+        return None
+    if len(letters) < 2 and letters[0] in _GREEK_PASSES_FOR:
+        return None
+    return "".join(_PASSES_FOR.get(char, char) for char in normalized)
+
+
+def ascii_alias(identifier: str) -> str | None:
+    """The ASCII name Python reads `identifier` as, when it is written otherwise (NFKC)."""
+    normalized = unicodedata.normalize("NFKC", identifier)
+    return normalized if normalized != identifier and normalized.isascii() else None

@@ -3,7 +3,9 @@ nothing (Default_Ignorable_Code_Point: bidirectional controls and marks, the Tro
 CVE-2021-42574; zero-width characters, soft hyphens, invisible operators, variation selectors; Hangul
 fillers, which Python and JavaScript accept as letters of an identifier; tag characters, text a
 reviewer cannot see but compilers and language models read), and, in Python and JavaScript code,
-identifiers that mix look-alike scripts (a Cyrillic `а` inside a Latin name: `scripts.py`).
+identifiers that mix look-alike scripts (a Cyrillic `а` inside a Latin name), that pass for a
+Latin name in another script's letters (a Cyrillic `а` alone), or, in Python, that normalize to an
+ASCII name they do not look like (fullwidth `ｅｖａｌ`): `scripts.py`.
 
 Where writing uses an invisible character it is left alone: a zero-width joiner or non-joiner
 between two non-ASCII characters (Persian, Indic scripts, emoji sequences), a directional mark
@@ -29,7 +31,7 @@ from bot.engine.content.exclude import read_files
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
 from bot.engine.content.linescan import LineScan
-from bot.engine.content.scripts import mixed_scripts
+from bot.engine.content.scripts import ascii_alias, mixed_scripts, passes_for_latin
 from bot.engine.findings import RuleId, Violation
 from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2
@@ -57,8 +59,14 @@ _invisible = cache(
         r"\x{1BCA0}-\x{1BCA3}\x{1D173}-\x{1D17A}\x{E0000}-\x{E0FFF}]+",
     )
 )
-# A word holding a letter that is not ASCII: the identifiers worth judging for mixed scripts.
-_non_ascii_word = cache(partial(compile_re2, r"[_\pL\pN\pM]*[^\x00-\x7F\PL][_\pL\pN\pM]*"))
+# A word holding a letter that is not ASCII, a letter-like number (`Ⅰ`) or a connector that is not
+# `_` (`＿`, which Python reads as one): the identifiers worth judging for confusable letters.
+_non_ascii_word = cache(
+    partial(
+        compile_re2,
+        r"[\pL\pN\pM\p{Pc}]*(?:[^\x00-\x7F\PL]|\p{Nl}|[^\x00-\x7F\P{Pc}])[\pL\pN\pM\p{Pc}]*",
+    )
+)
 _CODE = frozenset({Kind.PYTHON, Kind.JAVASCRIPT})
 _LISTED = 3
 _ADVICE = {
@@ -223,23 +231,46 @@ def _mixed_message(name: _Name, scripts: tuple[str, ...], letters: tuple[str, ..
     )
 
 
+def _confusable(name: _Name, kind: Kind) -> tuple[str, str] | None:
+    """What is wrong with an identifier (the finding's id and message), if anything: it mixes
+    scripts, passes for a Latin name in another script's letters, or (Python) is an ASCII name
+    written in letters that normalize to it (scripts.py)."""
+    mixed = mixed_scripts(name.text)
+    if mixed is not None:
+        return "mixed-script", _mixed_message(name, mixed.scripts, mixed.letters)
+    at = f"{name.text!r} at column {name.column}"
+    latin = passes_for_latin(name.text)
+    if latin is not None:
+        letter = _describe(next(c for c in name.text if not c.isascii()))
+        return "lookalike-script", (
+            f"{at}: every letter of this identifier passes for a Latin one ({letter}), so it reads as "
+            f"{latin!r} and is another name. Spell it in Latin letters. {_OVERRIDE}"
+        )
+    alias = ascii_alias(name.text) if kind is Kind.PYTHON else None
+    if alias is not None:
+        return "nfkc-identifier", (
+            f"{at}: Python reads this identifier as {alias!r} (it normalizes names, NFKC), so it is "
+            f"that name written to look like another. Write {alias!r}. {_OVERRIDE}"
+        )
+    return None
+
+
 def _mixed_violations(file: AddedFile) -> Iterator[Violation]:
     found = [
-        (name, mixed)
+        (name, judged)
         for fragment in file.fragments
         if not fragment.data.isascii()
         for name in _names_on_lines(fragment, file.kind)
-        if (mixed := mixed_scripts(name.text)) is not None
+        if (judged := _confusable(name, file.kind)) is not None
     ]
     if not found:
         return
     tokens = None
     if file.kind is Kind.PYTHON and file.head is not None:
         tokens = _python_names(file.head, frozenset(name.line for name, _ in found))
-    for name, mixed in found:
+    for name, (rule_id, message) in found:
         if tokens is None or (name.line, name.column) in tokens:
-            message = _mixed_message(name, mixed.scripts, mixed.letters)
-            yield Violation(RuleId.INVISIBLE_UNICODE, file.path, name.line, message, "mixed-script")
+            yield Violation(RuleId.INVISIBLE_UNICODE, file.path, name.line, message, rule_id)
 
 
 def _file_violations(file: AddedFile) -> Iterator[Violation]:
