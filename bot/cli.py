@@ -1,7 +1,8 @@
 """The `receipt` command: main(argv) -> int.
 
 Exit 0 pass, 1 fail, 2 usage or configuration error; 70 when receipt itself fails (one line on
-stderr, never a traceback), 130 when interrupted, 141 when the reader of stdout went away.
+stderr, never a traceback), 74 when stdout cannot be written (closed, a full disk), 130 when
+interrupted, 141 when the reader of stdout went away.
 """
 
 from __future__ import annotations
@@ -30,9 +31,45 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 EXIT_INTERNAL = 70  # sysexits' EX_SOFTWARE: receipt itself failed, which is never a verdict
+EXIT_OUTPUT = 74  # sysexits' EX_IOERR: stdout is closed or cannot be written (a full disk)
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C
 EXIT_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool whose reader went away (`| head`)
 _PROJECT = Path(__file__).resolve().parent.parent
+
+
+class _OutputError(Exception):
+    """Standard output could not be written: the environment's failure, not receipt's."""
+
+
+class _GuardedStdout:
+    """sys.stdout, with a failure to write it told apart from receipt's own failures: a closed
+    stdout (`receipt schema >&-`, where Python sets sys.stdout to None) or a full disk ends the
+    command with one line and EXIT_OUTPUT, never "internal error". A reader that went away is
+    still a BrokenPipeError, which ends quietly."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def _call(self, name: str, *args: Any) -> Any:
+        if self._stream is None:
+            raise _OutputError("standard output is closed")
+        try:
+            return getattr(self._stream, name)(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputError(exc.strerror or str(exc)) from None
+
+    def write(self, text: str) -> int:
+        return int(self._call("write", text))
+
+    def flush(self) -> None:
+        self._call("flush")
+
+    def __getattr__(self, name: str) -> Any:
+        if self._stream is None:
+            raise AttributeError(name)
+        return getattr(self._stream, name)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -427,7 +464,7 @@ def _run(args: argparse.Namespace) -> int:
             return EXIT_FAIL if args.command == "validate" else EXIT_USAGE
         print(f"receipt: error: {one_line(exc.problem)}", file=sys.stderr)
         return EXIT_USAGE
-    except BrokenPipeError:
+    except (BrokenPipeError, _OutputError):
         raise
     except Exception as exc:
         # A bug, not a verdict: one line naming it, so a user is never shown a stack trace.
@@ -447,7 +484,7 @@ def _discard_stdout() -> None:
     still buffered has nowhere to fail ("Exception ignored ... BrokenPipeError")."""
     try:
         fd = sys.stdout.fileno()
-    except (OSError, ValueError):  # not a real file (a test's capture): nothing to flush at exit
+    except (OSError, ValueError, AttributeError):  # not a real file (a capture), or none at all
         return
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, fd)
@@ -456,6 +493,8 @@ def _discard_stdout() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Raises nothing but SystemExit (argparse: --help, --version and usage errors)."""
+    given = sys.stdout
+    sys.stdout = _GuardedStdout(given)
     try:
         try:
             tune_gc()
@@ -465,9 +504,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _discard_stdout()
         return EXIT_PIPE
+    except _OutputError as exc:
+        _discard_stdout()
+        print(f"receipt: cannot write to standard output: {exc}", file=sys.stderr)
+        return EXIT_OUTPUT
     except KeyboardInterrupt:
         print("receipt: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    finally:
+        sys.stdout = given
 
 
 if __name__ == "__main__":

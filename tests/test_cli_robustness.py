@@ -85,6 +85,43 @@ def test_a_receipt_into_a_closed_pipe_ends_quietly(pr: GitRepo, buffered: bool) 
     assert (done.returncode, done.stderr) == (EXIT_PIPE, b"")
 
 
+@pytest.mark.parametrize(
+    ("redirect", "reason"),
+    [(">&-", "standard output is closed"), (">/dev/full", "No space left on device")],
+    ids=["closed", "full"],
+)
+@pytest.mark.parametrize("args", ["schema", "explain a.py", "--help", "--version"])
+def test_stdout_that_cannot_be_written_is_one_line_and_its_own_exit_status(
+    args: str, redirect: str, reason: str
+) -> None:
+    if redirect == ">/dev/full" and not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    done = subprocess.run(
+        f"{shlex.quote(sys.executable)} -m bot.cli {args} {redirect}",
+        shell=True,
+        cwd=ROOT,
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == cli.EXIT_OUTPUT
+    assert done.stderr.decode() == f"receipt: cannot write to standard output: {reason}\n"
+
+
+def test_a_receipt_to_a_closed_stdout_is_still_written_to_its_file(pr: GitRepo, tmp_path: Path) -> None:
+    out = tmp_path / "receipt.json"
+    done = subprocess.run(
+        f"{shlex.quote(sys.executable)} -m bot.cli check --base main --no-tests --json {out} >&-",
+        shell=True,
+        cwd=pr.root,
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == cli.EXIT_OUTPUT, done.stderr
+    assert json.loads(out.read_text())["schema"] == "receipt/1"
+
+
 def test_head_of_a_real_pipeline_sees_the_first_line_and_nothing_on_stderr() -> None:
     done = subprocess.run(
         f"{shlex.quote(sys.executable)} -m bot.cli schema | head -1",
@@ -126,10 +163,16 @@ def test_an_interrupt_is_one_line(
 
 def test_exit_codes_are_distinct_from_verdicts_and_documented() -> None:
     assert (
-        len({cli.EXIT_OK, cli.EXIT_FAIL, cli.EXIT_USAGE, EXIT_INTERNAL, EXIT_PIPE, cli.EXIT_INTERRUPTED}) == 6
-    )
+        len(
+            {
+                cli.EXIT_OK, cli.EXIT_FAIL, cli.EXIT_USAGE, EXIT_INTERNAL, cli.EXIT_OUTPUT, EXIT_PIPE,
+                cli.EXIT_INTERRUPTED,
+            }
+        )
+        == 7
+    )  # fmt: skip
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for code in (EXIT_INTERNAL, EXIT_PIPE, cli.EXIT_INTERRUPTED):
+    for code in (EXIT_INTERNAL, cli.EXIT_OUTPUT, EXIT_PIPE, cli.EXIT_INTERRUPTED):
         assert f"**{code}**" in readme
 
 
@@ -152,7 +195,9 @@ def hostile(tmp_path: Path, pr: GitRepo) -> dict[str, str]:
         "huge_number": str(tmp_path / "number.json"),
         "missing": str(tmp_path / "missing"),
         "plain": str(tmp_path / "plain"),
+        "policy": str(tmp_path / "policy.yml"),
     }
+    Path(made["policy"]).write_text("version: 1\n")
     Path(made["dir"]).mkdir()
     Path(made["newline"]).mkdir()
     Path(made["binary"]).write_bytes(b"\xff\xfe\x00\x01\x80binary\x00")
@@ -247,6 +292,18 @@ HOSTILE: list[tuple[tuple[str, ...], set[int]]] = [
     (("replay", "report", "--run-dir", "{binary}"), {2}),
     (("replay", "report", "--run-dir", "{missing}"), {2}),
     (("replay",), {2}),
+    (("whatif", "--manifest", "{missing}", "--repo", "{repo}"), {2}),
+    (("whatif", "--manifest", "{dir}", "--repo", "{repo}"), {2}),
+    (("whatif", "--manifest", "{binary}", "--repo", "{repo}"), {2}),
+    (("whatif", "--manifest", "{deep_yaml}", "--repo", "{repo}"), {2}),
+    (("whatif", "--manifest", "{policy}", "--repo", "{repo}", "--last", "0"), {2}),
+    (("whatif", "--manifest", "{policy}", "--repo", "{repo}", "--last", "9" * 40), {0}),
+    (("whatif", "--manifest", "{policy}", "--repo", "{repo}", "--branch", "no-such-branch"), {2}),
+    (("whatif", "--manifest", "{policy}", "--repo", "{plain}"), {2}),
+    (("whatif", "--manifest", "{policy}", "--repo", "{repo}", "--markdown", "{missing}/x.md"), {2}),
+    (("whatif", "--repo", "{repo}"), {2}),
+    (("worker", "--port", "http"), {2}),
+    (("migrate", "extra"), {2}),
     (("--help",), {0}),
     (("--version",), {0}),
     (("check", "--help"), {0}),
@@ -302,6 +359,33 @@ def test_hostile_arguments_from_a_real_process_print_no_traceback(
     done = _receipt(*(a.format(**hostile) for a in args), cwd=Path(hostile["plain"]))
     assert b"Traceback" not in done.stdout + done.stderr
     assert done.returncode in (0, 1, 2, EXIT_INTERNAL)
+
+
+@pytest.mark.parametrize("command", [("migrate",), ("worker",), ("serve", "--port", "0")])
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("postgresql://receipt:hunter2@127.0.0.1:1/receipt", "cannot reach the database at "),
+        ("mysql://receipt:hunter2@127.0.0.1/receipt", "not 'mysql'"),
+        ("not a url", "not 'not a url'"),
+        ("sqlite:////proc/no-such-directory/receipt.sqlite3", "cannot reach the database at sqlite:"),
+    ],
+    ids=["unreachable", "unsupported", "nonsense", "no-directory"],
+)
+def test_a_database_receipt_cannot_open_is_a_configuration_error(
+    command: tuple[str, ...],
+    url: str,
+    said: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("RECEIPT_WEBHOOK_SECRET", "hostile-test")
+    monkeypatch.setenv("RECEIPT_DATABASE_URL", url)
+    monkeypatch.delenv("RECEIPT_QUEUE_URL", raising=False)
+    done = _receipt(*command)
+    code, out, err = done.returncode, done.stdout.decode(), done.stderr.decode()
+    assert code == 2, err
+    assert err.startswith("receipt: error: ") and said in err and len(err.splitlines()) == 1
+    assert "hunter2" not in out + err
 
 
 def test_a_check_from_a_deleted_directory_is_a_message(
