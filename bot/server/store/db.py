@@ -18,7 +18,8 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
+from sqlalchemy.exc import ArgumentError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot.engine import ReceiptError
@@ -31,6 +32,35 @@ class SchemaError(ReceiptError):
     """The database's schema is not the one this version of receipt knows."""
 
     title = "database schema"
+
+
+class StoreUnavailable(ReceiptError):
+    """RECEIPT_DATABASE_URL names no database receipt can open or reach: a deployment's error,
+    told as one line at start (its password hidden), never as receipt's own failure."""
+
+    title = "database unavailable"
+
+
+def shown_url(url: str) -> str:
+    """`url` as it may be shown: its password hidden."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "(not a URL)"
+
+
+@contextmanager
+def reaching(url: str) -> Iterator[None]:
+    """Turn the failure to open or reach the database at `url` into StoreUnavailable."""
+    try:
+        yield
+    except ArgumentError as exc:
+        raise StoreUnavailable(
+            f"RECEIPT_DATABASE_URL is not a database URL receipt can open: {exc}"
+        ) from None
+    except (OperationalError, InterfaceError, OSError) as exc:
+        reason = " ".join(str(getattr(exc, "orig", None) or exc).split())
+        raise StoreUnavailable(f"cannot reach the database at {shown_url(url)}: {reason[:300]}") from None
 
 
 def utcnow() -> datetime:
@@ -100,7 +130,17 @@ class Database:
 
     @classmethod
     def open(cls, url: str) -> Database:
-        url = normalize_url(url)
+        with reaching(url):
+            return cls._open(normalize_url(url))
+
+    @classmethod
+    def _open(cls, url: str) -> Database:
+        if not (is_sqlite(url) or url.startswith("postgresql+psycopg:")):
+            scheme = url.split(":", 1)[0] if ":" in url else url
+            raise StoreUnavailable(
+                "RECEIPT_DATABASE_URL: receipt keeps its store in SQLite (sqlite:///FILE) or PostgreSQL "
+                f"(postgresql://USER@HOST/DB), not {scheme[:40]!r}"
+            )
         if is_sqlite(url):
             path = sqlite_path(url)
             if path is not None:
@@ -149,11 +189,16 @@ class Database:
 
     def migrate(self) -> str | None:
         """Bring the schema to the newest migration; returns the revision it is at."""
-        command.upgrade(self._config(), "head")
-        return self.current_revision()
+        with reaching(self.url):
+            command.upgrade(self._config(), "head")
+            return self.current_revision()
 
     def check_schema(self, *, upgrade: bool) -> None:
         """Refuse a schema this version does not know; upgrade an older one only when asked."""
+        with reaching(self.url):
+            self._check_schema(upgrade=upgrade)
+
+    def _check_schema(self, *, upgrade: bool) -> None:
         script = ScriptDirectory.from_config(self._config())
         current, head = self.current_revision(), script.get_current_head()
         if current == head:
