@@ -51,3 +51,16 @@ def test_every_vendored_file_sits_in_a_folder_with_its_license_and_source() -> N
     for path in DATA.rglob("*"):
         if path.is_file() and path != DATA / "README.md" and OWN_DATA not in path.parents:
             assert any(folder in path.parents for folder in sources), path
+
+
+def test_an_upstream_notice_travels_with_its_data_and_with_what_is_generated_from_it() -> None:
+    """Apache-2.0 (section 4d) asks that a NOTICE the upstream ships be kept with what is derived."""
+    notice = (DATA / "secrets" / "noseyparker" / "NOTICE").read_text(encoding="utf-8")
+    assert "Praetorian Security" in notice
+    generated = (ROOT / "bot" / "engine" / "content" / "_noseyparker_rules.py").read_text(encoding="utf-8")
+    for line in notice.strip().splitlines():
+        assert f"#   {line}".rstrip() in generated, line
+
+
+def test_the_project_carries_its_own_license() -> None:
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")

@@ -3,7 +3,26 @@
 # Ported from Nosey Parker's rules (crates/noseyparker/data/default/rules) at praetorian-inc/noseyparker@2e6e7f36ce36619852532bbe698d8cb7a26d2da7.
 # Changes: 25 of its rules chosen, their patterns compacted from Rust's verbose syntax
 # for RE2, gating keywords and receipt's rule ids added. Nosey Parker is distributed under the
-# Apache License 2.0, reproduced here as it requires:
+# Apache License 2.0; its NOTICE and the license are reproduced here, as the license requires.
+#
+#   Copyright 2022 Praetorian Security, Inc <https://praetorian.com>.
+#
+#   This product includes software from the Nosey Parker project developed
+#   by Praetorian Security, Inc:
+#
+#       https://github.com/praetorian-inc/noseyparker
+#
+#   Licensed under the Apache License, Version 2.0 (the "License");
+#   you may not use this file except in compliance with the License.
+#   You may obtain a copy of the License at
+#
+#   http://www.apache.org/licenses/LICENSE-2.0
+#
+#   Unless required by applicable law or agreed to in writing, software
+#   distributed under the License is distributed on an "AS IS" BASIS,
+#   WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+#   See the License for the specific language governing permissions and
+#   limitations under the License.
 #
 #   Apache License
 #                              Version 2.0, January 2004
