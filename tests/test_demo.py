@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from bot import demo
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_demo_shows_each_change_before_its_receipt(capsys: pytest.CaptureFixture[str]) -> None:
@@ -35,3 +41,33 @@ def test_the_demo_shows_the_app_answering_a_signed_delivery(capsys: pytest.Captu
     assert "posted check run `receipt`" in out and ": success" in out
     assert "## ✅ receipt: success" in out and "| scope | ✅ pass" in out
     assert "receipt page (details_url" in out and "/receipts/" in out and "?token=" in out
+
+
+_WITHOUT_DEVELOPMENT_PACKAGES = """
+import importlib.abc, sys
+
+class Absent(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {"pytest", "_pytest", "hypothesis", "selenium", "mypy", "ruff", "coverage"}:
+            raise ModuleNotFoundError(f"{name} is a development package, which make demo does not install")
+        return None
+
+sys.meta_path.insert(0, Absent())
+from bot import demo
+sys.exit(demo.main())
+"""
+
+
+def test_the_demo_needs_only_what_make_demo_installs() -> None:
+    """`make demo` installs the runtime packages alone: the demo, its App section and the fake
+    GitHub it starts must not import a development package (the suite has them all)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_DEVELOPMENT_PACKAGES],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "receipt: SUCCESS" in done.stdout and "posted check run `receipt`" in done.stdout
