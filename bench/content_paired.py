@@ -49,21 +49,19 @@ def _one(tree: Path, *, from_bytes: bool, cpu: bool, processes: int | None) -> f
     from bot.engine.change import Change, change_from_diff
     from bot.engine.content.secrets import SecretsRule
     from bot.engine.manifest import Manifest
-    from bot.engine.rules import CONTENT_RULES
+    from bot.engine.rules import content_violations
 
     data = stdlib_corpus(None).encode("utf-8", "surrogateescape")
     change = change_from_diff(data)
     tune_gc()
 
     clock = (_cpu if processes else time.process_time) if cpu else time.perf_counter
-    spread = None
+    spread = partial(content_violations, manifest=Manifest())
     if processes:
-        from bot.engine.rules import content_violations
-
         try:
             from bot.local.fanout import Forked
-        except ImportError:  # a tree from before the scan could be spread
-            spread = partial(content_violations, manifest=Manifest())
+        except ImportError:  # a tree from before the scan could be spread: in one process
+            pass
         else:
             spread = partial(content_violations, manifest=Manifest(), fan=Forked(processes))
 
@@ -72,12 +70,7 @@ def _one(tree: Path, *, from_bytes: bool, cpu: bool, processes: int | None) -> f
         if from_bytes:
             list(SecretsRule().scan(change_from_diff(data), Manifest()))
             return clock() - start
-        fresh = Change(change.diff, change.digest, change.texts)
-        if spread is not None:
-            spread(fresh)
-            return clock() - start
-        for rule in CONTENT_RULES:
-            list(rule.scan(fresh, Manifest()))
+        spread(Change(change.diff, change.digest, change.texts))
         return clock() - start
 
     scan()

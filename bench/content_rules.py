@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bot.cli import tune_gc
 from bot.engine.change import Change, change_from_diff
 from bot.engine.content._noseyparker_rules import PORTED
-from bot.engine.content.added import added_files
+from bot.engine.content.added import AddedFile, added_files
 from bot.engine.content.checksums import crc32_base62
 from bot.engine.content.dangerous import DangerousRule, worth_parsing
 from bot.engine.content.filekinds import Kind
@@ -304,20 +304,20 @@ def clean_corpus_and_speed(tool: DetectSecrets | None, limit: int | None) -> Non
         return list(SecretsRule().scan(c, manifest))
 
     def all_rules(policy: Manifest = manifest, diff: Diff = change.diff) -> list[Violation]:
-        fresh = Change(diff, change.digest, change.texts)  # fragments rebuilt each run
-        return [v for rule in CONTENT_RULES for v in rule.scan(fresh, policy)]
+        fresh = Change(diff, change.digest, change.texts)  # fragments rebuilt each run, once for all rules
+        built = added_files(fresh)
+        return [v for rule in CONTENT_RULES for v in rule.scan(fresh, policy, built, built)]
 
     secrets_only()  # compile the ruleset before timing
 
-    def built() -> Change:
-        """A fresh change with its added text built (untimed), and no prefilter answer yet."""
+    def built() -> tuple[Change, tuple[AddedFile, ...]]:
+        """A fresh change and its added text built (untimed), with no prefilter answer yet."""
         fresh = Change(change.diff, change.digest, change.texts)
-        added_files(fresh)
-        return fresh
+        return fresh, added_files(fresh)
 
     t_build, _ = best_of(5, lambda: added_files(Change(change.diff, change.digest, change.texts)))
     per_rule = {
-        type(rule).__name__: best_of(5, lambda c, r=rule: list(r.scan(c, manifest)), built)
+        type(rule).__name__: best_of(5, lambda cf, r=rule: list(r.scan(cf[0], manifest, cf[1], cf[1])), built)
         for rule in CONTENT_RULES
     }
     t_secrets, found = best_of(5, lambda: secrets_only(Change(change.diff, change.digest, change.texts)))
@@ -334,7 +334,7 @@ def clean_corpus_and_speed(tool: DetectSecrets | None, limit: int | None) -> Non
         split[name] = (len(part.files), size, seconds)
     t_end_to_end, _ = best_of(5, lambda: secrets_only(change_from_diff(data)))
     whole_files = DangerousRule(parse_whole_files=True)
-    t_whole, whole_found = best_of(5, lambda: list(whole_files.scan(change, manifest)))
+    t_whole, whole_found = best_of(5, lambda: list(whole_files.scan(change, manifest, files, files)))
     assert isinstance(found, list) and isinstance(everything, list)
 
     print(f"## Clean corpus: Python {sys.version.split()[0]} standard library outside `test`\n")

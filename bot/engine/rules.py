@@ -14,7 +14,7 @@ from typing import Protocol
 
 from bot.engine.change import Change
 from bot.engine.content._gitleaks_rules import GLOBAL_ALLOWLIST
-from bot.engine.content.added import AddedFile, added_files, release
+from bot.engine.content.added import AddedFile, added_files
 from bot.engine.content.banned import BannedPatternsRule
 from bot.engine.content.bannedimports import BannedImportsRule
 from bot.engine.content.dangerous import PREFILTER_GROUPS as DANGEROUS_GROUPS
@@ -34,14 +34,19 @@ from bot.engine.manifest import Manifest
 class ContentRule(Protocol):
     """A rule over the text a change adds. `scan` reads `files` (some of the change's added
     files, in their order) or, by default, all of them, and reports each file's findings together,
-    under the file's path; the change stays whole for what a rule reads across files. `one_pass`:
-    the rule must read every file in one call (it keeps a budget over the whole change)."""
+    under the file's path; `added` is every added file of the change, for what a rule reads across
+    files (built here when not given). `one_pass`: the rule must read every file in one call (it
+    keeps a budget over the whole change)."""
 
     @property
     def one_pass(self) -> bool: ...
 
     def scan(
-        self, change: Change, manifest: Manifest, files: Sequence[AddedFile] | None = None
+        self,
+        change: Change,
+        manifest: Manifest,
+        files: Sequence[AddedFile] | None = None,
+        added: Sequence[AddedFile] | None = None,
     ) -> Iterable[Violation]: ...
 
 
@@ -68,32 +73,34 @@ def content_violations(
 ) -> list[Violation]:
     """Every rule's findings, rule after rule, each rule's file after file. `fan` decides where the
     rules that take some of the files read them (fan.py): the findings are the same, in the same order."""
-    try:
-        files = added_files(change)  # built once, before any share of them is read
-        shared = [rule for rule in rules if not rule.one_pass]
-        per_file = fan(partial(_findings_of, change, manifest, shared), files, [_weight(f) for f in files])
-        found: list[Violation] = []
-        at = 0  # the next of the shared rules
-        for rule in rules:
-            if rule.one_pass:
-                found.extend(rule.scan(change, manifest))
-            else:
-                found.extend(v for each in per_file for v in each[at])
-                at += 1
-        by_path = {f.path: f for f in files}
-        return [_with_basis(v, by_path) for v in found]
-    finally:
-        release(change)  # the rules share the change's added text while they run, not after
+    files = added_files(change)  # built once for every rule, before any share of it is read
+    shared = [rule for rule in rules if not rule.one_pass]
+    read = partial(_findings_of, change, manifest, shared, files)
+    per_file = fan(read, files, [_weight(f) for f in files])
+    found: list[Violation] = []
+    at = 0  # the next of the shared rules
+    for rule in rules:
+        if rule.one_pass:
+            found.extend(rule.scan(change, manifest, files, files))
+        else:
+            found.extend(v for each in per_file for v in each[at])
+            at += 1
+    by_path = {f.path: f for f in files}
+    return [_with_basis(v, by_path) for v in found]
 
 
 def _findings_of(
-    change: Change, manifest: Manifest, rules: Sequence[ContentRule], files: Sequence[AddedFile]
+    change: Change,
+    manifest: Manifest,
+    rules: Sequence[ContentRule],
+    added: Sequence[AddedFile],
+    files: Sequence[AddedFile],
 ) -> list[tuple[list[Violation], ...]]:
-    """Each file's findings of each rule, read over some of the added files."""
+    """Each file's findings of each rule, read over some (`files`) of the added files (`added`)."""
     out: list[tuple[list[Violation], ...]] = [tuple([] for _ in rules) for _ in files]
     index = {f.path: k for k, f in enumerate(files)}
     for at, rule in enumerate(rules):
-        for found in rule.scan(change, manifest, files):
+        for found in rule.scan(change, manifest, files, added):
             out[index[found.path or ""]][at].append(found)
     return out
 

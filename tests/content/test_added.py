@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.engine.change import Change, FileTexts
-from bot.engine.content.added import Fragment, added_files, files_of_kind
+from bot.engine.content.added import AddedFile, Fragment, added_files, files_of_kind
 from bot.engine.content.filekinds import Kind, kind_of
 from tests.content.helpers import change_of
 from tests.gitrepo import GitRepo
@@ -67,7 +69,7 @@ def test_the_first_line_decides_an_extensionless_file(repo: GitRepo) -> None:
     change = change_of(repo, {"bin/deploy": '#!/usr/bin/env bash\neval "$1"\n'}, texts=False)
     [file] = added_files(change)
     assert file.kind is Kind.SHELL
-    assert list(files_of_kind(change, Kind.SHELL)) == [file]
+    assert [f.path for f in files_of_kind(change, Kind.SHELL)] == [file.path]
     assert list(files_of_kind(change, Kind.PYTHON)) == []
 
 
@@ -82,14 +84,6 @@ def test_an_extensionless_file_whose_first_line_is_not_added_is_read_as_shell(re
     change = change_of(repo, {"run": "#!/usr/bin/perl\necho hi\n"}, {"run": "#!/usr/bin/perl\n"}, texts=False)
     [file] = added_files(change)
     assert file.kind is Kind.SHELL
-
-
-def test_the_same_change_is_built_once(repo: GitRepo) -> None:
-    change = change_of(repo, {"a.txt": "x\n"})
-    assert added_files(change) is added_files(change)
-    copy = Change(change.diff, change.digest, change.texts)
-    assert added_files(copy) is not added_files(change)
-    assert [f.fragments[0].text for f in added_files(copy)] == ["x"]
 
 
 def test_texts_win_over_the_diff(repo: GitRepo) -> None:
@@ -167,18 +161,56 @@ def test_kind_of(path: str, first: str | None, kind: Kind) -> None:
     assert kind_of(path, first) is kind
 
 
-def test_the_added_text_is_released_once_the_rules_have_run(repo: GitRepo) -> None:
+def test_an_evaluation_builds_the_added_text_once_and_hands_it_to_every_rule(
+    repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No state outlives an evaluation or is shared between two: the App's worker threads
+    evaluating at once each build their change's added text exactly once."""
+    import threading
+
     from bot.engine.content import added as module
     from bot.engine.manifest import Manifest
-    from bot.engine.rules import content_violations
+    from bot.engine.rules import CONTENT_RULES, content_violations
 
-    change = change_of(repo, {"a.txt": "x\n"})
-    first = added_files(change)
-    content_violations(change, Manifest())
-    assert module._LAST._entry is None  # a long-running App keeps no change alive after its scan
-    assert added_files(change) is not first
-    module.release(Change(change.diff, change.digest, change.texts))  # not the one held: kept
-    assert module._LAST._entry is not None
+    builds: list[int] = []
+    build = module._build
+
+    def counted(change: Change) -> tuple[AddedFile, ...]:
+        builds.append(id(change))
+        return build(change)
+
+    monkeypatch.setattr(module, "_build", counted)
+    seen: list[tuple[object, object]] = []
+
+    class Recording:
+        def __init__(self, one_pass: bool) -> None:
+            self.one_pass = one_pass
+
+        def scan(
+            self, change: Change, manifest: Manifest, files: object = None, added: object = None
+        ) -> list[object]:
+            seen.append((files, added))
+            return []
+
+    change = change_of(repo, {"a.py": "x = 1\n", "b.txt": "y\n"})
+    content_violations(change, Manifest(), rules=(*CONTENT_RULES, Recording(True), Recording(False)))
+    assert builds == [id(change)]
+    (whole, whole_added), (share, share_added) = seen
+    assert whole is whole_added is share_added and list(share) == list(whole)  # type: ignore
+
+    changes = [change_of(GitRepo.create(tmp_path / f"r{k}"), {f"t{k}.py": f"v = {k}\n"}) for k in range(2)]
+    builds.clear()
+
+    def evaluate_many(change: Change) -> None:
+        for _ in range(10):
+            content_violations(change, Manifest())
+
+    threads = [threading.Thread(target=evaluate_many, args=(c,)) for c in changes]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(builds) == sorted([id(c) for c in changes for _ in range(10)])
 
 
 @given(st.text(alphabet="ab\n", max_size=30), st.lists(st.integers(0, 30), max_size=12))

@@ -124,7 +124,9 @@ def test_dry_run_of_an_invalid_or_deleted_manifest(repo: GitRepo) -> None:
 class _FlagTodo:
     one_pass = False
 
-    def scan(self, change: Change, manifest: Manifest, files: object = None) -> Iterable[Violation]:
+    def scan(
+        self, change: Change, manifest: Manifest, files: object = None, added: object = None
+    ) -> Iterable[Violation]:
         del manifest, files
         for f in change.diff.files:
             for line in f.added_lines():

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from threading import Lock
 from typing import Any, TypeVar
 
 from bot.engine.change import Change
@@ -182,46 +181,16 @@ def _build(change: Change) -> tuple[AddedFile, ...]:
     return tuple(out)
 
 
-class _LastChange:
-    """The added text of the change seen last: five rules read the same change one after another,
-    and building the fragments once keeps a scan of a large change at the regex engines' speed."""
-
-    def __init__(self) -> None:
-        self._lock = Lock()
-        self._entry: tuple[Change, tuple[AddedFile, ...]] | None = None
-
-    def get(self, change: Change) -> tuple[AddedFile, ...]:
-        with self._lock:
-            entry = self._entry
-        if entry is not None and entry[0] is change:
-            return entry[1]
-        built = _build(change)
-        with self._lock:
-            self._entry = (change, built)
-        return built
-
-    def release(self, change: Change) -> None:
-        """Forget `change` once its rules have run: a long-running App must not keep it alive."""
-        with self._lock:
-            if self._entry is not None and self._entry[0] is change:
-                self._entry = None
-
-
-_LAST = _LastChange()
-
-
 def added_files(change: Change) -> tuple[AddedFile, ...]:
     """Every changed text file with added lines, in diff order (binary files, submodules and
-    symlinks are other rules' business)."""
-    return _LAST.get(change)
-
-
-def release(change: Change) -> None:
-    _LAST.release(change)
+    symlinks are other rules' business). Built anew on each call: an evaluation builds it once
+    (rules.content_violations) and hands it to every rule."""
+    return _build(change)
 
 
 def chosen(change: Change, files: Sequence[AddedFile] | None) -> Sequence[AddedFile]:
-    """The added files a rule reads: `files` (some of the change's, engine/fan.py), or all."""
+    """The added files a rule reads: `files` (the change's as the evaluation built them, or some
+    of them: engine/fan.py), or, for a rule run on its own, all of them built here."""
     return added_files(change) if files is None else files
 
 

@@ -86,7 +86,11 @@ class BannedPatternsRule:
     one_pass: ClassVar[bool] = True  # its match budget is the whole change's (patterns.MatchWork)
 
     def scan(
-        self, change: Change, manifest: Manifest, files: Sequence[AddedFile] | None = None
+        self,
+        change: Change,
+        manifest: Manifest,
+        files: Sequence[AddedFile] | None = None,
+        added: Sequence[AddedFile] | None = None,
     ) -> Iterator[Violation]:
         entries = [_Compiled.of(e, manifest.patterns) for e in manifest.content.banned]
         work = MatchWork("content.banned's patterns against the text this change adds")

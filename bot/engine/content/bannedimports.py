@@ -123,7 +123,11 @@ class BannedImportsRule:
     one_pass: ClassVar[bool] = False
 
     def scan(
-        self, change: Change, manifest: Manifest, files: Sequence[AddedFile] | None = None
+        self,
+        change: Change,
+        manifest: Manifest,
+        files: Sequence[AddedFile] | None = None,
+        added: Sequence[AddedFile] | None = None,
     ) -> Iterator[Violation]:
         banned = manifest.content.banned_imports
         for file in read_files(change, manifest, None, files) if banned else ():

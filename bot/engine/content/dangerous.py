@@ -244,15 +244,15 @@ class _AddedNames:
     (`module.NAMES = …`), which no reading of one file sees. Every changed file counts, those
     excluded from the rule too."""
 
-    def __init__(self, change: Change) -> None:
-        self._change = change
+    def __init__(self, added: Sequence[AddedFile]) -> None:
+        self._added = added
         self._paths: dict[str, set[str]] | None = None
 
     def elsewhere(self, path: str, name: str) -> bool:
         """Whether a file other than `path` adds a line naming `name`."""
         if self._paths is None:
             self._paths = defaultdict(set)
-            for file in added_files(self._change):
+            for file in self._added:
                 for fragment in file.fragments:
                     for word in set(_WORD.findall(unicodedata.normalize("NFKC", fragment.text))):
                         self._paths[word].add(file.path)
@@ -330,11 +330,15 @@ class DangerousRule:
     one_pass: ClassVar[bool] = False
 
     def scan(
-        self, change: Change, manifest: Manifest, files: Sequence[AddedFile] | None = None
+        self,
+        change: Change,
+        manifest: Manifest,
+        files: Sequence[AddedFile] | None = None,
+        added: Sequence[AddedFile] | None = None,
     ) -> Iterator[Violation]:
         if not manifest.content.dangerous:
             return
-        names = _AddedNames(change)
+        names = _AddedNames(added_files(change) if added is None else added)
         for file in read_files(change, manifest, "dangerous", files):
             if file.kind is Kind.DOCUMENT:
                 continue

@@ -476,7 +476,11 @@ class SecretsRule:
     one_pass: ClassVar[bool] = False
 
     def scan(
-        self, change: Change, manifest: Manifest, files: Sequence[AddedFile] | None = None
+        self,
+        change: Change,
+        manifest: Manifest,
+        files: Sequence[AddedFile] | None = None,
+        added: Sequence[AddedFile] | None = None,
     ) -> Iterator[Violation]:
         if not manifest.content.secrets:
             return

@@ -289,7 +289,11 @@ class InvisibleUnicodeRule:
     one_pass: ClassVar[bool] = False
 
     def scan(
-        self, change: Change, manifest: Manifest, files: Sequence[AddedFile] | None = None
+        self,
+        change: Change,
+        manifest: Manifest,
+        files: Sequence[AddedFile] | None = None,
+        added: Sequence[AddedFile] | None = None,
     ) -> Iterator[Violation]:
         for file in read_files(change, manifest, "invisible_unicode", files):
             yield from _file_violations(file)
