@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.engine.content.secrets import default_detectors
-from bot.engine.regex import compile_re2, widened
+from bot.engine.regex import compile_named, compile_re2, widened
 from tests.datafiles import SECRETS
 
 
@@ -48,3 +48,18 @@ def test_a_widened_pattern_matches_wherever_the_pattern_does() -> None:
                 checked += 1
                 assert wide.search(text), (detector.id, text[:80])
     assert checked > 200
+
+
+def test_names_a_change_supplies_never_evict_receipts_own_patterns() -> None:
+    """A pull request can make the dangerous rule's selection compile a pattern per alias it
+    defines; those live in a cache of their own, so receipt's fixed patterns stay compiled."""
+    from bot.engine.content.pyselect import selected
+
+    own = compile_re2(r"\bfixed-pattern-of-receipt\b")
+    aliases = "".join(f"import os as alias_{k}\nalias_{k}.system('x')\n" for k in range(1100))
+    for k in range(0, 1100, 100):  # every selection with new aliases asks for new patterns
+        selected(aliases.replace("alias_", f"a{k}_"))
+    for k in range(1100):
+        compile_named(rf"\bname_{k}\b")
+    assert compile_re2(r"\bfixed-pattern-of-receipt\b") is own
+    assert compile_named.cache_info().currsize <= 256

@@ -75,7 +75,7 @@ from bot.engine.content.pyconstructs import (
 )
 from bot.engine.content.pywords import WORDS, may_hold, words_of
 from bot.engine.lazyre import lazy
-from bot.engine.regex import compile_re2
+from bot.engine.regex import compile_named
 
 _ESCAPE = r"\\(?:\r\n|.)"
 STRING_OR_COMMENT = re.compile(
@@ -191,13 +191,13 @@ _BARE = frozenset(_GATED)
 
 def _words_pattern(words: frozenset[str]) -> Any:
     """What makes a statement matter wherever it stands: one of `words` (RE2)."""
-    return compile_re2(rf"\b(?:{'|'.join(sorted(words))})\b")
+    return compile_named(rf"\b(?:{'|'.join(sorted(words))})\b")
 
 
 def _bare_pattern(names: frozenset[str]) -> Any:
     """One of `names` not followed by an attribute (RE2). (An attribute of what a name stands for
     leads somewhere only through a word of `_GATED`, which matters wherever it stands.)"""
-    return compile_re2(rf"\b(?:{'|'.join(sorted(names))})\b[ \t]*(?:[^ \t.]|\z)")
+    return compile_named(rf"\b(?:{'|'.join(sorted(names))})\b[ \t]*(?:[^ \t.]|\z)")
 
 
 # `import`, as a literal first (a search ten times faster than after `\b`): a name ending in it
