@@ -61,6 +61,22 @@ def configure_logging(level: str = "INFO") -> None:
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
+class _OneLine(logging.Formatter):
+    """A log line for a person at a terminal (`receipt receive`): the message, never a traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"receipt: {record.getMessage()}"
+
+
+def configure_terminal_logging() -> None:
+    """Warnings and failures as one line each on stderr, for a command a person runs."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.WARNING)
+
+
 def event(message: str, **context: Any) -> None:
     logger.info(message, extra={k: v for k, v in context.items() if k in CONTEXT_FIELDS})
 

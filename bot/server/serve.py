@@ -15,16 +15,17 @@ from typing import Any, TextIO
 import uvicorn
 from fastapi import FastAPI
 
+from bot.engine.errors import ReceiptError
 from bot.github.checks import CheckRunRequest, PublishedCheckRun
 from bot.github.repo import RepoRef
 from bot.jsonread import MAX_PAYLOAD_BYTES, load_json_object
 from bot.server.app import create_app, create_worker_app
-from bot.server.logs import configure_logging
+from bot.server.logs import configure_logging, configure_terminal_logging
 from bot.server.plan import plan
 from bot.server.runtime import Runtime, settle
 from bot.server.settings import Settings, SettingsError, load_settings
 from bot.server.store.db import Database
-from bot.server.store.jobs import DeliveryInfo, record_delivery
+from bot.server.store.jobs import DONE, DeliveryInfo, pending_job, record_delivery
 from bot.server.supervise import exit_with_parent
 
 
@@ -141,7 +142,13 @@ def receive(event: str, payload_path: Path, out: TextIO = sys.stdout) -> int:
     Everything but the check-run writes is real (the reads go to RECEIPT_GITHUB_API_URL); the
     store is a scratch SQLite file, so the deployment's own is never touched.
     """
-    settings = load_settings()
+    settings = load_settings(signing=False)
+    if settings.app_id is None or (settings.private_key is None and settings.private_key_path is None):
+        raise SettingsError(
+            "receipt receive reads from GitHub as the App: set RECEIPT_APP_ID and RECEIPT_PRIVATE_KEY "
+            "(or RECEIPT_PRIVATE_KEY_PATH), and RECEIPT_GITHUB_API_URL for GitHub Enterprise Server"
+        )
+    configure_terminal_logging()
     payload_bytes = payload_path.read_bytes()
     payload = load_json_object(payload_bytes, str(payload_path), max_bytes=MAX_PAYLOAD_BYTES)
     from bot.github.events import parse_event
@@ -154,7 +161,20 @@ def receive(event: str, payload_path: Path, out: TextIO = sys.stdout) -> int:
         runtime = Runtime.build(local, post=_printer(out))
         info = DeliveryInfo(f"receive-{uuid.uuid4()}", event, payload.get("action"), None, None)
         recorded = record_delivery(runtime.db, info, decided)
+        unfinished = []
         for job_id in recorded.job_ids:
             runtime.run_job(job_id)
+            job = pending_job(runtime.db, job_id)
+            if job is not None and job.state != DONE:
+                unfinished.append(job.last_error or f"the job ended {job.state}")
         runtime.db.engine.dispose()
+    if unfinished:
+        raise ReceiveFailed("the handler did not finish, so nothing above is what the App would post: "
+                            + "; ".join(unfinished))  # fmt: skip
     return 0
+
+
+class ReceiveFailed(ReceiptError):
+    """`receipt receive` ran the handler, which failed (GitHub unreachable, a refused token...)."""
+
+    title = "receive failed"

@@ -11,10 +11,12 @@ from tests.fakegithub.harness import AppWorld
 from tests.server.appprocess import AppHost
 
 
-def _receive(host: AppHost, event: str, payload: Path) -> subprocess.CompletedProcess[str]:
+def _receive(
+    host: AppHost, event: str, payload: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "bot.cli", "receive", "--event", event, "--payload", str(payload)],
-        env=host.env(), capture_output=True, text=True, check=False, timeout=60, cwd=host.tmp,
+        env=env or host.env(), capture_output=True, text=True, check=False, timeout=120, cwd=host.tmp,
     )  # fmt: skip
 
 
@@ -37,3 +39,26 @@ def test_receive_names_a_bad_payload(host: AppHost, tmp_path: Path) -> None:
     assert done.returncode == 2 and "bad.json" in done.stderr and "Traceback" not in done.stderr
     missing = _receive(host, "pull_request", tmp_path / "nope.json")
     assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def test_receive_that_cannot_finish_says_so_and_fails(
+    github_app: AppWorld, host: AppHost, tmp_path: Path
+) -> None:
+    """GitHub out of reach: the handler's failure is the command's, one line each, never exit 0."""
+    saved = tmp_path / "delivery.json"
+    saved.write_text(json.dumps(github_app.pull_request_payload("opened")), encoding="utf-8")
+    done = _receive(host, "pull_request", saved, host.env(RECEIPT_GITHUB_API_URL="http://127.0.0.1:9"))
+    assert done.returncode == 2, done.stderr
+    assert "the handler did not finish, so nothing above is what the App would post" in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    assert "would POST" not in done.stdout
+
+
+def test_receive_needs_the_apps_credentials_not_the_webhook_secret(host: AppHost, tmp_path: Path) -> None:
+    saved = tmp_path / "delivery.json"
+    saved.write_text(json.dumps({"action": "opened"}), encoding="utf-8")
+    env = {k: v for k, v in host.env().items() if k not in ("RECEIPT_APP_ID", "RECEIPT_WEBHOOK_SECRET")}
+    done = _receive(host, "pull_request", saved, env)
+    assert done.returncode == 2
+    assert "set RECEIPT_APP_ID and RECEIPT_PRIVATE_KEY" in done.stderr
+    assert "RECEIPT_WEBHOOK_SECRET" not in done.stderr
