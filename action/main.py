@@ -15,8 +15,7 @@ from typing import Any, TextIO
 
 from githubkit import GitHub
 
-from action.event import EventError, PullRequestEvent, WorkflowRunEvent, load_event
-from action.local import gather_local, local_whatif
+from action.event import PullRequestEvent, WorkflowRunEvent, load_event
 from action.publish import Refusal, choose_pull, load_artifact, reported_evidence, verify_subject
 from action.report import (
     print_annotations,
@@ -31,8 +30,17 @@ from action.report import (
 )
 from action.runner import command, write_outputs
 from action.settings import Mode, Settings, read_settings
-from bot.engine import EXIT_CODES, ReceiptError, TooLargeToAssess, evaluate, receipt_annotations
+from bot.engine import (
+    EXIT_CODES,
+    Annotation,
+    Receipt,
+    ReceiptError,
+    TooLargeToAssess,
+    evaluate,
+    receipt_annotations,
+)
 from bot.engine.render.whatif_text import pull_whatif_markdown
+from bot.engine.whatif import PullWhatIf
 from bot.gather import UsageError
 from bot.github.client import make_client
 from bot.github.errors import Forbidden, GitHubError, NotFound
@@ -60,8 +68,28 @@ def _finish_problem(
     write_outputs(settings.output_file, problem_outputs())
 
 
+def _publish(
+    gh: GitHub[Any],
+    settings: Settings,
+    receipt: Receipt,
+    annotations: list[Annotation],
+    *,
+    whatif: PullWhatIf | None,
+    base_ref: str,
+) -> tuple[bool, list[str]]:
+    """The receipt as the `receipt` check run, with the what-if of a proposed manifest: whether it
+    was published, and the notes for the job summary."""
+    table = pull_whatif_markdown(whatif)
+    run = receipt_run(receipt, annotations=annotations, appendix=table, base_ref=base_ref)
+    outcome = publish_or_explain(gh, settings.repository, run)
+    return outcome.published is not None, [outcome.note, table]
+
+
 def run_local(settings: Settings, event: PullRequestEvent, environ: Mapping[str, str], out: TextIO) -> int:
-    """`check` and `compute` on pull_request / pull_request_target."""
+    """`check` and `compute` on pull_request / pull_request_target: the only modes that read the
+    checkout and run tests, so the only ones that load the local adapter."""
+    from action.local import gather_local, local_whatif
+
     publish = settings.mode is Mode.CHECK
     try:
         inputs = gather_local(settings, event, environ)
@@ -71,13 +99,12 @@ def run_local(settings: Settings, event: PullRequestEvent, environ: Mapping[str,
         return EXIT_USAGE
     write_receipt(receipt, settings.receipt_path)
     print_receipt(receipt, out)
-    annotations = receipt_annotations(receipt)
     notes: list[str] = []
     if publish:
-        whatif = pull_whatif_markdown(local_whatif(settings, event, inputs))
-        run_request = receipt_run(receipt, annotations=annotations, appendix=whatif)
-        outcome = publish_or_explain(_client(settings), settings.repository, run_request)
-        notes += [outcome.note, whatif]
+        annotations = receipt_annotations(receipt)
+        whatif = local_whatif(settings, event, inputs)
+        _, notes = _publish(_client(settings), settings, receipt, annotations, whatif=whatif,
+                            base_ref=event.pull.base_ref)  # fmt: skip
         print_annotations(annotations, out)
     else:
         notes.append(
@@ -140,17 +167,14 @@ def run_publish(settings: Settings, run: WorkflowRunEvent, out: TextIO) -> int:
     target = published_path(settings)
     write_receipt(receipt, target)
     print_receipt(receipt, out)
-    annotations = receipt_annotations(receipt)
-    whatif = pull_whatif_markdown(
-        manifest_whatif(gh, settings.repository, inputs, branch=pull.base_ref, last=settings.whatif_last)
-    )
-    run_request = receipt_run(receipt, annotations=annotations, appendix=whatif)
-    outcome = publish_or_explain(gh, settings.repository, run_request)
-    if outcome.published is None:
+    whatif = manifest_whatif(gh, settings.repository, inputs, branch=pull.base_ref, last=settings.whatif_last)
+    published, notes = _publish(gh, settings, receipt, receipt_annotations(receipt), whatif=whatif,
+                                 base_ref=pull.base_ref)  # fmt: skip
+    if not published:
         raise UsageError(
             "the publish job's token cannot create check runs: give the job `permissions: checks: write`"
         )
-    summarize(settings, receipt, [outcome.note, whatif])
+    summarize(settings, receipt, notes)
     write_outputs(settings.output_file, receipt_outputs(receipt, target))
     return EXIT_OK
 
@@ -173,7 +197,7 @@ def main(argv: Sequence[str], environ: Mapping[str, str], out: TextIO | None = N
     try:
         settings = read_settings(argv, environ)
         return _run(settings, environ, stream)
-    except (ReceiptError, EventError) as exc:
+    except ReceiptError as exc:
         stream.write(command("error", f"receipt: {exc}") + "\n")
         return EXIT_USAGE
     except Forbidden as exc:

@@ -12,6 +12,7 @@ import hmac
 from dataclasses import dataclass
 from typing import Any
 
+from bot.engine.errors import ReceiptError
 from bot.github.errors import UnexpectedResponse
 from bot.github.pulls import PullRequest, pull_from_json
 from bot.github.repo import RepoRef
@@ -20,8 +21,12 @@ SIGNATURE_PREFIX = "sha256="
 PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
 
 
-class EventError(ValueError):
-    """The payload is not one receipt handles, or lacks what it needs."""
+class EventError(ReceiptError, ValueError):
+    """The payload is not one receipt handles, or lacks what it needs. A ReceiptError like every
+    error that stops a receipt (shells catch that once); a ValueError like the JSON reader's, so the
+    webhook answers both with 400."""
+
+    title = "unreadable event"
 
 
 def signature_of(secret: bytes, body: bytes) -> str:

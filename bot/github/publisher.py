@@ -108,15 +108,22 @@ def receipt_run(
     actions: Sequence[Mapping[str, str]] = (),
     notices: Sequence[Notice] = (),
     appendix: str = "",
+    base_ref: str | None = None,
 ) -> CheckRunRequest:
     """The check run that shows `receipt`; a pending verdict leaves it in progress. `appendix`
-    (Markdown: the what-if of a manifest change) follows the receipt, cut to a quarter of the room."""
+    (Markdown: the what-if of a manifest change) follows the receipt, cut to a quarter of the room;
+    `base_ref` names the base branch the policy was read from."""
     found = receipt_annotations(receipt) if annotations is None else annotations
     note = left_out_note(len(found))
     lead = "".join(f"{n.text}\n\n" for n in notices)[: OUTPUT_TEXT_LIMIT // 4]
     tail = f"\n\n{cut_lines(appendix, OUTPUT_TEXT_LIMIT // 4)}" if appendix else ""
     room = OUTPUT_TEXT_LIMIT - len(note) - len(lead) - len(tail) - 4
-    summary = lead + render_markdown(receipt, limit=room) + tail + (f"\n\n{note}" if note else "")
+    summary = (
+        lead
+        + render_markdown(receipt, limit=room, base_ref=base_ref)
+        + tail
+        + (f"\n\n{note}" if note else "")
+    )
     title = title_of(receipt)
     if notices:
         title = f"{receipt.verdict.conclusion.value}: " + "; ".join(n.title for n in notices)

@@ -362,8 +362,11 @@ def _evaluate(ctx: Context, job: Job) -> None:
     )
     held = held_for_approval(evidence)
     notices.extend([approval_notice(held, repo, tests.timeout_minutes)] if held else [])
+    group = job.spec.get("group")
+    base_ref = pull.base_ref if pull is not None else str(group["base_ref"]) if group else None
     run = receipt_run(receipt, details_url=_details_url(ctx, link), actions=(REEVALUATE_ACTION,),
-                      notices=notices if pending else (), appendix=pull_whatif_markdown(whatif))  # fmt: skip
+                      notices=notices if pending else (), appendix=pull_whatif_markdown(whatif),
+                      base_ref=base_ref)  # fmt: skip
     published = _publish(ctx, job, gh, run, _run_to_update(job, existing))
     waiting = [c.name for c in receipt.checks if c.conclusion.value == "pending"] if pending else []
     starts_waiting = pending and deadline is None

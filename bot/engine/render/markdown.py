@@ -124,10 +124,11 @@ def _waiver_lines(receipt: Receipt) -> list[str]:
     return lines
 
 
-def _policy_lines(receipt: Receipt) -> list[str]:
+def _policy_lines(receipt: Receipt, base_ref: str | None) -> list[str]:
     m = receipt.manifest
+    at = f"{base_ref}:" if base_ref else ""
     origin = {
-        ManifestSource.BASE: "from the base commit",
+        ManifestSource.BASE: f"from the base commit, {md_code(f'{at}{m.path}@{receipt.subject.base[:12]}')}",
         ManifestSource.FILE: "from a file given on the command line",
         ManifestSource.DEFAULT: "none found: the built-in default policy applies",
     }[m.source]
@@ -155,8 +156,9 @@ def _policy_lines(receipt: Receipt) -> list[str]:
     return lines
 
 
-def render_markdown(receipt: Receipt, *, limit: int = SUMMARY_LIMIT) -> str:
-    """The check-run summary. Violation lists are cut, with a count, to stay under `limit`."""
+def render_markdown(receipt: Receipt, *, limit: int = SUMMARY_LIMIT, base_ref: str | None = None) -> str:
+    """The check-run summary. Violation lists are cut, with a count, to stay under `limit`.
+    `base_ref`: the base branch, where the caller knows it, named beside the policy's commit."""
     v = receipt.verdict
     head = [
         f"## {_ICONS[v.conclusion]} receipt: {v.conclusion.value}"
@@ -172,7 +174,7 @@ def render_markdown(receipt: Receipt, *, limit: int = SUMMARY_LIMIT) -> str:
         *_waiver_lines(receipt),
     ]
     tail = [
-        *_policy_lines(receipt),
+        *_policy_lines(receipt, base_ref),
         "",
         f"<sub>{md_text(receipt.subject.merge_base[:12])}..{md_text(receipt.subject.head[:12])} · "
         f"receipt/1 · {md_code(receipt.as_json()['digest'])}</sub>",
