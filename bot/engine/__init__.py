@@ -31,7 +31,7 @@ _EXPORTS = {
         "PatchApplyError", "Reference", "ReferencePatchError", "base_path", "measurable", "parse_reference",
     ),
     "bot.engine.content.patternset": ("PatternSetGaveUp",),
-    "bot.engine.references.analysis": ("PythonTree",),
+    "bot.engine.references.analysis": ("PythonTree", "reaches_callers"),
     "bot.engine.references": ("REFERENCES_CHECK",),
     "bot.engine.report.description": ("Description", "DescriptionSource"),
     "bot.engine.receipt": (
@@ -132,6 +132,7 @@ __all__ = [
     "parse_junit",
     "parse_manifest",
     "parse_reference",
+    "reaches_callers",
     "receipt_annotations",
     "redact_secrets",
     "render_json",
@@ -204,7 +205,7 @@ if TYPE_CHECKING:
         render_json,
     )
     from bot.engine.references import REFERENCES_CHECK
-    from bot.engine.references.analysis import PythonTree
+    from bot.engine.references.analysis import PythonTree, reaches_callers
     from bot.engine.render.annotations import (
         Annotation,
         Level,

@@ -40,6 +40,7 @@ from bot.engine import (
     measurable,
     parse_bounded,
     parse_reference,
+    reaches_callers,
     touched_paths,
 )
 from bot.engine.days import Day
@@ -206,6 +207,8 @@ def python_tree(source: Source, change: Change, loaded: LoadedManifest, head: st
         for path, listed in listing.items()
         if path.endswith(".py") and listed.entry.mode in _REGULAR and path not in known
     }
+    if not reaches_callers(change):  # the modules are there (the check runs), but none is read
+        return PythonTree(texts=dict.fromkeys(wanted))
     size, budget = sum(w.size for w in wanted.values()), source.budget
     if len(wanted) > budget.files or size > budget.bytes:
         return PythonTree(

@@ -61,6 +61,24 @@ def test_the_api_source_follows_references_and_reads_each_object_once(scenario: 
     assert report.description.text.startswith("Simplify fetch")
 
 
+def test_a_change_to_no_existing_module_reads_no_other_module(scenario: Scenario) -> None:
+    """Only a module the base had can break a caller elsewhere: a change to documentation (or one
+    adding a module) costs no blob of the tree's other modules, and the check still says it ran."""
+    scenario.base({**FILES, **{f"pkg/m{k}.py": f"V{k} = {k}\n" for k in range(30)}})
+    scenario.pr({"docs/readme.md": "hello again\n", "new_module.py": "def helper():\n    return 1\n"})
+    gh = _client(scenario.github)
+    pull = get_pull(gh, REPO_REF, scenario.number)
+    receipt = evaluate(gather_pull(gh, REPO_REF, pull, tests=semantic.TestEvidence()))
+    assert receipt.references is not None
+    assert receipt.references.check.conclusion is CheckConclusion.SUCCESS
+    assert (
+        receipt.references.summary
+        == "no broken call sites (0 changed module(s), 0 module(s) that mention what changed read)"
+    )
+    blobs = scenario.github.state.calls("GET", rf"/repos/{REPO}/git/blobs/\w+")
+    assert len(blobs) == 3, [c.path for c in blobs]  # the change's own: readme.md's two sides, new_module.py
+
+
 def test_over_the_budget_the_check_says_too_large_to_follow(scenario: Scenario) -> None:
     pull = _pull(scenario)
     gh = _client(scenario.github)

@@ -54,7 +54,8 @@ class PythonTree:
     """The head tree's Python modules, as the gatherer read them for `references`.
 
     `texts` holds every `.py` path of the head tree (None where the file could not be read as
-    text); `incomplete` says why the gatherer could not read them all (then `texts` may be empty).
+    text, or was not read because the change cannot reach a caller: `reaches_callers`);
+    `incomplete` says why the gatherer could not read them all (then `texts` may be empty).
     """
 
     texts: Mapping[str, str | None] = field(default_factory=dict)
@@ -245,6 +246,13 @@ def _changed_python(change: Change) -> Iterator[tuple[str | None, str | None, st
         if (old or new) and not f.binary and not f.is_submodule:
             texts = change.texts_of(f)
             yield old, new, texts.base, texts.head
+
+
+def reaches_callers(change: Change) -> bool:
+    """Whether the change can break a call site elsewhere, so the check needs the head tree's other
+    modules read: only by changing, moving or removing a module that existed at the base (a new
+    module changes no name anything already used)."""
+    return any(old is not None for old, _, _, _ in _changed_python(change))
 
 
 @dataclass
