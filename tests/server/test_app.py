@@ -172,6 +172,27 @@ def test_a_configured_test_check_completing_later_flips_semantic(github_app: App
     assert done["id"] == run["id"] and done["conclusion"] == "success"
 
 
+def test_a_check_whose_workflow_waits_for_approval_is_explained(github_app: AppWorld, host: AppHost) -> None:
+    """`tests.checks` names a job's check run: while its workflow waits for approval the check does
+    not exist at all; the run says who must act, and concludes once the approved job completes."""
+    _manifest(github_app, "version: 1\npaths:\n  allow: ['src/**']\ntests:\n  checks: [test]\n")
+    fake, head = github_app.fake, github_app.pull.head_sha
+    flow = fake.add_workflow_run(github_app.repo, head, "CI", awaiting_approval=True, emit=False)
+    host.serve()
+    github_app.send_pull_request("opened")
+    run = wait_until(lambda: fake.runs_for(head, "receipt"), what="the receipt run")[0]
+    assert run["status"] == "in_progress"
+    assert run["output"]["title"] == "pending: test waits for approval by someone with write access"
+    summary = run["output"]["summary"]
+    assert summary.startswith("> ⏸️ **Waiting for approval: `test`.**") and "Approve and run" in summary
+    assert f"[the run waiting for approval]({flow['html_url']})" in summary
+    fake.approve_workflow_run(flow["id"])
+    ci = fake.add_check_run(github_app.repo, head, "test", status="in_progress")
+    fake.complete_check_run(ci["id"], "success")
+    [done] = _completed(github_app, head)
+    assert done["id"] == run["id"] and done["conclusion"] == "success"
+
+
 def test_a_forks_ci_events_without_pull_requests_still_conclude(github_app: AppWorld, host: AppHost) -> None:
     github_app.commit_to_base({".github/receipt.yml": "version: 1\ntests:\n  checks: [test]\n"})
     github_app.pull = github_app.open_pull({"src/calc.py": "x = 1\n"}, number=9, fork=True)
