@@ -150,11 +150,17 @@ def run_job(ctx: Context, job_id: int) -> None:
         except Exception as exc:
             outcome = _failed(ctx, job, exc)
         else:
-            store.finish(ctx.db, job.id)
-            outcome = "done"
-            logs.event("job done", outcome="done")
+            outcome = "done" if store.finish(ctx.db, job.id, lease=job.lease_until) else _lease_lost()
+            if outcome == "done":
+                logs.event("job done", outcome="done")
     JOBS.labels(kind=job.kind, outcome=outcome).inc()
     JOB_SECONDS.labels(kind=job.kind).observe(time.monotonic() - started)
+
+
+def _lease_lost() -> str:
+    """This worker ran past its job's lease and another took the job: the row is theirs now."""
+    logs.failure("the job's lease ran out before it ended; another worker holds it now", outcome="lease_lost")
+    return "lease_lost"
 
 
 def merge_delay(looks: int) -> float:
@@ -173,7 +179,8 @@ def merge_waits(settings: Settings, looks: int) -> MergeWaits:
 
 def _look_again(ctx: Context, job: Job, pending: MergePending) -> str:
     delay = merge_delay(job.merge_looks)
-    store.look_again(ctx.db, job.id, timedelta(seconds=delay))
+    if not store.look_again(ctx.db, job.id, timedelta(seconds=delay), lease=job.lease_until):
+        return _lease_lost()
     ctx.enqueue(job.id, delay)
     logs.event(f"{pending}: looking again in {delay:g} s", outcome="merge_pending")
     return "merge_pending"
@@ -204,12 +211,16 @@ def _failed(ctx: Context, job: Job, exc: Exception) -> str:
         steps = max(0, job.attempts - settings.job_attempts)
         delay = min(timedelta(seconds=max(settings.retry_base_seconds, 1.0) * 2**steps), MAX_RETRY_DELAY)
     else:
-        store.finish(ctx.db, job.id, store.FAILED, reason)
+        if not store.finish(ctx.db, job.id, store.FAILED, reason, lease=job.lease_until):
+            return _lease_lost()
         logs.failure("job given up", outcome="failed", **_context(job))
         return "failed"
     if isinstance(exc, RateLimited) and exc.retry_after:  # GitHub said when: wait exactly that
         delay = max(delay, timedelta(seconds=exc.retry_after))
-    store.retry_later(ctx.db, job.id, delay, reason, concluding=not retries_left)
+    if not store.retry_later(
+        ctx.db, job.id, delay, reason, concluding=not retries_left, lease=job.lease_until
+    ):
+        return _lease_lost()
     ctx.enqueue(job.id, delay.total_seconds())
     return "retry" if retries_left else "concluding"
 

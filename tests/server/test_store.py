@@ -124,6 +124,22 @@ def test_racing_claims_of_one_pull_requests_jobs_run_one_at_a_time(db: Database)
             jobs.finish(db, job_id)
 
 
+def test_a_worker_past_its_lease_writes_nothing_over_the_worker_that_took_the_job(db: Database) -> None:
+    """The lease a claim took is its token: once another worker has claimed the job (the first
+    one's lease ran out), the first one's finish, retry or look again changes nothing."""
+    [job_id] = jobs.record_delivery(db, _delivery("g-lease"), _opened(HEAD_A)).job_ids
+    slow = jobs.claim(db, job_id, timedelta(seconds=-1))  # a lease already run out
+    assert slow is not None
+    fast = jobs.claim(db, job_id, timedelta(minutes=5))
+    assert fast is not None and fast.lease_until != slow.lease_until
+    assert not jobs.finish(db, job_id, jobs.FAILED, "late", lease=slow.lease_until)
+    assert not jobs.retry_later(db, job_id, timedelta(seconds=1), "late", lease=slow.lease_until)
+    assert not jobs.look_again(db, job_id, timedelta(seconds=1), lease=slow.lease_until)
+    assert _job(db, job_id).state == jobs.RUNNING and _job(db, job_id).last_error is None
+    assert jobs.finish(db, job_id, lease=fast.lease_until)
+    assert _job(db, job_id).state == jobs.DONE
+
+
 def test_a_new_head_supersedes_the_pending_older_one(db: Database) -> None:
     [old] = jobs.record_delivery(db, _delivery("g-1"), _opened(HEAD_A)).job_ids
     [new] = jobs.record_delivery(db, _delivery("g-2"), _opened(HEAD_B)).job_ids

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import Insert, and_, bindparam, exists, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -274,21 +275,42 @@ def claim(db: Database, job_id: int, lease: timedelta) -> Job | None:
         return session.get(Job, job_id)
 
 
-def finish(db: Database, job_id: int, state: str = DONE, note: str | None = None) -> None:
+def _held(job_id: int, lease: datetime | None) -> Any:
+    """The job's row, and with `lease` (the lease a claim took) only while that claim still holds
+    it: a worker that outlived its lease, whose job another worker took, writes nothing."""
+    if lease is None:
+        return Job.id == job_id
+    return and_(Job.id == job_id, Job.state == RUNNING, Job.lease_until == lease)
+
+
+def finish(
+    db: Database, job_id: int, state: str = DONE, note: str | None = None, *, lease: datetime | None = None
+) -> bool:
+    """End the job; False when `lease` no longer holds it (nothing written)."""
     with db.session() as session:
-        session.execute(
+        done = session.execute(
             update(Job)
-            .where(Job.id == job_id)
+            .where(_held(job_id, lease))
             .values(state=state, lease_until=None, last_error=note, updated_at=utcnow())
         )
+        return bool(done.rowcount)  # type: ignore[attr-defined]
 
 
-def retry_later(db: Database, job_id: int, delay: timedelta, error: str, *, concluding: bool = False) -> None:
+def retry_later(
+    db: Database,
+    job_id: int,
+    delay: timedelta,
+    error: str,
+    *,
+    concluding: bool = False,
+    lease: datetime | None = None,
+) -> bool:
+    """Put the job back, due after `delay`; False when `lease` no longer holds it."""
     now = utcnow()
     with db.session() as session:
-        session.execute(
+        done = session.execute(
             update(Job)
-            .where(Job.id == job_id)
+            .where(_held(job_id, lease))
             .values(
                 state=PENDING,
                 lease_until=None,
@@ -299,16 +321,17 @@ def retry_later(db: Database, job_id: int, delay: timedelta, error: str, *, conc
                 updated_at=now,
             )
         )
+        return bool(done.rowcount)  # type: ignore[attr-defined]
 
 
-def look_again(db: Database, job_id: int, delay: timedelta) -> None:
+def look_again(db: Database, job_id: int, delay: timedelta, *, lease: datetime | None = None) -> bool:
     """Put a claimed job back without counting the attempt: GitHub had not computed its pull
-    request's test merge yet. The look is counted instead."""
+    request's test merge yet. The look is counted instead. False when `lease` no longer holds it."""
     now = utcnow()
     with db.session() as session:
-        session.execute(
+        done = session.execute(
             update(Job)
-            .where(Job.id == job_id)
+            .where(_held(job_id, lease))
             .values(
                 state=PENDING,
                 lease_until=None,
@@ -319,6 +342,7 @@ def look_again(db: Database, job_id: int, delay: timedelta) -> None:
                 updated_at=now,
             )
         )
+        return bool(done.rowcount)  # type: ignore[attr-defined]
 
 
 def jobs_to_enqueue(db: Database, *, stale_after: timedelta) -> list[tuple[int, float]]:
