@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
@@ -51,9 +52,37 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, ensure_ascii=False, default=str)
 
 
+class RepeatFilter(logging.Filter):
+    """The queue library's consumer logs each failed poll (Redis out of reach: several a second,
+    each with its traceback). The first of a kind is kept whole; the same one again within
+    `seconds` is dropped, and the next one let through says how many were dropped, without its
+    traceback."""
+
+    def __init__(self, seconds: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self._seconds = seconds
+        self._clock = clock
+        self._last: dict[tuple[str, str], tuple[float, int]] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not record.name.startswith("huey") or record.levelno < logging.WARNING:
+            return True
+        key, now = (record.name, str(record.msg)), self._clock()
+        seen = self._last.get(key)
+        if seen is not None and now - seen[0] < self._seconds:
+            self._last[key] = (seen[0], seen[1] + 1)
+            return False
+        self._last[key] = (now, 0)
+        if seen is not None:
+            record.msg = f"{record.msg} (again; {seen[1]} more like it in the last {self._seconds:g} s)"
+            record.exc_info = None
+        return True
+
+
 def configure_logging(level: str = "INFO") -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
+    handler.addFilter(RepeatFilter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)

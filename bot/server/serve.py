@@ -64,7 +64,9 @@ class _Server(uvicorn.Server):
 def serve(host: str, port: int) -> int:
     settings = load_settings()
     configure_logging()
-    Runtime.build(settings).db.engine.dispose()  # fail fast: settings, schema and queue before binding
+    # fail fast on settings and the store's schema before binding; a queue out of reach is not fatal:
+    # deliveries are still recorded (the sweep enqueues them) and /healthz says 503 until it answers
+    Runtime.build(settings).db.engine.dispose()
     app = create_app(lambda: Runtime.build(settings))
     config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False,
                             timeout_graceful_shutdown=30)  # fmt: skip
