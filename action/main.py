@@ -1,7 +1,7 @@
 """main(argv, environ) -> int: the action's entrypoint.
 
 Exit status: 0 success, neutral or skipped (and `publish` once it has published, whatever the
-verdict); 1 failure or action required (and `publish` refusing an artifact); 2 usage or
+verdict, and any problem found once a `mode: observe` policy was read); 1 failure or action required (and `publish` refusing an artifact); 2 usage or
 configuration errors (bad inputs or event, invalid manifest, merge-base out of reach); 3 GitHub
 answered with an error the action cannot work around.
 """
@@ -61,7 +61,8 @@ def _client(settings: Settings) -> GitHub[Any]:
 def _finish_problem(
     settings: Settings, problem: Problem, head_sha: str | None, out: TextIO, *, check_run: bool
 ) -> None:
-    out.write(command("error", f"receipt: {problem.title}: {problem.explanation}") + "\n")
+    level = "warning" if problem.observed else "error"
+    out.write(command(level, f"receipt: {problem.title}: {problem.explanation}") + "\n")
     if check_run and head_sha is not None:
         try_problem_check_run(_client(settings), settings.repository, problem_run(head_sha, problem), out)
     summarize_problem(settings, problem)
@@ -96,7 +97,7 @@ def run_local(settings: Settings, event: PullRequestEvent, environ: Mapping[str,
         receipt = evaluate(inputs, fan=Forked(usable_cores()))
     except ReceiptError as exc:
         _finish_problem(settings, problem_of(exc), event.pull.head_sha, out, check_run=publish)
-        return EXIT_USAGE
+        return EXIT_OK if exc.observed else EXIT_USAGE
     write_receipt(receipt, settings.receipt_path)
     print_receipt(receipt, out)
     notes: list[str] = []
@@ -163,6 +164,8 @@ def run_publish(settings: Settings, run: WorkflowRunEvent, out: TextIO) -> int:
         receipt = evaluate(inputs, fan=Forked(usable_cores()))
     except ReceiptError as exc:
         _finish_problem(settings, problem_of(exc), run.head_sha, out, check_run=True)
+        if exc.observed:
+            return EXIT_OK
         return EXIT_FAIL if isinstance(exc, Refusal | TooLargeToAssess) else EXIT_USAGE
     target = published_path(settings)
     write_receipt(receipt, target)

@@ -24,7 +24,7 @@ _EXPORTS = {
     "bot.engine.junit": ("JUnitCounts", "JUnitError", "parse_junit"),
     "bot.engine.merging": ("MergeSide", "MergeSource"),
     "bot.engine.manifest": (
-        "DEFAULT_MANIFEST_TEXT", "LoadedManifest", "Manifest", "ManifestError", "ManifestSource",
+        "DEFAULT_MANIFEST_TEXT", "LoadedManifest", "Manifest", "ManifestError", "ManifestSource", "Mode",
         "digest_bytes", "json_schema", "load_manifest", "parse_manifest",
     ),
     "bot.engine.patching": (
@@ -84,6 +84,7 @@ __all__ = [
     "ManifestSource",
     "MergeSide",
     "MergeSource",
+    "Mode",
     "PatchApplyError",
     "PatternSetGaveUp",
     "PullRequestFacts",
@@ -180,6 +181,7 @@ if TYPE_CHECKING:
         Manifest,
         ManifestError,
         ManifestSource,
+        Mode,
         digest_bytes,
         json_schema,
         load_manifest,

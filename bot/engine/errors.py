@@ -8,9 +8,13 @@ from __future__ import annotations
 
 
 class ReceiptError(Exception):
-    """The inputs cannot be turned into a receipt; the receipt fails closed and says why."""
+    """The inputs cannot be turned into a receipt; the receipt fails closed and says why.
+
+    `observed`: the policy had been read and says `mode: observe`, under which nothing receipt
+    publishes blocks a merge: a shell publishing the problem as a check run makes it neutral."""
 
     title = "cannot compute the receipt"
+    observed = False
 
     def __init__(self, problem: str) -> None:
         super().__init__(problem)

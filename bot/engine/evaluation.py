@@ -20,6 +20,7 @@ from bot.engine.manifest import (
     Manifest,
     ManifestError,
     ManifestSource,
+    Mode,
     load_manifest,
 )
 from bot.engine.merging import MergeSide, unassessable_violations
@@ -78,8 +79,17 @@ def _changes_manifest(change: Change, paths: tuple[str, ...]) -> bool:
 
 
 def evaluate(inputs: Inputs, *, fan: Fan = in_order) -> Receipt:
-    """Raises PatchApplyError when the reference does not apply to the base. `fan` decides where the
-    costly per-file reading runs (fan.py); the receipt is the same wherever."""
+    """Raises PatchApplyError when the reference does not apply to the base, or another ReceiptError
+    (a limit of bounds.py), `observed` under `mode: observe`. `fan` decides where the costly
+    per-file reading runs (fan.py); the receipt is the same wherever."""
+    try:
+        return _evaluate(inputs, fan)
+    except ReceiptError as exc:
+        exc.observed = inputs.manifest.manifest.mode is Mode.OBSERVE
+        raise
+
+
+def _evaluate(inputs: Inputs, fan: Fan) -> Receipt:
     paths = manifest_paths(inputs.manifest)
     changed = _changes_manifest(inputs.change, paths)
     # Once: policy-free, and the costly part. `references` proves what it can of each changed

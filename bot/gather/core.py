@@ -7,6 +7,7 @@ App from the GitHub API; they differ only in the source and in how they obtain t
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
@@ -21,6 +22,7 @@ from bot.engine import (
     Inputs,
     LoadedManifest,
     ManifestSource,
+    Mode,
     PatchApplyError,
     PullRequestFacts,
     PythonTree,
@@ -223,7 +225,7 @@ def python_tree(source: Source, change: Change, loaded: LoadedManifest, head: st
 def gather(
     source: Source,
     revisions: Revisions,
-    diff_data: bytes,
+    diff: bytes | Callable[[], bytes],
     request: Request,
     *,
     merge: MergeGiven | None = None,
@@ -231,11 +233,31 @@ def gather(
 ) -> Inputs:
     """Inputs for `merge_base..head` judged by the base's manifest, read through `source`, with
     what merging would do to the base: `merge` as the shell computed it (None for a fast-forward).
+    `diff`: the diff's bytes, or how to fetch them once the policy is read.
 
-    Raises a ReceiptError (ManifestError, DiffParseError, UsageError, TooLargeToAssess…) or the
-    source's own errors (GitError, GitHubError).
+    Raises a ReceiptError (ManifestError, DiffParseError, UsageError, TooLargeToAssess…), marked
+    `observed` when the policy says `mode: observe`, or the source's own errors (GitError,
+    GitHubError).
     """
     loaded = base_manifest(source, revisions, request)
+    try:
+        diff_data = diff() if callable(diff) else diff
+        return _gathered(source, revisions, diff_data, request, loaded=loaded, merge=merge, tests=tests)
+    except ReceiptError as exc:  # the policy is known now: under observe mode, no problem blocks
+        exc.observed = loaded.manifest.mode is Mode.OBSERVE
+        raise
+
+
+def _gathered(
+    source: Source,
+    revisions: Revisions,
+    diff_data: bytes,
+    request: Request,
+    *,
+    loaded: LoadedManifest,
+    merge: MergeGiven | None,
+    tests: TestEvidence,
+) -> Inputs:
     change = build_change(source, diff_data, revisions)
     return Inputs(
         change=change,

@@ -9,7 +9,7 @@ every problem that stops a receipt becomes a completed, failing run that says wh
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from githubkit import GitHub
@@ -51,10 +51,16 @@ class Problem:
     title: str
     explanation: str
     annotations: Sequence[Annotation] = field(default_factory=tuple)
+    observed: bool = False  # the policy says `mode: observe`: the run is neutral, not failing
 
 
 def problem_of(exc: ReceiptError | GitHubError) -> Problem:
-    """The one mapping from an error that stopped a receipt to what its failing run says."""
+    """The one mapping from an error that stopped a receipt to what its run says."""
+    found = _problem_of(exc)
+    return replace(found, observed=True) if isinstance(exc, ReceiptError) and exc.observed else found
+
+
+def _problem_of(exc: ReceiptError | GitHubError) -> Problem:
     if isinstance(exc, ManifestError):
         return Problem(
             exc.title,
@@ -150,7 +156,7 @@ def cut_lines(text: str, limit: int) -> str:
 
 
 def problem_summary(problem: Problem) -> str:
-    return f"## ❌ receipt: {problem.title}\n\n{problem.explanation}\n"
+    return f"## {'⚠️' if problem.observed else '❌'} receipt: {problem.title}\n\n{problem.explanation}\n"
 
 
 def problem_run(
@@ -160,12 +166,19 @@ def problem_run(
     details_url: str | None = None,
     actions: Sequence[Mapping[str, str]] = (),
 ) -> CheckRunRequest:
-    """A completed, failing run that says why no receipt could be published."""
+    """A completed run that says why no receipt could be published: failing, or neutral where the
+    policy, read before the problem, says `mode: observe` (nothing there blocks a merge)."""
+    summary = problem_summary(problem)
+    if problem.observed:
+        summary += (
+            "\n\nThe policy is in `mode: observe`, so this run is neutral and blocks nothing; in "
+            "`mode: enforce` it would fail."
+        )
     return CheckRunRequest(
         head_sha=head_sha,
-        conclusion=Conclusion.FAILURE,
-        title=problem.title,
-        summary=problem_summary(problem),
+        conclusion=Conclusion.NEUTRAL if problem.observed else Conclusion.FAILURE,
+        title=f"observe mode: {problem.title}" if problem.observed else problem.title,
+        summary=summary,
         annotations=[a.as_github() for a in problem.annotations],
         details_url=details_url,
         actions=actions,

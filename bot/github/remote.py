@@ -50,7 +50,6 @@ def gather_pull(
         if tested.base != revisions.base:  # the base branch moved on again meanwhile
             revisions = _revisions(gh, repo, pull, tested.base)
         merge = merge_given(gh, repo, tested, source)
-    fetched = fetch_diff(gh, repo, pull, source, revisions.merge_base)
     request = Request(
         manifest_path=manifest_path,
         reference_at_base=reference_path,
@@ -59,4 +58,8 @@ def gather_pull(
         pull_request=pull.facts,
         description=pull.description,
     )
-    return gather(source, revisions, fetched.data, request, merge=merge, tests=tests)
+
+    def diff() -> bytes:  # fetched once the policy is read: a change too large to fetch is judged under it
+        return fetch_diff(gh, repo, pull, source, revisions.merge_base).data
+
+    return gather(source, revisions, diff, request, merge=merge, tests=tests)

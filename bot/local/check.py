@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 from bot.engine import (
@@ -135,7 +136,7 @@ def local_merge(git: Git, revisions: Revisions) -> MergeGiven | None:
 
 def inputs_at(git: Git, revisions: Revisions, options: CheckOptions, request: Request) -> Inputs:
     """Gather from git objects, then run the tests on the head commit."""
-    diff = git.diff(revisions.merge_base, revisions.head, limit=MAX_DIFF_BYTES)
+    diff = partial(git.diff, revisions.merge_base, revisions.head, limit=MAX_DIFF_BYTES)
     inputs = gather(LocalSource(git), revisions, diff, request, merge=local_merge(git, revisions))
     tests = test_evidence(git, options, inputs.manifest, revisions.head, revisions.merge_base)
     return replace(_judged_by(inputs, options.test_command), tests=tests)

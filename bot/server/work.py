@@ -306,11 +306,14 @@ def _inputs(gh: GitHub[Any], repo: RepoRef, job: Job, ctx: Context) -> tuple[Inp
         return gather_pull(gh, repo, pull, tests=NOT_RUN_YET, source=source, merge_waits=waits), pull
     base = str(group["base_sha"])
     revisions = Revisions(base, job.head_sha, merge_base(gh, repo, base, job.head_sha))
-    diff = fetch_range_diff(gh, repo, revisions.merge_base, revisions.head, source)
+
+    def diff() -> bytes:
+        return fetch_range_diff(gh, repo, revisions.merge_base, revisions.head, source).data
+
     # a group's head is already the merge onto its base: anything else has no merge to judge
     merge = None if revisions.fast_forward else MergeGiven(MergeSource.GITHUB, problem=_NOT_ON_BASE)
     request = Request(repo=repo.full_name)
-    return gather(source, revisions, diff.data, request, merge=merge, tests=NOT_RUN_YET), None
+    return gather(source, revisions, diff, request, merge=merge, tests=NOT_RUN_YET), None
 
 
 def _evaluate(ctx: Context, job: Job) -> None:

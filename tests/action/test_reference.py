@@ -72,3 +72,19 @@ def test_a_reference_missing_from_the_base_is_a_configuration_error(scenario: Sc
     runs = scenario.github.state.runs_for(head, "receipt")
     assert len(runs) == 2 and runs[-1]["conclusion"] == "failure"
     assert "no such file in the base commit" in runs[-1]["output"]["summary"]
+
+
+def test_under_observe_mode_a_problem_after_the_policy_is_read_is_neutral(scenario: Scenario) -> None:
+    """The reference is read after the policy: under `mode: observe` its problem is still said (a
+    warning, the run's summary), but neither the run nor the step blocks."""
+    scenario.base({**BASE_FILES, ".github/receipt.yml": "version: 1\nmode: observe\n"})
+    head = scenario.pr(FIXED)
+    result = scenario.run(
+        scenario.checkout(), event=scenario.event(), inputs={"reference": "fixes/none.patch"}
+    )
+    assert result.status == 0
+    assert "::warning" in result.stdout and "no such file in the base commit" in result.stdout
+    [run] = scenario.github.state.runs_for(head, "receipt")
+    assert run["conclusion"] == "neutral"
+    assert run["output"]["title"].startswith("observe mode: ")
+    assert "in `mode: enforce` it would fail" in run["output"]["summary"]

@@ -3,6 +3,8 @@ alone, or proposed by a pull request and dry-run (issue: every input bounded, cl
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from bot.engine.bounds import MAX_GLOBS, MAX_PROGRAM_TOTAL, MAX_REGEXES
@@ -288,8 +290,17 @@ def test_the_same_matching_limit_fails_a_base_manifest_as_too_large_to_assess() 
         ),
         subject=Subject(SHA, SHA, SHA),
     )
-    with pytest.raises(TooLargeToAssess, match="would cost more than 8,589,934,592 RE2 instruction-bytes"):
+    with pytest.raises(
+        TooLargeToAssess, match="would cost more than 8,589,934,592 RE2 instruction-bytes"
+    ) as err:
         evaluate(inputs)
+    assert not err.value.observed
+    observing = load_manifest(
+        f"version: 1\nmode: observe\npaths:\n  allow:\n{globs}".encode(), MANIFEST_PATH, ManifestSource.BASE
+    )
+    with pytest.raises(TooLargeToAssess) as err:  # the policy, read, says observe: a shell makes it neutral
+        evaluate(replace(inputs, manifest=observing))
+    assert err.value.observed
 
 
 def test_a_pattern_given_in_code_with_a_lone_surrogate_is_a_regex_error() -> None:

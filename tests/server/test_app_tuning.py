@@ -50,3 +50,17 @@ def test_a_waiver_from_the_printed_entry_makes_the_finding_pass(github_app: AppW
     run = _completed(github_app, github_app.pull.head_sha)
     assert run["conclusion"] == "success", run["output"]["summary"]
     assert "waived by waivers\\[0\\] until 2999-01-01: lockfile reviewed" in run["output"]["summary"]
+
+
+def test_observe_mode_makes_a_change_too_large_to_assess_neutral(github_app: AppWorld, host: AppHost) -> None:
+    """The policy is read before the change is fetched: a change GitHub cannot list whole is still
+    unassessed, said as such, but under `mode: observe` it blocks nothing."""
+    github_app.commit_to_base({".github/receipt.yml": "version: 1\nmode: observe\n"})
+    github_app.fake.limits.max_files = 0
+    github_app.pull = github_app.open_pull({f"src/gen/f{n}.py": f"x = {n}\n" for n in range(3001)}, number=10)
+    host.serve()
+    github_app.send_pull_request("opened")
+    run = _completed(github_app, github_app.pull.head_sha)
+    assert run["conclusion"] == "neutral", run["output"]
+    assert run["output"]["title"] == "observe mode: too large to assess"
+    assert "in `mode: enforce` it would fail" in run["output"]["summary"]
