@@ -46,7 +46,9 @@ def test_summary_states_verdict_fields_and_findings(receipt: Receipt) -> None:
     assert f"`{receipt.as_json()['digest']}`" in text
     at = f"`.github/receipt.yml@{receipt.subject.base[:12]}`"
     assert at in text
-    assert f"`main:.github/receipt.yml@{receipt.subject.base[:12]}`" in render_markdown(receipt, base_ref="main")
+    assert f"`main:.github/receipt.yml@{receipt.subject.base[:12]}`" in render_markdown(
+        receipt, base_ref="main"
+    )
 
 
 def test_summary_is_cut_to_the_limit_and_says_what_it_cut(receipt: Receipt) -> None:
