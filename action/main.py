@@ -1,9 +1,10 @@
 """main(argv, environ) -> int: the action's entrypoint.
 
 Exit status: 0 success, neutral or skipped (and `publish` once it has published, whatever the
-verdict, and any problem found once a `mode: observe` policy was read); 1 failure or action required (and `publish` refusing an artifact); 2 usage or
-configuration errors (bad inputs or event, invalid manifest, merge-base out of reach); 3 GitHub
-answered with an error the action cannot work around.
+verdict, and any problem found once a `mode: observe` policy was read); 1 failure or action
+required (and `publish` refusing an artifact); 2 usage or configuration errors (bad inputs or
+event, invalid manifest, merge-base out of reach); 3 GitHub answered with an error the action
+cannot work around.
 """
 
 from __future__ import annotations
