@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from bot.engine.findings import RuleId
 from bot.engine.globs import GlobError
 from bot.engine.groups import GROUP_NAMES
 from bot.engine.manifest import (
@@ -102,10 +103,16 @@ def _workflow_file(name: str, walk: Walk) -> str | None:
     return None
 
 
+_RULES = frozenset(r.value for r in RuleId)
+
+
 def _waiver_id(text: str, walk: Walk) -> str | None:
     rule, colon, digest = text.partition(":")
     if not colon or len(digest) != 16 or not all(c in "0123456789abcdef" for c in digest) or not rule:
         return "a finding's waiver_id, as a receipt prints it (such as secret:3f2a9c0d1b7e4a56)"
+    if rule not in _RULES:
+        rules = ", ".join(sorted(_RULES))
+        return f"{rule[:40]!r} is no rule of receipt's, so this waiver could never apply (rules: {rules})"
     return None
 
 

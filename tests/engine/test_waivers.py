@@ -239,6 +239,10 @@ def test_an_expired_waiver_that_matches_nothing_says_both() -> None:
             "  - {id: 'secret:0123456789abcdef', reason: s, expires: 2026-01-01}\n",
             "waivers[1].id: repeats entry 0",
         ),
+        (
+            "  - {id: 'noqa:0123456789abcdef', reason: r, expires: 2026-01-01}\n",
+            "waivers[0].id: 'noqa' is no rule of receipt's, so this waiver could never apply",
+        ),
     ],
 )
 def test_bad_waivers_are_errors_with_their_position(entry: str, problem: str) -> None:
