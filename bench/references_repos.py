@@ -28,9 +28,8 @@ from bot.local.source import LocalSource
 
 
 def _commits(git: Git, count: int, *, every: bool) -> list[tuple[str, str]]:
-    first = [] if every else ["--first-parent"]
-    out = git.run("rev-list", *first, "--no-merges" if every else "--parents", "--parents",
-                  f"--max-count={count}", "HEAD").decode()  # fmt: skip
+    walk = ["--no-merges"] if every else ["--first-parent"]
+    out = git.run("rev-list", *walk, "--parents", f"--max-count={count}", "HEAD").decode()
     pairs = []
     for line in out.splitlines():
         shas = line.split()
@@ -41,6 +40,7 @@ def _commits(git: Git, count: int, *, every: bool) -> list[tuple[str, str]]:
 
 def review(directory: Path, count: int, *, every: bool) -> tuple[int, int, list[float]]:
     git = Git(directory.resolve())
+    name = str(directory)  # as given: a clone's folder, or a bare repository's
     source = LocalSource(git)
     findings = commits = 0
     times: list[float] = []
@@ -58,9 +58,9 @@ def review(directory: Path, count: int, *, every: bool) -> tuple[int, int, list[
         subject = git.run("log", "-1", "--format=%s", commit).decode().strip()
         for f in result.findings:
             findings += 1
-            print(f"{directory.parent.name} {commit[:10]} ({subject[:60]})\n  {f.path}:{f.line}: {f.message}")
+            print(f"{name} {commit[:10]} ({subject[:60]})\n  {f.path}:{f.line}: {f.message}")
         if result.incomplete:
-            print(f"{directory.parent.name} {commit[:10]}: not followed: {result.incomplete}")
+            print(f"{name} {commit[:10]}: not followed: {result.incomplete}")
     return commits, findings, times
 
 
