@@ -130,6 +130,32 @@ def test_relative_imports_are_followed(repo: GitRepo) -> None:
     ]
 
 
+def test_an_import_for_type_checkers_only_is_found_and_said_to_be_one(repo: GitRepo) -> None:
+    receipt = change(
+        repo,
+        {
+            "app/__init__.py": "",
+            "app/util.py": "class Helper:\n    pass\n",
+            "app/typed.py": "import typing as t\n\nif t.TYPE_CHECKING:\n    from .util import Helper\nelse:\n    Helper = None\n",
+            "app/plain.py": "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    pass\nfrom .util import Helper\n",
+        },
+        {"app/util.py": "class Assistant:\n    pass\n"},
+    )
+    assert found(receipt) == [
+        ("app/plain.py", 5, "removed", "app.util.Helper"),
+        ("app/typed.py", 4, "removed", "app.util.Helper"),
+    ]
+    typed, plain = (
+        {f.path: f.message for f in receipt.references.findings}["app/typed.py"],
+        {  # type: ignore[union-attr]
+            f.path: f.message
+            for f in receipt.references.findings  # type: ignore[union-attr]
+        }["app/plain.py"],
+    )
+    assert typed.endswith("It is under `if TYPE_CHECKING:`: it breaks type checking, not the running code.")
+    assert "TYPE_CHECKING" not in plain
+
+
 def test_a_method_on_a_class_is_followed_to_instances_and_subclasses(repo: GitRepo) -> None:
     base = (
         "class Widget:\n"

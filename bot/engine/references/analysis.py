@@ -26,7 +26,16 @@ from bot.engine.references.definitions import Binding, ClassInfo, Kind, ModuleIn
 from bot.engine.references.modules import ModuleMap
 from bot.engine.references.result import MAX_LISTED, BrokenReference, ReferenceKind, ReferencesResult
 from bot.engine.references.signature import dotted_name, misfit
-from bot.engine.references.uses import ImportUse, Scope, Site, Use, UsesWalker, local_scopes, walk
+from bot.engine.references.uses import (
+    TYPE_CHECKING,
+    ImportUse,
+    Scope,
+    Site,
+    Use,
+    UsesWalker,
+    local_scopes,
+    walk,
+)
 from bot.engine.references.words import mentioning
 from bot.engine.references.world import (
     MAX_DEPTH,
@@ -137,7 +146,9 @@ class _Analysis:
         line = target.binding.line if isinstance(target, DefT) else target.line
         return f"{world.modules.dotted(target.path)}.{target.qualname}", f"{target.path}:{line}"
 
-    def _missing(self, reader: str, line: int, expression: str, was: Target, gone: MissingT) -> None:
+    def _missing(
+        self, reader: str, line: int, expression: str, was: Target, gone: MissingT, *, guards: frozenset[str]
+    ) -> None:
         dotted, where = self._where(self.base, was)
         if isinstance(was, ModuleT):
             target, moved = dotted, self.moved.get(where)
@@ -154,6 +165,8 @@ class _Analysis:
             f"`{expression}` no longer resolves: {why}. Update this caller, or keep the old name "
             "(an alias or a deprecated wrapper)."
         )
+        if TYPE_CHECKING in guards:
+            message += " It is under `if TYPE_CHECKING:`: it breaks type checking, not the running code."
         self.findings.append(BrokenReference(reader, line, ReferenceKind.REMOVED, target, where, message))
 
     def check_import(self, reader: str, use: ImportUse) -> None:
@@ -173,7 +186,7 @@ class _Analysis:
             text = (
                 f"import {use.module}" if use.name is None else f"from {dots}{use.module} import {use.name}"
             )
-            self._missing(reader, use.line, text, base, head)
+            self._missing(reader, use.line, text, base, head, guards=use.guards)
 
     def _imported(self, world: World, reader: str, use: ImportUse) -> Target:
         module = world.module(reader, use.level, use.module)
@@ -195,7 +208,7 @@ class _Analysis:
         text = ".".join(use.chain) + ("(…)" if use.call is not None else "")
         if isinstance(head, MissingT) and isinstance(base, PRESENT):
             if not use.guards & _NAME_GUARDS and not self._subclass_may_define(use):
-                self._missing(reader, use.line, text, base, head)
+                self._missing(reader, use.line, text, base, head, guards=use.guards)
             return
         if use.call is None or use.guards & _CALL_GUARDS:
             return

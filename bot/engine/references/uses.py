@@ -95,6 +95,9 @@ def _caught(handlers: list[ast.ExceptHandler]) -> frozenset[str]:
     return frozenset(names)
 
 
+TYPE_CHECKING = "TYPE_CHECKING"  # a guard: the body is for type checkers only
+
+
 class UsesWalker(ast.NodeVisitor):
     def __init__(self, interesting: frozenset[str]) -> None:
         self.interesting = interesting
@@ -240,6 +243,25 @@ class UsesWalker(ast.NodeVisitor):
             self.visit(part)
 
     visit_Try = visit_TryStar = _try
+
+    def visit_If(self, node: ast.If) -> None:
+        """`if TYPE_CHECKING:` (or `typing.TYPE_CHECKING`, `t.TYPE_CHECKING`): what its body
+        imports and names is read by type checkers, never run."""
+        test = node.test
+        name = (
+            test.id if isinstance(test, ast.Name) else test.attr if isinstance(test, ast.Attribute) else None
+        )
+        if name != TYPE_CHECKING:
+            self.generic_visit(node)
+            return
+        self.visit(node.test)
+        outer = self.guards
+        self.guards = outer | {TYPE_CHECKING}
+        for stmt in node.body:
+            self.visit(stmt)
+        self.guards = outer
+        for stmt in node.orelse:
+            self.visit(stmt)
 
     # -- references
 
