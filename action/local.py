@@ -12,7 +12,7 @@ from bot.engine import Inputs, ReceiptError
 from bot.engine.whatif import Over, PullWhatIf
 from bot.gather import Revisions
 from bot.gather.whatif import proposed_manifest
-from bot.local.check import CheckOptions, inputs_at, request_of
+from bot.local.check import CheckOptions, gathered_at, request_of, with_tests
 from bot.local.git import Git
 from bot.local.whatif import first_parent_rows
 
@@ -30,8 +30,13 @@ def test_environment(environ: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in environ.items() if k not in _WITHHELD and not k.startswith("INPUT_")}
 
 
-def gather_local(settings: Settings, event: PullRequestEvent, environ: Mapping[str, str]) -> Inputs:
-    """Inputs for the event's base and head, with the tests run in a sandboxed copy of the head commit.
+def gather_local(
+    settings: Settings, event: PullRequestEvent, environ: Mapping[str, str], *, whatif: bool = False
+) -> tuple[Inputs, PullWhatIf | None]:
+    """Inputs for the event's base and head, with the tests run in a sandboxed copy of the head
+    commit; and, with `whatif`, the what-if table of a manifest-editing pull request. Everything
+    git reads is read before the tests run: the code under review could rewrite the checkout's git
+    config and hooks, and the user's, for whatever git would run next.
 
     Raises SyncError, UsageError, GitError, ManifestError or DiffParseError.
     """
@@ -55,7 +60,9 @@ def gather_local(settings: Settings, event: PullRequestEvent, environ: Mapping[s
         pull_request=pull.facts,
         description=pull.description,
     )
-    return inputs_at(git, revisions, options, request)
+    gathered = gathered_at(git, revisions, options, request)
+    table = local_whatif(settings, event, gathered) if whatif else None
+    return with_tests(git, revisions, options, gathered), table
 
 
 def local_whatif(settings: Settings, event: PullRequestEvent, inputs: Inputs) -> PullWhatIf | None:

@@ -90,11 +90,11 @@ def _publish(
 def run_local(settings: Settings, event: PullRequestEvent, environ: Mapping[str, str], out: TextIO) -> int:
     """`check` and `compute` on pull_request / pull_request_target: the only modes that read the
     checkout and run tests, so the only ones that load the local adapter."""
-    from action.local import gather_local, local_whatif
+    from action.local import gather_local
 
     publish = settings.mode is Mode.CHECK
     try:
-        inputs = gather_local(settings, event, environ)
+        inputs, table = gather_local(settings, event, environ, whatif=publish)
         receipt = evaluate(inputs, fan=Forked(usable_cores()))
     except ReceiptError as exc:
         _finish_problem(settings, problem_of(exc), event.pull.head_sha, out, check_run=publish)
@@ -104,8 +104,7 @@ def run_local(settings: Settings, event: PullRequestEvent, environ: Mapping[str,
     notes: list[str] = []
     if publish:
         annotations = receipt_annotations(receipt)
-        whatif = local_whatif(settings, event, inputs)
-        _, notes = _publish(_client(settings), settings, receipt, annotations, whatif=whatif,
+        _, notes = _publish(_client(settings), settings, receipt, annotations, whatif=table,
                             base_ref=event.pull.base_ref)  # fmt: skip
         print_annotations(annotations, out)
     else:

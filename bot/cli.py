@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import gc
 import json
 import os
@@ -196,19 +197,29 @@ def _is_device_or_pipe(target: Path) -> bool:
     return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
 
 
-def _write(target: Path, text: str) -> None:
+def _write(target: Path, text: str, *, in_place: bool | None = None) -> None:
     """Write `target` whole or not at all: a temporary file beside it, renamed over it. The rename
     replaces whatever is at the path (a symlink planted there is replaced, not followed). Called
-    only once the test run, and every process it started, is over."""
+    only once the test run, and every process it started, is over.
+
+    A device or a named pipe (/dev/null, a pipe a reader waits on) is written in place, since a
+    rename would replace the node itself (for root, for everyone) — but only when it was one
+    before the run (`in_place`, read then; None: now): a pipe the run put at the path is replaced
+    like any file, never waited on. A pipe nobody reads is an error, not a wait."""
     from bot.gather import UsageError
 
     if str(target) == "-":
         sys.stdout.write(text)
         return
-    if _is_device_or_pipe(target):
-        # /dev/null, a named pipe: a rename would replace the node itself (for root, for everyone)
+    if (_is_device_or_pipe(target) if in_place is None else in_place) and _is_device_or_pipe(target):
         try:
-            with target.open("w", encoding="utf-8") as handle:
+            fd = os.open(target, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError as exc:
+            reason = "a named pipe nobody reads" if exc.errno == errno.ENXIO else exc.strerror
+            raise UsageError(f"{target}: cannot write: {reason}") from exc
+        try:
+            os.set_blocking(fd, True)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(text)
         except OSError as exc:
             raise UsageError(f"{target}: cannot write: {exc.strerror}") from exc
@@ -234,29 +245,33 @@ def _write(target: Path, text: str) -> None:
 def _cmd_check(args: argparse.Namespace) -> int:
     from bot.engine import EXIT_CODES, Conclusion, render_json, render_terminal
     from bot.local.check import CheckOptions, run_check
+    from bot.local.sealed import imports_sealed
 
-    receipt = run_check(
-        CheckOptions(
-            repo=args.repo,
-            base=args.base,
-            head=args.head,
-            manifest_file=args.manifest,
-            test_command=args.test_command,
-            no_tests=args.no_tests,
-            reference=args.reference,
-            description=args.description,
-            processes=args.processes,
+    # What the outputs are is read before the tests run: the run can put a pipe at either path.
+    in_place = {t: _is_device_or_pipe(t) for t in (args.json, args.markdown) if t is not None}
+    with imports_sealed():
+        receipt = run_check(
+            CheckOptions(
+                repo=args.repo,
+                base=args.base,
+                head=args.head,
+                manifest_file=args.manifest,
+                test_command=args.test_command,
+                no_tests=args.no_tests,
+                reference=args.reference,
+                description=args.description,
+                processes=args.processes,
+            )
         )
-    )
-    body = receipt.as_json()
-    if args.json is not None:
-        _write(args.json, render_json(body))
-    if args.markdown is not None:
-        from bot.engine import render_markdown
+        body = receipt.as_json()
+        if args.json is not None:
+            _write(args.json, render_json(body), in_place=in_place[args.json])
+        if args.markdown is not None:
+            from bot.engine import render_markdown
 
-        _write(args.markdown, render_markdown(receipt) + "\n")
-    if args.json is None or str(args.json) != "-":
-        sys.stdout.write(render_terminal(receipt))
+            _write(args.markdown, render_markdown(receipt) + "\n", in_place=in_place[args.markdown])
+        if args.json is None or str(args.json) != "-":
+            sys.stdout.write(render_terminal(receipt))
     return EXIT_CODES[Conclusion(receipt.verdict.conclusion)]
 
 

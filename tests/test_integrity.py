@@ -4,13 +4,20 @@ fake a green run, and each ends in a receipt that says what happened, within the
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
+import shutil
 import signal
+import stat
+import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -22,6 +29,7 @@ from bot.local.git import Git
 from bot.local.inspect import inspect_receipt
 from tests.gitrepo import GitRepo, check, evidence_checks, rules
 
+T = TypeVar("T")
 PY = shlex.quote(sys.executable)
 PYTEST = f"{PY} -m pytest -q -p no:randomly --junitxml=reports/junit.xml tests"
 TESTS = "def test_one():\n    assert 1 + 1 == 2\n\ndef test_two():\n    assert 'a' < 'b'\n\ndef test_three():\n    assert [1]\n"
@@ -198,7 +206,9 @@ def test_in_a_session_only_a_child_holding_stdout_is_an_error_not_a_wait(
     assert time.monotonic() - started < 10
     (result,) = evidence_checks(receipt)
     assert result.conclusion is CheckConclusion.ERROR
-    assert "outlived it and could not be stopped" in result.details
+    assert "did not end cleanly: a process the command started outlived it and held its output open" in (
+        result.details
+    )
     assert receipt.verdict.conclusion.value == "failure"
 
 
@@ -336,3 +346,342 @@ def test_a_scratch_directory_inside_the_callers_repository_is_said(
     details = check(pr, test_command="true").checks[0].details
     assert "the scratch directory is inside the caller's repository: that part stays reachable" in details
     assert list(inside.iterdir()) == [], "the scratch directory is removed"
+
+
+# --- the run against the mounts, receipt's own code, git and the outputs (issue 14's audit) ---
+
+UNMOUNT = """\
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+mounts = [line.split()[4] for line in open("/proc/self/mountinfo")]
+def undo():
+    for point in reversed(mounts):
+        if point != "/" and libc.umount2(point.encode(), 2) == 0:  # MNT_DETACH
+            print("UNMOUNTED", point)
+        if libc.mount(None, point.encode(), None, 32 | 4096, None) == 0 and point.startswith(sys.argv[1]):
+            print("REMOUNTED", point)  # MS_REMOUNT | MS_BIND, without MS_RDONLY
+undo()
+if libc.unshare(0x10000000 | 0x00020000) == 0:  # a user and mount namespace of its own: full powers there
+    undo()
+root = sys.argv[1]
+for path in (root + "/src/calc.py", root + "/.git/config", root + "/.git/refs/heads/main"):
+    try:
+        open(path, "a").write("\\n# planted\\n")
+        print("WROTE", path)
+    except OSError as exc:
+        print("refused", path, exc.strerror)
+try:
+    print("READ", open(root + "/.git/config").read().replace("\\n", " "))
+except OSError as exc:
+    print("hidden", exc.strerror)
+"""
+
+
+def test_the_run_cannot_undo_the_mounts_that_protect_the_caller(repo: GitRepo) -> None:
+    if sandbox.platform_isolation()[0] != "namespace":
+        pytest.skip("no user and PID namespaces here")
+    pr = _pull_request(repo, None, {"tools/unmount.py": UNMOUNT})
+    pr.checkout("main")
+    watched = [
+        pr.root / "src" / "calc.py",
+        pr.root / ".git" / "config",
+        pr.root / ".git" / "refs" / "heads" / "main",
+    ]
+    before = {p: p.read_bytes() for p in watched}
+    receipt = check(pr, head="pr", test_command=_run("tools/unmount.py", pr.root))
+    details = receipt.checks[0].details
+    for word in ("UNMOUNTED", "REMOUNTED", "WROTE", "READ"):
+        assert word not in details, details
+    assert details.count("refused") == 3 and "hidden" in details
+    assert "the mounts locked" in details
+    assert {p: p.read_bytes() for p in watched} == before
+
+
+_PROJECT = Path(__file__).resolve().parents[1]
+PATCHER = """\
+import os, sys
+code, mark = sys.argv[1], sys.argv[2]
+payload = f"\\nopen({mark!r}, 'w').write('imported after the run')\\n"
+for module in ("engine/render/markdown.py", "engine/render/terminal.py", "local/sealed.py"):
+    try:
+        with open(os.path.join(code, "bot", module), "a") as out:
+            out.write(payload)
+        print("patched", module)
+    except OSError as exc:
+        print("could not patch", module, exc.strerror)
+sys.exit("a test of this pull request fails")
+"""
+
+
+def _receipt_copy(tmp_path: Path) -> Path:
+    """receipt's code, copied: the run attacks this copy, never the checkout the tests run from."""
+    code = tmp_path / "receipt-code"
+    shutil.copytree(_PROJECT / "bot", code / "bot", ignore=shutil.ignore_patterns("__pycache__"))
+    return code
+
+
+def _receipt_environment(tmp_path: Path, mode: str) -> dict[str, str]:
+    """The environment of a `receipt` process in `mode`: subreaper where `unshare` fails. Its
+    temporary directory is the test's: a receipt that is killed leaves its copy of the tree there."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir(exist_ok=True)
+    env = {**os.environ, "TMPDIR": str(temporary)}
+    if mode == "subreaper":
+        fake = tmp_path / "no-namespaces"
+        fake.mkdir()
+        (fake / "unshare").write_text("#!/bin/sh\nexit 1\n")
+        (fake / "unshare").chmod(0o755)
+        env["PATH"] = f"{fake}{os.pathsep}{env['PATH']}"
+    return env
+
+
+def test_receipts_own_code_is_never_imported_after_the_run(repo: GitRepo, tmp_path: Path, mode: str) -> None:
+    code, mark, out = _receipt_copy(tmp_path), tmp_path / "imported", tmp_path / "receipt.json"
+    pristine = (code / "bot" / "engine" / "render" / "markdown.py").read_bytes()
+    pr = _pull_request(repo, None, {"tools/patch.py": PATCHER})
+    args = [sys.executable, "-m", "bot.cli", "check", "--repo", str(pr.root), "--base", "main",
+            "--test-command", _run("tools/patch.py", code, mark), "--json", str(out),
+            "--markdown", str(tmp_path / "receipt.md")]  # fmt: skip
+    done = subprocess.run(
+        args, cwd=code, env=_receipt_environment(tmp_path, mode), capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 1, done.stderr
+    body = json.loads(out.read_text())
+    assert body["verdict"]["conclusion"] == "failure" and body["semantic"]["status"] == "fail"
+    assert not mark.exists(), f"receipt imported the run's code ({mode})"
+    details = body["semantic"]["checks"][0]["details"]
+    if mode == "namespace":  # there, receipt's installation is mounted read-only
+        assert "could not patch engine/render/markdown.py Read-only file system" in details, details
+        assert (code / "bot" / "engine" / "render" / "markdown.py").read_bytes() == pristine
+    else:  # elsewhere the run writes where receipt's user can: what it wrote is never loaded
+        assert "patched engine/render/markdown.py" in details, details
+
+
+PLANT_GIT_CONFIG = """\
+import sys
+config, mark = sys.argv[1], sys.argv[2]
+hook = mark + ".sh"
+open(hook, "w").write(f"#!/bin/sh\\necho ran > {mark}\\nexec \\"$@\\"\\n")
+__import__("os").chmod(hook, 0o755)
+with open(config, "a") as out:  # what git runs for upload-pack, from the user's global config
+    out.write(f"[uploadpack]\\n\\tpackObjectsHook = {hook}\\n[core]\\n\\tfsmonitor = {hook}\\n")
+"""
+
+
+def test_git_config_the_run_writes_runs_nothing_of_receipts(
+    repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, mark = tmp_path / "home", tmp_path / "hook-ran"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))  # the global config receipt's git would read
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    policy = _policy(report="reports/junit.xml", compare_base=True)
+    pr = _pull_request(repo, policy, {"tools/plant.py": PLANT_GIT_CONFIG})
+    command = f"{_run('tools/plant.py', home / '.gitconfig', mark)}; {PYTEST}"  # the base has no plant.py
+    (result,) = evidence_checks(check(pr, test_command=command))
+    assert "packObjectsHook" in (home / ".gitconfig").read_text(), "the run did write it"
+    assert not mark.exists(), "receipt ran git after the code under review"
+    assert result.conclusion is CheckConclusion.SUCCESS, result.details
+    assert "base: 3 executed" in result.details, "the base commit ran, before the head"
+
+
+def _within(seconds: float, call: Callable[[], T]) -> T:
+    """`call()`, failing the test rather than hanging it when it takes far longer than it should."""
+    done: list[T] = []
+    worker = threading.Thread(target=lambda: done.append(call()), daemon=True)
+    worker.start()
+    worker.join(timeout=seconds)
+    assert done, f"still running after {seconds} s"
+    return done[0]
+
+
+def test_a_pipe_the_run_puts_at_the_receipts_path_is_replaced_not_waited_on(
+    repo: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, markdown = tmp_path / "receipt.json", tmp_path / "receipt.md"
+    markdown.write_text("an old receipt")
+    plant = (
+        "import os, sys\nfor p in sys.argv[1:]:\n    if os.path.exists(p): os.unlink(p)\n    os.mkfifo(p)\n"
+    )
+    pr = _pull_request(repo, None, {"tools/plant.py": plant})
+    args = [
+        "check",
+        "--repo",
+        str(pr.root),
+        "--base",
+        "main",
+        "--json",
+        str(out),
+        "--markdown",
+        str(markdown),
+    ]
+    command = _run("tools/plant.py", out, markdown)
+    assert _within(60, lambda: main([*args, "--test-command", command])) == 0, "it waited on the pipe"
+    assert stat.S_ISREG(out.lstat().st_mode) and json.loads(out.read_text())["schema"] == "receipt/1"
+    assert stat.S_ISREG(markdown.lstat().st_mode) and "receipt" in markdown.read_text()
+    capsys.readouterr()
+
+
+def test_a_pipe_given_for_the_receipt_is_written_when_read_and_an_error_when_not(
+    repo: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pr = _pull_request(repo, None, {})
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    read: list[bytes] = []
+    reader = threading.Thread(target=lambda: read.append(pipe.read_bytes()), daemon=True)
+    reader.start()
+    assert main(["check", "--repo", str(pr.root), "--base", "main", "--no-tests", "--json", str(pipe)]) == 0
+    reader.join(timeout=30)
+    assert json.loads(read[0])["schema"] == "receipt/1" and stat.S_ISFIFO(pipe.lstat().st_mode)
+    capsys.readouterr()
+    args = ["check", "--repo", str(pr.root), "--base", "main", "--no-tests", "--json", str(pipe)]
+    assert (
+        _within(60, lambda: main(args)) == 2
+        and f"{pipe}: cannot write: a named pipe nobody reads" in capsys.readouterr().err
+    )
+
+
+KILL_SUPERVISOR = """\
+import os, signal, subprocess, sys
+subprocess.Popen([sys.executable, sys.argv[1], sys.argv[2], sys.argv[3]])  # the daemon
+pid = os.getpid()
+while pid > 1:
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        if b"_supervisor.py" in f.read():
+            os.kill(pid, signal.SIGKILL)
+            break
+    with open(f"/proc/{pid}/stat") as f:
+        pid = int(f.read().rpartition(")")[2].split()[1])
+"""
+
+
+def test_killing_the_supervisor_is_an_error_and_frees_no_daemon(
+    repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sandbox, "platform_isolation", lambda: ("subreaper", ()))
+    out, marker = tmp_path / "receipt.json", tmp_path / "daemon-ran"
+    pr = _pull_request(repo, None, {"tools/daemon.py": DAEMON, "tools/kill.py": KILL_SUPERVISOR})
+    command = _run("tools/kill.py", "tools/daemon.py", out, marker)
+    args = ["check", "--repo", str(pr.root), "--base", "main", "--test-command", command, "--json", str(out)]
+    assert main(args) == 1
+    written = out.read_bytes()
+    time.sleep(2.5)
+    assert not marker.exists(), "the daemon outlived the run"
+    assert out.read_bytes() == written
+    details = json.loads(written)["semantic"]["checks"][0]["details"]
+    assert details.startswith("the run did not end cleanly: its supervisor was killed (SIGKILL)"), details
+    capsys.readouterr()
+
+
+SLEEPER = "import sys, time\ntime.sleep(60)\nopen(sys.argv[1], 'w').close()\n"
+
+
+def _processes_naming(token: str) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            with contextlib.suppress(OSError):
+                if token.encode() in Path(f"/proc/{name}/cmdline").read_bytes():
+                    found.append(int(name))
+    return found
+
+
+def test_a_killed_receipt_leaves_nothing_of_the_run_running(repo: GitRepo, tmp_path: Path, mode: str) -> None:
+    code, mark = _receipt_copy(tmp_path), tmp_path / "woke"
+    token = f"sleeper-{os.getpid()}-{mode}"
+    pr = _pull_request(repo, _policy(timeout_minutes=5), {f"tools/{token}.py": SLEEPER})
+    args = [sys.executable, "-m", "bot.cli", "check", "--repo", str(pr.root), "--base", "main",
+            "--test-command", _run(f"tools/{token}.py", mark)]  # fmt: skip
+    env = _receipt_environment(tmp_path, mode)
+    with subprocess.Popen(
+        args, cwd=code, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    ) as receipt:
+        deadline = time.monotonic() + 30
+        while not any(pid != receipt.pid for pid in _processes_naming(f"tools/{token}.py")):
+            assert time.monotonic() < deadline and receipt.poll() is None, "the run did not start"
+            time.sleep(0.05)
+        receipt.kill()
+    deadline = time.monotonic() + 15
+    while _processes_naming(f"tools/{token}.py"):
+        assert time.monotonic() < deadline, f"the run outlived receipt ({mode})"
+        time.sleep(0.05)
+    assert not mark.exists()
+
+
+DEEP = """\
+import os, sys
+os.chdir(sys.argv[1])
+for _ in range(int(sys.argv[2])):
+    os.mkdir("a")
+    os.chdir("a")
+open(".env", "w").write("TOKEN=1\\n")
+"""
+
+
+@pytest.mark.parametrize("depth", [1200, 2100])  # past Python's recursion limit; past the path limit
+def test_directories_nested_past_every_limit_are_reported_and_removed(
+    repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, depth: int
+) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(sandbox.tempfile, "tempdir", str(scratch))
+    pr = _pull_request(repo, None, {"tools/deep.py": DEEP})
+    receipt = check(pr, test_command=_run("tools/deep.py", "tests", depth))
+    assert rules(receipt) == [("side-effect", "tests/a")]
+    assert list(scratch.iterdir()) == [], "the run's copy is removed"
+
+
+SPARSE = """\
+import sys
+for path in sys.argv[1:]:
+    with open(path, "ab") as f:
+        f.truncate(2 << 40)  # 2 TB, none of it on disk
+"""
+
+
+def test_a_huge_sparse_file_is_reported_without_reading_it(repo: GitRepo) -> None:
+    pr = _pull_request(repo, None, {"tools/sparse.py": SPARSE})
+    command = _run("tools/sparse.py", "tests/big.bin", "tests/test_calc.py")
+    receipt = _within(60, lambda: check(pr, test_command=command))
+    messages = {v.path: v.message for v in receipt.scope}
+    assert set(messages) == {"tests/big.bin", "tests/test_calc.py"}
+    assert "created 'tests/big.bin' (file, mode 0644)" in messages["tests/big.bin"]
+    assert f"(content, {len(TESTS)} -> {2 << 40} bytes)" in messages["tests/test_calc.py"]
+
+
+def test_a_failing_head_compared_with_its_base_keeps_both_counts(repo: GitRepo) -> None:
+    broken = "def add(a, b):\n    return a - b\n"
+    tests = TESTS + "\nfrom src.calc import add\n\ndef test_add():\n    assert add(2, 2) == 4\n"
+    policy = _policy(report="reports/junit.xml", compare_base=True, min_executed=3)
+    pr = _pull_request(
+        repo, policy, {"src/__init__.py": "", "tests/test_calc.py": tests, "src/calc.py": broken}
+    )
+    (result,) = evidence_checks(check(pr, test_command=PYTEST))
+    assert result.conclusion is CheckConclusion.FAILURE
+    lines = result.details.splitlines()
+    assert lines[0].startswith("exit status 1 after")
+    assert lines[1:3] == [
+        "tests: 4 executed, 0 skipped, 1 failed, 0 errors (report reports/junit.xml)",
+        "base: 3 executed, 0 skipped, 0 failed, 0 errors",
+    ]
+
+
+SHADOW = """\
+# pytest.py at the root: `python -m pytest` imports it instead of the installed pytest
+import os
+os.makedirs("reports", exist_ok=True)
+cases = "".join(f'<testcase classname="tests.test_calc" name="{n}"/>' for n in ("test_one", "test_two", "test_three"))
+open("reports/junit.xml", "w").write(f"<testsuite>{cases}</testsuite>")
+"""
+
+
+def test_a_module_shadowing_the_runner_is_a_protected_path(repo: GitRepo) -> None:
+    broken = "def add(a, b):\n    return a - b\n"
+    policy = _policy(report="reports/junit.xml", compare_base=True, min_executed=3)
+    pr = _pull_request(repo, policy, {"pytest.py": SHADOW, "src/calc.py": broken})
+    receipt = check(pr, test_command=PYTEST)
+    assert receipt.semantic.value == "pass", "the evidence is what the code under review wrote"
+    assert ("protected-path", "pytest.py") in rules(receipt)
+    assert "built-in group test-command" in " ".join(v.message for v in receipt.scope)
+    assert receipt.verdict.conclusion.value == "failure"

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shlex
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -286,3 +288,29 @@ def test_the_readme_lists_every_tool_output() -> None:
     for tool in TOOL_OUTPUTS:
         assert f"`{tool.directory}/`" in readme and tool.what in readme
     assert COVERAGE_WHAT in readme
+
+
+def test_receipt_is_not_dumpable_and_adopts_orphans_only_while_the_run_lasts(
+    pr: GitRepo, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """Not dumpable: another process of the same user cannot read or write receipt's memory and
+    environment (ptrace, /proc/PID/mem, /proc/PID/environ) while the code under review runs."""
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def state() -> tuple[int, int]:
+        subreaper = ctypes.c_int(-1)
+        libc.prctl(37, ctypes.byref(subreaper), 0, 0, 0)  # PR_GET_CHILD_SUBREAPER
+        return libc.prctl(3, 0, 0, 0, 0), subreaper.value  # PR_GET_DUMPABLE
+
+    seen: list[tuple[int, int]] = []
+    supervise = sandbox._supervise
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(state())
+        return supervise(*args, **kwargs)
+
+    monkeypatch.setattr(sandbox, "_supervise", spy)
+    before = state()
+    assert check(pr, test_command="true").semantic.value == "pass"
+    assert seen == [(0, 1 if mode == "subreaper" else before[1])]
+    assert state() == before

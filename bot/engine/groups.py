@@ -42,12 +42,15 @@ GROUPS: MappingProxyType[str, tuple[str, ...]] = MappingProxyType({
     # What decides whether tests run and what they see: a new conftest.py can make every test
     # pass without running it; sitecustomize.py runs in every Python process that finds it; a test
     # runner's configuration names setup files run before every test (Jest, Vitest — which also
-    # reads vite.config —, Mocha, Karma, AVA, PHPUnit, RSpec) and Cargo's a `runner` for test binaries.
+    # reads vite.config —, Mocha, Karma, AVA, PHPUnit, RSpec) and Cargo's a `runner` for test binaries;
+    # pytest, or what it imports, at the root shadows the installed one for `python -m pytest` and
+    # `python -c` (the current directory comes first on the module path).
     "test-harness": (
         "conftest.py", "pytest.ini", ".pytest.ini", "tox.ini", "noxfile.py", ".coveragerc",
         "sitecustomize.py", "usercustomize.py", "jest.config.*", "vitest.config.*",
         "vitest.workspace.*", "vite.config.*", ".mocharc*", "karma.conf.*", "ava.config.*",
         "phpunit.xml", "phpunit.xml.dist", ".rspec", "**/.cargo/config", "**/.cargo/config.toml",
+        "/pytest.py", "/pytest/", "/_pytest/", "/py.py", "/pluggy/", "/pluggy.py",
     ),
     # How git reads the repository: attributes (diff, filters, linguist), submodules, LFS.
     "git-config": (".gitattributes", ".gitmodules", ".lfsconfig"),

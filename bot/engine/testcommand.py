@@ -10,7 +10,9 @@ after variable assignments and the wrappers that run the rest (`env`, `sudo`, `t
 `uv run`, `poetry run`…), it names:
 - the program, when it is a path in the tree (`./run-tests`, `scripts/ci`);
 - an interpreter's script and the modules it preloads (`python tools/run.py`, `bash ci/test.sh`,
-  `node -r ./setup.js t.js`), never a module (`python -m pytest`) or inline code (`-c`);
+  `node -r ./setup.js t.js`), never inline code (`-c`); for `python -m NAME`, what at the tree's
+  root would be imported as NAME instead of the installed module (`NAME.py`, `NAME/`), since the
+  current directory comes first on the module path;
 - a runner's own files: make's makefiles (`-C dir`, `-f file`), just's justfile, task's Taskfile,
   the Gradle and Maven wrappers and settings.
 Paths are relative to the tree's root, where the command runs, and each pattern is anchored there.
@@ -53,6 +55,7 @@ _SHELL_VALUED = frozenset({"-o", "-O", "+o", "+O"})
 _PRELOADS = frozenset({"-r", "--require", "--import", "--loader"})
 _INLINE = frozenset({"-c", "-e", "-p", "--eval", "--print", "-m", "-", "--command"})
 _SHELL_INLINE = frozenset({"-s", "-"})  # the script from stdin (`-c` is read as a command line)
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MAKE = frozenset({"make", "gmake", "bmake"})
 _MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 _RUNNER_FILES: dict[str, tuple[str, ...]] = {
@@ -162,6 +165,9 @@ def _interpreted(name: str, arguments: list[str], depth: int) -> Iterator[str]:
             if at + 1 < len(arguments):
                 yield from _patterns(arguments[at + 1], depth + 1)
             return
+        if word == "-m" and name.startswith(("python", "pypy")) and at + 1 < len(arguments):
+            yield from _module_shadows(arguments[at + 1])
+            return
         if word in (_SHELL_INLINE if name in _SHELLS else _INLINE):
             return
         if word in (_SHELL_VALUED if name in _SHELLS else _VALUED):
@@ -177,6 +183,15 @@ def _interpreted(name: str, arguments: list[str], depth: int) -> Iterator[str]:
             continue
         yield from _anchored(word)
         return
+
+
+def _module_shadows(module: str) -> Iterator[str]:
+    """`python -m NAME.sub` puts the current directory (the tree's root) first on the module path:
+    a top-level NAME module or package there is what runs, not the installed one."""
+    top = module.split(".", 1)[0]
+    if not _IDENTIFIER.fullmatch(top):
+        return
+    yield from (f"/{top}.py", f"/{top}.pyc", f"/{top}.so", f"/{top}.*.so", f"/{top}/")
 
 
 def _makefiles(arguments: list[str]) -> Iterator[str]:

@@ -40,8 +40,8 @@ class ReportFile:
 @dataclass(frozen=True, slots=True)
 class RunOutcome:
     """What the runner saw of one run: plain data, judged here. `exit_status` is None when the
-    command did not end by itself; `survivor` names a process that outlived it and could not be
-    stopped; `report` is None when the manifest names none."""
+    command did not end by itself; `survivor` says how the run did not end cleanly (a process that
+    outlived it, a supervisor something of the run killed); `report` is None when the manifest names none."""
 
     exit_status: int | None = None
     timed_out: bool = False
@@ -61,7 +61,12 @@ class Judged:
 
 
 class _Unassessable(Exception):
-    """The evidence cannot be read: the check is an error, for this reason."""
+    """The evidence cannot be read: the check is an error, for this reason; `lines` are the counts
+    that could be read before it."""
+
+    def __init__(self, problem: str, lines: tuple[str, ...] = ()) -> None:
+        super().__init__(problem)
+        self.lines = lines
 
 
 def _listed(names: frozenset[str]) -> str:
@@ -94,7 +99,7 @@ def _base_counts(base: RunOutcome) -> JUnitCounts:
     if base.timed_out:
         raise _Unassessable(f"the base run timed out after {base.limit_seconds:.0f} s")
     if base.survivor is not None:
-        raise _Unassessable(f"a process of the base run could not be stopped: {base.survivor}")
+        raise _Unassessable(f"the base run did not end cleanly: {base.survivor}")
     return _counts(base.report)
 
 
@@ -124,12 +129,12 @@ def _evidence(policy: TestsPolicy, head: RunOutcome, base: RunOutcome | None) ->
     lines = [f"tests: {counts.summary} (report {policy.report})"]
     base_counts: JUnitCounts | None = None
     if policy.compare_base:
-        if base is None:
-            raise _Unassessable("the base commit's tests were not run")
         try:
+            if base is None:
+                raise _Unassessable("the base commit's tests were not run")
             base_counts = _base_counts(base)
         except _Unassessable as exc:
-            raise _Unassessable(f"could not compare with the base commit: {exc}") from None
+            raise _Unassessable(f"could not compare with the base commit: {exc}", tuple(lines)) from None
         lines.append(f"base: {base_counts.summary}")
     return _shortfalls(policy, counts, base_counts), lines
 
@@ -151,7 +156,7 @@ def judge_run(name: str, policy: TestsPolicy, head: RunOutcome, base: RunOutcome
         )
         return Judged(CheckResult(name, CheckConclusion.TIMED_OUT, _details(first, [], head)))
     if head.survivor is not None:
-        first = f"a process the test command started outlived it and could not be stopped: {head.survivor}"
+        first = f"the run did not end cleanly: {head.survivor}"
         return Judged(CheckResult(name, CheckConclusion.ERROR, _details(first, [], head)))
     status = f"exit status {head.exit_status} after {head.elapsed_seconds:.1f} s"
     if policy.report is None:
@@ -163,7 +168,7 @@ def judge_run(name: str, policy: TestsPolicy, head: RunOutcome, base: RunOutcome
         shortfalls, lines = _evidence(policy, head, base)
     except _Unassessable as exc:
         conclusion = CheckConclusion.FAILURE if head.exit_status != 0 else CheckConclusion.ERROR
-        return Judged(CheckResult(name, conclusion, _details(f"{status}; {exc}", [], head)))
+        return Judged(CheckResult(name, conclusion, _details(f"{status}; {exc}", list(exc.lines), head)))
     if head.exit_status != 0:
         return Judged(CheckResult(name, CheckConclusion.FAILURE, _details(status, lines, head)))
     if shortfalls:

@@ -134,12 +134,22 @@ def local_merge(git: Git, revisions: Revisions) -> MergeGiven | None:
     return MergeGiven(MergeSource.MERGE_TREE, tree=merged.tree, diff=diff)
 
 
-def inputs_at(git: Git, revisions: Revisions, options: CheckOptions, request: Request) -> Inputs:
-    """Gather from git objects, then run the tests on the head commit."""
+def gathered_at(git: Git, revisions: Revisions, options: CheckOptions, request: Request) -> Inputs:
+    """Everything but the tests, from git objects: what the code under review cannot change."""
     diff = partial(git.diff, revisions.merge_base, revisions.head, limit=MAX_DIFF_BYTES)
     inputs = gather(LocalSource(git), revisions, diff, request, merge=local_merge(git, revisions))
+    return _judged_by(inputs, options.test_command)
+
+
+def with_tests(git: Git, revisions: Revisions, options: CheckOptions, inputs: Inputs) -> Inputs:
+    """`inputs` with the tests run on the head commit: the last thing a check does with git."""
     tests = test_evidence(git, options, inputs.manifest, revisions.head, revisions.merge_base)
-    return replace(_judged_by(inputs, options.test_command), tests=tests)
+    return replace(inputs, tests=tests)
+
+
+def inputs_at(git: Git, revisions: Revisions, options: CheckOptions, request: Request) -> Inputs:
+    """Gather from git objects, then run the tests on the head commit."""
+    return with_tests(git, revisions, options, gathered_at(git, revisions, options, request))
 
 
 def _judged_by(inputs: Inputs, command: str | None) -> Inputs:
@@ -167,4 +177,7 @@ def run_check(options: CheckOptions) -> Receipt:
     return evaluate(inputs, fan=Forked(options.processes or usable_cores()))
 
 
-__all__ = ["CheckOptions", "GitError", "Revisions", "UsageError", "inputs_at", "local_inputs", "run_check"]
+__all__ = [
+    "CheckOptions", "GitError", "Revisions", "UsageError", "gathered_at", "inputs_at", "local_inputs",
+    "run_check", "with_tests",
+]  # fmt: skip

@@ -2,8 +2,10 @@
 
 Every path is recorded with its type (file, directory, symlink, fifo, socket, device), its full
 permission bits (setuid, setgid and sticky included), and its content: a file's SHA-256, a
-symlink's target, a device's numbers. It does not trust .gitignore: an ignored `.env` written by a
-test is exactly what it exists to catch.
+symlink's target, a device's numbers. After the run a file is hashed only when the tree had a file
+of the same size there, so the work is bounded by the tree as checked out, not by what the run
+made. It does not trust .gitignore: an ignored `.env` written by a test is exactly what it exists
+to catch.
 
 The only things left out are the tool outputs `TOOL_OUTPUTS` names, each by where it lives and
 what it is called (`*.pyc` directly inside `__pycache__`, pytest's own cache files...), and only
@@ -20,12 +22,15 @@ import os
 import re
 import stat
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bot.engine import SideEffect, SideEffectKind
 
 _HASH_BLOCK = 1 << 20
+MAX_DEPTH = 256  # levels of directories the gate reads
+MAX_PATH_BYTES = 3072  # the longest directory path it reads into (the system's limit is 4096)
+NOT_READ = "not read"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +99,7 @@ class Entry:
     kind: str  # file, dir, symlink, fifo, socket, char-device, block-device, other
     mode: int  # permission bits, with setuid, setgid and sticky
     content: str  # sha256 of a file, target of a symlink, major:minor of a device, "" otherwise
+    size: int = 0  # a file's
 
 
 def _kind(mode: int) -> str:
@@ -143,11 +149,17 @@ def _in_tool_directory(rel: str) -> bool:
     return any(part in _INSIDE for part in rel.split("/"))
 
 
-def _entry(path: Path, info: os.stat_result) -> Entry:
+def _entry(path: Path, info: os.stat_result, *, before: Entry | None, after: bool) -> Entry:
+    """`before`: the path's entry before the run, when fingerprinting after it (`after`). A file's
+    content is hashed only when there is something to compare it with of the same size, so the
+    time spent after the run is bounded by the tree as it was checked out: a file the run created,
+    or grew (a sparse 2 TB file takes no time to make), differs whatever its bytes are."""
     mode = stat.S_IMODE(info.st_mode)
     kind = _kind(info.st_mode)
     if kind == "file":
-        return Entry(kind, mode, _hash(path))
+        if after and (before is None or before.kind != "file" or before.size != info.st_size):
+            return Entry(kind, mode, "", info.st_size)
+        return Entry(kind, mode, _hash(path), info.st_size)
     if kind == "symlink":
         return Entry(kind, mode, os.readlink(path))
     if kind in ("char-device", "block-device"):
@@ -159,28 +171,47 @@ def fingerprint(root: Path, known: Mapping[str, Entry] | None = None) -> dict[st
     """Every path under `root` (relative, '/'-separated) with its type, mode and content.
 
     With `known` (the fingerprint before the run), tool outputs not in it are left out, and so are
-    the directories of tools, unless known."""
+    the directories of tools, unless known. The walk keeps its own stack (no recursion, whatever
+    the depth); a directory deeper than `MAX_DEPTH` levels or with a path longer than
+    `MAX_PATH_BYTES` is recorded but not read (`NOT_READ`), nor is one that cannot be listed."""
     found: dict[str, Entry] = {}
-    for directory, dirnames, filenames in os.walk(root, followlinks=False):
-        base = Path(directory)
-        if base == root:
-            dirnames[:] = [d for d in dirnames if d != _OWN_REPOSITORY]
-        dirnames.sort()
-        names = [*dirnames, *sorted(f for f in filenames if base != root or f != _OWN_REPOSITORY)]
+    after = known is not None
+    pending = [""]
+    while pending:
+        folder = pending.pop()
+        try:
+            with os.scandir(root / folder if folder else root) as listing:
+                names = sorted(entry.name for entry in listing)
+        except OSError as exc:
+            if folder in found:
+                found[folder] = replace(found[folder], content=f"{NOT_READ}: {exc.strerror}")
+            continue
         for name in names:
-            path = base / name
-            rel = path.relative_to(root).as_posix()
+            if not folder and name == _OWN_REPOSITORY:
+                continue
+            rel = f"{folder}/{name}" if folder else name
+            path = root / rel
             try:
                 info = path.lstat()
             except FileNotFoundError:
                 continue
+            except OSError as exc:
+                found[rel] = Entry("other", 0, f"{NOT_READ}: {exc.strerror}")
+                continue
             kind = _kind(info.st_mode)
+            record = True
             if known is not None and rel not in known:
-                if kind == "dir" and _in_tool_directory(rel):
-                    continue
+                record = not (kind == "dir" and _in_tool_directory(rel))
                 if _tool_output(rel, kind):
                     continue
-            found[rel] = _entry(path, info)
+            entry = _entry(path, info, before=None if known is None else known.get(rel), after=after)
+            if kind == "dir":
+                if rel.count("/") >= MAX_DEPTH - 1 or len(os.fsencode(rel)) > MAX_PATH_BYTES:
+                    entry = replace(entry, content=f"{NOT_READ}: nested too deep")
+                else:
+                    pending.append(rel)
+            if record:
+                found[rel] = entry
     return found
 
 
@@ -206,6 +237,8 @@ def _describe(entry: Entry) -> str:
         return f"symlink -> {_shown(entry.content)}"
     if entry.kind == "file":
         return f"file, mode {entry.mode:04o}"
+    if entry.content.startswith(NOT_READ):  # a directory the gate could not read, or anything else
+        return f"{entry.kind}, {entry.content}"
     return entry.kind
 
 
@@ -218,8 +251,12 @@ def _change(old: Entry, new: Entry) -> str:
     if old.content != new.content:
         if old.kind == "symlink":
             notes.append(f"target {_shown(old.content)} -> {_shown(new.content)}")
+        elif old.kind == "file" and old.size != new.size:
+            notes.append(f"content, {old.size} -> {new.size} bytes")
         elif old.kind != "dir":
             notes.append("content")
+        elif new.content:
+            notes.append(new.content)
     return f" ({', '.join(notes)})"
 
 

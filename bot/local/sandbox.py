@@ -4,23 +4,28 @@
 
 - **The copy.** A new repository in a temporary directory, holding only the commit, fetched from
   the caller's repository as a pack (depth 1: `git rev-parse HEAD` is the real commit) and checked
-  out with hooks off and the user's global git config ignored (no filters, no LFS). It has no
-  `git worktree` link, no alternates, no remote: nothing in it leads back to the caller.
+  out with hooks off and neither the user's global nor the system git config read (no filters, no
+  LFS). It has no `git worktree` link, no alternates, no remote: nothing in it leads back to the
+  caller.
 - **The process.** `_supervisor.py` runs the command (with `sh -c` for a shell command): in a new
   PID and mount namespace where the platform allows it, else as a child subreaper (Linux), else in
   a session of its own; stdin is /dev/null; the environment is `minimal_environment`'s, with a
-  `HOME` and `TMPDIR` of the run's own. In a namespace the caller's work tree is read-only and its
-  git directory hidden.
+  `HOME` and `TMPDIR` of the run's own. In a namespace the caller's work tree and receipt's own
+  installation are read-only and the caller's git directory hidden, the mounts locked. Elsewhere
+  receipt is a subreaper too while the run lasts, for what a killed supervisor leaves behind; it is
+  not dumpable meanwhile.
 - **The clock.** Output is read against a deadline, never waited for: at `limit` seconds less a
   short grace every process of the run is stopped, and `run_in_sandbox` returns within `limit`.
 - **What is trusted afterwards.** Nothing the run could write, except as evidence about the run:
   the tree's fingerprints before and after (the filesystem gate) and the files named in `collect`,
-  read after every process of the run is gone.
+  read after every process of the run is gone. Once a run starts, a caller holding
+  `sealed.imports_sealed()` imports nothing more.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import selectors
@@ -37,6 +42,7 @@ from functools import cache
 from pathlib import Path
 
 from bot.engine.semantic import SideEffect, SideEffectKind
+from bot.local import _supervisor, sealed
 from bot.local.fsgate import compare, fingerprint
 from bot.local.git import Git, GitError
 
@@ -45,6 +51,8 @@ MAX_OUTPUT_BYTES = 256 << 10  # the end of the output is kept; the receipt shows
 MAX_COLLECTED_BYTES = 64 << 20
 _GRACE_SECONDS = 5.0  # the most the teardown may take, inside the limit
 _DRAIN_SECONDS = 2.0  # how long output may stay open after the command ended, outside a namespace
+_LONG_PATH = 2048  # a directory path past this is moved up before it is emptied (the limit is 4096)
+_PR_GET_DUMPABLE, _PR_SET_DUMPABLE, _PR_SET_CHILD_SUBREAPER, _PR_GET_CHILD_SUBREAPER = 3, 4, 36, 37
 
 # Passed through to the command, when set; everything else (tokens, cloud credentials, the CI's
 # own variables) is withheld unless the manifest's tests.environment names it.
@@ -116,7 +124,7 @@ def platform_isolation() -> tuple[str, tuple[str, ...]]:
 def _describe(mode: str, notes: Sequence[str]) -> str:
     text = {
         "namespace": "own PID and mount namespace (every process ended with the run; the caller's "
-        "work tree read-only, its git directory hidden)",
+        "work tree and receipt's installation read-only, its git directory hidden, the mounts locked)",
         "subreaper": "child subreaper (every descendant, daemons included, stopped with the run)",
         "session": "own session (its process group stopped with the run; a process that leaves the "
         "session is out of reach)",
@@ -129,15 +137,25 @@ def export_commit(git: Git, commit: str, tree: Path) -> None:
     fresh = Git(tree)
     tree.mkdir()
     fresh.run("init", "--quiet", "--template=", isolated=True)
-    upload = "git -c uploadpack.allowAnySHA1InWant=true upload-pack"
+    # Neither side reads the user's global or system config (the only places git honours a command
+    # such as uploadpack.packObjectsHook from); upload-pack reads the caller's repository, which
+    # receipt reads anyway, so the ownership check a global safe.directory would pass is passed here.
+    upload = "git -c uploadpack.allowAnySHA1InWant=true -c safe.directory=* upload-pack"
     fresh.run(
         "-c", "core.hooksPath=/dev/null", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
-        "--depth=1", f"--upload-pack={upload}", str(git.root), commit,
+        "--depth=1", f"--upload-pack={upload}", str(git.root), commit, isolated=True,
     )  # fmt: skip
     fresh.run(
         "-c", "core.hooksPath=/dev/null", "-c", "advice.detachedHead=false",
         "checkout", "--quiet", "--detach", commit, isolated=True,
     )  # fmt: skip
+
+
+def receipt_installation() -> list[Path]:
+    """Where receipt's code and the Python running it live: the prefixes, and every directory on
+    the module path (the current one for `python -m`)."""
+    found = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *sys.path]
+    return list(dict.fromkeys(Path(p or os.curdir).resolve() for p in found if os.path.isdir(p or os.curdir)))
 
 
 def caller_directories(git: Git) -> tuple[Path, list[Path]]:
@@ -192,6 +210,14 @@ def _inside(path: Path, directory: Path) -> bool:
     return path == directory or directory in path.parents
 
 
+def _outermost(directories: Sequence[Path], scratch: Path) -> tuple[list[Path], list[Path]]:
+    """The directories to mount read-only (none inside another), and those left writable because
+    the run's own scratch directory is inside them."""
+    kept = [d for d in directories if _inside(scratch, d)]
+    rest = [d for d in dict.fromkeys(directories) if d not in kept]
+    return [d for d in rest if not any(o != d and _inside(d, o) for o in rest)], list(dict.fromkeys(kept))
+
+
 class _Output:
     """The end of a stream, at most MAX_OUTPUT_BYTES of it."""
 
@@ -223,6 +249,48 @@ def _signal_group(pid: int, signum: int) -> None:
         os.killpg(pid, signum)
 
 
+class _Adopted:
+    """In subreaper mode receipt is a child subreaper too while the run lasts: a process that a
+    killed supervisor left behind becomes receipt's child rather than init's, and is stopped here.
+    Receipt is also not dumpable meanwhile: a process of the run, of the same user, can neither read
+    its memory and environment nor write them (/proc/PID/mem, ptrace)."""
+
+    def __init__(self, mode: str) -> None:
+        self.libc = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
+        self.adopting = mode == "subreaper" and self.libc is not None
+        self.spare: frozenset[int] = frozenset()
+        self.was = (ctypes.c_int(0), ctypes.c_int(1))
+
+    def __enter__(self) -> _Adopted:
+        if self.libc is not None:
+            subreaper, dumpable = self.was
+            self.libc.prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(subreaper), 0, 0, 0)
+            dumpable.value = self.libc.prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0)
+            self.libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+            if self.adopting:
+                self.spare = frozenset(_supervisor.children())
+                self.adopting = self.libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        return self
+
+    def stop_left(self) -> tuple[int, int]:
+        """Stop what the run left with receipt: (how many were stopped, how many are left)."""
+        return _supervisor.reap_children(0, self.spare) if self.adopting else (0, 0)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.libc is not None:
+            subreaper, dumpable = self.was
+            if self.adopting:
+                self.libc.prctl(_PR_SET_CHILD_SUBREAPER, subreaper.value, 0, 0, 0)
+            self.libc.prctl(_PR_SET_DUMPABLE, 1 if dumpable.value != 0 else 0, 0, 0, 0)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
 def run_supervised(
     argv: Sequence[str],
     *,
@@ -238,38 +306,83 @@ def run_supervised(
     started = time.monotonic()
     grace = min(_GRACE_SECONDS, limit / 10)
     mode, prefix = platform_isolation()
+    try:
+        source = os.open(stdin, os.O_RDONLY) if stdin is not None else None
+    except OSError as exc:
+        return ProcessResult(None, False, f"{stdin}: {exc.strerror}", None, 0.0, b"", _describe(mode, ()))
     report_read, report_write = os.pipe()
+    lifeline_read, lifeline_write = os.pipe()  # only receipt holds the write end: its end is receipt's
     options = [
         *(a for d in read_only for a in ("--read-only", str(d))),
         *(a for d in hide for a in ("--hide", str(d))),
     ]
     command = [
-        *prefix, sys.executable, "-I", "-B", str(SUPERVISOR), str(report_write), mode, *options, "--", *argv,
+        *prefix, sys.executable, "-I", "-B", str(SUPERVISOR), str(report_write), str(lifeline_read),
+        f"{limit - grace / 2:.3f}", mode, *options, "--", *argv,
     ]  # fmt: skip
-    try:
-        source = os.open(stdin, os.O_RDONLY) if stdin is not None else None
-    except OSError as exc:
-        os.close(report_read)
-        os.close(report_write)
-        return ProcessResult(None, False, f"{stdin}: {exc.strerror}", None, 0.0, b"", _describe(mode, ()))
-    try:
-        process = subprocess.Popen(
-            command,
-            cwd=cwd,
-            env=dict(environment),
-            stdin=source if source is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            pass_fds=(report_write,),
+    sealed.run_starts()
+    with _Adopted(mode) as adopted:
+        try:
+            process = subprocess.Popen(
+                command,
+                cwd=cwd,
+                env=dict(environment),
+                stdin=source if source is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                pass_fds=(report_write, lifeline_read),
+            )
+        except OSError as exc:
+            for fd in (report_read, lifeline_write):
+                os.close(fd)
+            return ProcessResult(None, False, str(exc), None, 0.0, b"", _describe(mode, ()))
+        finally:
+            for fd in (report_write, lifeline_read):
+                os.close(fd)
+            if source is not None:
+                os.close(source)
+        try:
+            ran = _supervise(process, report_read, mode, started=started, limit=limit, grace=grace)
+        finally:
+            os.close(lifeline_write)
+        stopped, left = adopted.stop_left()
+    status, timed_out, ended, output, report, left_open = ran
+    facts = _report(report)
+    error = facts.get("error")
+    listed = facts.get("notes")
+    notes = [str(n) for n in listed] if isinstance(listed, list) else []
+    mode = str(facts.get("mode", mode))
+    isolation = _describe(mode, notes)
+    if isinstance(error, str):
+        return ProcessResult(None, False, error, None, ended - started, output, isolation, mode)
+    survivor = None
+    if status is not None and status < 0:
+        # The supervisor never dies by a signal of its own making: something of the run killed it.
+        survivor = (
+            f"its supervisor was killed ({_signal_name(-status)}) before it could stop what the command "
+            f"started; receipt stopped {stopped} process(es) it left"
         )
-    except OSError as exc:
-        os.close(report_read)
-        return ProcessResult(None, False, str(exc), None, 0.0, b"", _describe(mode, ()))
-    finally:
-        os.close(report_write)
-        if source is not None:
-            os.close(source)
+        status = None
+    if left:
+        survivor = f"{left} process(es) the command started could not be stopped"
+    elif left_open and survivor is None:
+        survivor = "a process the command started outlived it and held its output open"
+    return ProcessResult(status, timed_out, None, survivor, ended - started, output, isolation, mode)
+
+
+def _supervise(
+    process: subprocess.Popen[bytes],
+    report_read: int,
+    mode: str,
+    *,
+    started: float,
+    limit: float,
+    grace: float,
+) -> tuple[int | None, bool, float, bytes, bytes, bool]:
+    """Read the run's output against the deadline; stop it at `limit` less `grace`. Returns the
+    supervisor's status (None when stopped), whether it timed out, when it ended, the output, the
+    supervisor's report, and whether a process still held the output open after it."""
     assert process.stdout is not None
     output, report = _Output(), _Output()
     selector = selectors.DefaultSelector()
@@ -298,17 +411,8 @@ def run_supervised(
         drain_until = min(started + limit, time.monotonic() + (grace if timed_out else _DRAIN_SECONDS))
         _pump(selector, sinks, drain_until)
         left_open = process.stdout.fileno() in selector.get_map()
-    facts = _report(report.value())
-    error = facts.get("error")
-    listed = facts.get("notes")
-    notes = [str(n) for n in listed] if isinstance(listed, list) else []
-    mode = str(facts.get("mode", mode))
-    isolation = _describe(mode, notes)
     status = None if timed_out else process.returncode
-    if isinstance(error, str):
-        return ProcessResult(None, False, error, None, ended - started, output.value(), isolation, mode)
-    survivor = "a process still held the output open after the command ended" if left_open else None
-    return ProcessResult(status, timed_out, None, survivor, ended - started, output.value(), isolation, mode)
+    return status, timed_out, ended, output.value(), report.value(), left_open
 
 
 def _report(data: bytes) -> dict[str, object]:
@@ -346,19 +450,40 @@ def _collect(tree: Path, path: str, existed: bool) -> Collected:
 
 
 def _remove(scratch: Path) -> None:
-    """Delete the scratch directory whatever the run left in it (directories without permissions)."""
-
-    def retry(function: object, path: str, _: object) -> None:
-        del function
+    """Delete the scratch directory whatever the run left in it: directories without permissions,
+    and nesting of any depth (its own stack, no recursion; a directory whose path grows long is
+    moved up to the top of the scratch directory first, so no path passes the system's limit).
+    Never raises: what cannot be removed stays."""
+    moved = 0
+    pending: list[tuple[str, bool]] = [(str(scratch), False)]
+    while pending:
+        directory, emptied = pending.pop()
+        if emptied:
+            with contextlib.suppress(OSError):
+                os.rmdir(directory)
+            continue
         with contextlib.suppress(OSError):
-            os.chmod(os.path.dirname(path), 0o700)
-            if os.path.isdir(path) and not os.path.islink(path):
-                os.chmod(path, 0o700)
-                shutil.rmtree(path, onerror=retry)
-            else:
-                os.unlink(path)
-
-    shutil.rmtree(scratch, onerror=retry)
+            os.chmod(directory, 0o700)
+        try:
+            with os.scandir(directory) as listing:
+                entries = [(entry.path, entry.is_dir(follow_symlinks=False)) for entry in listing]
+        except OSError:
+            continue
+        pending.append((directory, True))
+        for path, is_directory in entries:
+            if not is_directory:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+                continue
+            target = path
+            if len(os.fsencode(path)) > _LONG_PATH:
+                moved += 1
+                target = str(scratch / f".up-{moved}")
+                try:
+                    os.rename(path, target)
+                except OSError:
+                    continue
+            pending.append((target, False))
 
 
 def run_in_sandbox(
@@ -398,7 +523,7 @@ def run_in_sandbox(
         work_tree, git_dirs = caller_directories(git)
         watched = _watched(git_dirs) if gate else {}
         env = {**environment, "HOME": str(home), "TMPDIR": str(tmp), "TMP": str(tmp), "TEMP": str(tmp)}
-        read_only = [] if _inside(scratch, work_tree) else [work_tree]
+        read_only, kept = _outermost([work_tree, *receipt_installation()], scratch)
         targets = list(dict.fromkeys([*git_dirs, *(p.resolve() for p in hide)]))
         hidden = [
             d
@@ -412,6 +537,10 @@ def run_in_sandbox(
         if result.mode == "namespace" and any(_inside(scratch, d) for d in (work_tree, *git_dirs)):
             skipped = "; the scratch directory is inside the caller's repository: that part stays reachable"
             result = replace(result, isolation=result.isolation + skipped)
+        kept = [d for d in kept if d != work_tree]  # said above
+        if result.mode == "namespace" and kept:
+            writable = "; ".join(f"receipt's {d} holds the scratch directory: stays writable" for d in kept)
+            result = replace(result, isolation=f"{result.isolation}; {writable}")
         effects: list[SideEffect] = []
         if gate:
             effects = [

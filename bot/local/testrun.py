@@ -1,5 +1,5 @@
-"""The test command, run in a sandboxed copy of the head commit under the filesystem gate, and
-(with `tests.compare_base`) of the base commit; the engine judges what the runs left as evidence."""
+"""The test command, run in a sandboxed copy of the head commit under the filesystem gate, after
+(with `tests.compare_base`) one of the base commit; the engine judges what the runs left as evidence."""
 
 from __future__ import annotations
 
@@ -77,9 +77,11 @@ def run_tests(git: Git, head: str, run: TestRun) -> TestEvidence:
             hide=run.hide,
         )
 
-    at_head = once(head, gate=True)
+    # The base commit's run comes first: once the code under review has run, receipt runs nothing
+    # (no git, no supervisor, no interpreter) that it could have rewritten or reconfigured.
     base = None
-    if policy.compare_base and run.base is not None and at_head.result.exit_status == 0:
+    if policy.compare_base and run.base is not None:
         base = _outcome(once(run.base, gate=False), run.timeout_seconds, policy.report)
+    at_head = once(head, gate=True)
     judged = judge_run(run.command, policy, _outcome(at_head, run.timeout_seconds, policy.report), base)
     return TestEvidence(checks=(judged.check,), side_effects=at_head.side_effects, notes=judged.notes)

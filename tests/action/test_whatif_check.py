@@ -5,7 +5,9 @@ in its check run and in the job summary; a shallow checkout is deepened for it."
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 from bot.cli import main
@@ -82,3 +84,33 @@ def test_a_history_that_cannot_be_fetched_leaves_the_receipt_with_the_reason(sce
     summary = run["output"]["summary"]
     assert "what-if not computed: git fetch from origin failed" in summary, summary
     assert run["conclusion"] == result.receipt()["verdict"]["conclusion"]  # the receipt, as it was
+
+
+PLANT_GIT_CONFIG = """\
+import os, sys
+config, mark = sys.argv[1], sys.argv[2]
+hook = mark + ".sh"
+open(hook, "w").write(f"#!/bin/sh\\necho ran > {mark}\\nexec \\"$@\\"\\n")
+os.chmod(hook, 0o755)
+with open(config, "a") as out:  # the runner's global git config: upload-pack runs this for a fetch
+    out.write(f"[uploadpack]\\n\\tpackObjectsHook = {hook}\\n")
+"""
+
+
+def test_the_table_is_read_before_the_tests_run(scenario: Scenario, tmp_path: Path) -> None:
+    """The what-if deepens the checkout with git fetch: it runs before the pull request's code,
+    which could otherwise have told git what to run for it."""
+    _history(scenario, 4)
+    mark = tmp_path / "hook-ran"
+    head = scenario.pr({MANIFEST: TIGHTER, "tools/plant.py": PLANT_GIT_CONFIG})
+    home = scenario.tmp / f"runner-{len(list(scenario.tmp.glob('runner-*')))}"  # the next run's HOME
+    command = f"{shlex.quote(sys.executable)} tools/plant.py {home / '.gitconfig'} {mark}"
+    scenario.run(
+        scenario.checkout(depth=3),
+        event=scenario.event(),
+        inputs={"whatif-last": "3", "test-command": command},
+    )
+    [run] = scenario.github.state.runs_for(head, "receipt")
+    assert "3 change(s) compared" in run["output"]["summary"], run["output"]["summary"]
+    assert "packObjectsHook" in (home / ".gitconfig").read_text(), "the tests did write it"
+    assert not mark.exists(), "git ran for the table after the tests"

@@ -40,7 +40,8 @@ PROTECTED = {
         "sitecustomize.py", "usercustomize.py", "jest.config.js", "web/jest.config.ts",
         "vitest.config.mts", "vitest.workspace.ts", "vite.config.js", ".mocharc.yml", ".mocharc.json",
         "karma.conf.js", "ava.config.cjs", "phpunit.xml", "phpunit.xml.dist", ".rspec",
-        ".cargo/config.toml", "crates/x/.cargo/config", "JEST.CONFIG.JS",
+        ".cargo/config.toml", "crates/x/.cargo/config", "JEST.CONFIG.JS", "pytest.py", "pytest/__init__.py",
+        "_pytest/python.py", "py.py", "pluggy/__init__.py", "pluggy.py", "_Pytest/main.py",
     ],
     "git-config": [
         ".gitattributes", "src/.gitattributes", ".gitmodules", ".lfsconfig", ".GitAttributes",
@@ -57,7 +58,8 @@ QUIET = [
     "pytest_plugin.py", "src/noxfile_helper.py", "coveragerc.txt", ".github/workflow-notes.md",
     "vscode/tasks.json", ".vscode/settings.json", "devcontainer.md", "src/prompts/x.md",
     "jest.configure.js", "src/jest-config.js", "docs/vite.md", "mocharc.md", "cargo/config.toml",
-    ".cargo/credentials.toml", "phpunit.xml.bak",
+    ".cargo/credentials.toml", "phpunit.xml.bak", "tests/pytest.py", "src/_pytest/x.py", "docs/pytest/index.md",
+    "pytest_helpers.py", "copy.py",
 ]  # fmt: skip
 
 
@@ -84,10 +86,15 @@ def test_every_pattern_matches_its_upper_and_lower_case_spelling(
     group: str, patterns: tuple[str, ...]
 ) -> None:
     for pattern in patterns:
-        example = pattern.replace("**/", "").replace("/**", "/x").replace("*", "any")
-        for path in (example.upper(), example.lower(), f"Nested/{example.swapcase()}"):
+        anchored = pattern.startswith("/")  # at the root only
+        example = pattern.lstrip("/").replace("**/", "").replace("/**", "/x").replace("*", "any")
+        example += "x" if example.endswith("/") else ""
+        nested = [] if anchored else [f"Nested/{example.swapcase()}"]
+        for path in (example.upper(), example.lower(), *nested):
             decided = protection(Manifest(), path)
             assert decided is not None and decided.protected and decided.source == f"built-in group {group}"
+        if anchored:
+            assert protection(Manifest(), f"nested/{example}") is None
 
 
 POLICY = parse_manifest(

@@ -43,7 +43,10 @@ NAMED = [
     ("env -S './t.sh --x'", ["/t.sh"]),
     ("'./my tests/run it.sh' && ./x]\\\\y", ["/my tests/run it.sh", "/x\\]\\\\y"]),
     ("coverage run tools/t.py", ["/tools/t.py"]),
-    ("coverage run -m pytest", []),
+    ("coverage run -m pytest", ["/pytest.py", "/pytest.pyc", "/pytest.so", "/pytest.*.so", "/pytest/"]),
+    ("python -m pytest tests/", ["/pytest.py", "/pytest.pyc", "/pytest.so", "/pytest.*.so", "/pytest/"]),
+    ("python3 -I -m unittest.main discover", ["/unittest.py", "/unittest.pyc", "/unittest.so",
+                                              "/unittest.*.so", "/unittest/"]),
     ("make --directory=sub/ check", ["/sub/GNUmakefile", "/sub/makefile", "/sub/Makefile"]),
     ("./t.sh;", ["/t.sh"]),
     ("deno run -A scripts/t.ts", ["/scripts/t.ts"]),
@@ -54,7 +57,9 @@ NAMED = [
 
 NOTHING = [
     "pytest -q",
-    "python -m pytest tests/",
+    "python -m",
+    "python -m ./x",  # not a module name
+    "node -m x",  # -m is Python's
     "python -c 'import sys; sys.exit(0)'",
     "npm test",
     "go test ./...",
@@ -105,6 +110,18 @@ def test_the_group_is_a_default_and_protects_what_the_base_command_runs() -> Non
     for path in ("ci/other.sh", "nested/ci/test.sh", "Makefile", "tests/test_x.py"):
         assert protection(manifest, path) is None, path
     assert protection(Manifest(), "ci/test.sh") is None
+    shadowed = Manifest(tests=TestsPolicy(command="python -m pytest -q tests"))
+    for path in (
+        "pytest.py",
+        "pytest/__init__.py",
+        "pytest/__main__.py",
+        "pytest.cpython-311-x86_64-linux-gnu.so",
+    ):
+        decided = protection(shadowed, path)
+        assert decided is not None and decided.protected, path
+    for path in ("tests/pytest.py", "pytest.ini.example", "pytest_helpers.py", "src/pytest/x.py"):
+        decided = protection(shadowed, path)
+        assert decided is None or decided.source != f"built-in group {TEST_COMMAND}", path
 
 
 def test_a_maintainer_can_leave_the_group_out_or_unprotect_a_file() -> None:

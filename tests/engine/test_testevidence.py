@@ -63,7 +63,8 @@ def test_could_not_start_timed_out_and_survivors() -> None:
     assert conclusion is CheckConclusion.TIMED_OUT
     assert lines == ["timed out after 60 s (tests.timeout_minutes); its processes were stopped", "slow"]
     conclusion, lines = _judge(head=replace(OK, survivor="a process still held the output open"))
-    assert conclusion is CheckConclusion.ERROR and "could not be stopped: a process still held" in lines[0]
+    assert conclusion is CheckConclusion.ERROR
+    assert lines[0] == "the run did not end cleanly: a process still held the output open"
 
 
 @pytest.mark.parametrize(
@@ -149,7 +150,7 @@ def test_many_newly_skipped_tests_are_listed_with_a_count() -> None:
         ),
         (
             RunOutcome(exit_status=0, survivor="held"),
-            "could not compare with the base commit: a process of the base run could not be stopped: held",
+            "could not compare with the base commit: the base run did not end cleanly: held",
         ),
         (
             RunOutcome(exit_status=1, report=ReportFile("r.xml", ReportState.MISSING)),
@@ -160,3 +161,24 @@ def test_many_newly_skipped_tests_are_listed_with_a_count() -> None:
 def test_a_base_run_that_cannot_be_compared_is_an_error(base: RunOutcome | None, problem: str) -> None:
     conclusion, lines = _judge(TestsPolicy(report="r.xml", compare_base=True), OK, base)
     assert conclusion is CheckConclusion.ERROR and problem in lines[0]
+    assert lines[1] == "tests: 3 executed, 0 skipped, 0 failed, 0 errors (report r.xml)", (
+        "the head's counts stay"
+    )
+
+
+def test_a_failing_head_keeps_its_counts_beside_the_base() -> None:
+    policy = TestsPolicy(report="r.xml", compare_base=True)
+    failing = replace(OK, exit_status=1, report=_report(("a::ok", "<failure/>"), ("a::two", "")))
+    conclusion, lines = _judge(policy, failing, OK)
+    assert conclusion is CheckConclusion.FAILURE
+    assert lines[:3] == [
+        "exit status 1 after 1.2 s",
+        "tests: 2 executed, 0 skipped, 1 failed, 0 errors (report r.xml)",
+        "base: 3 executed, 0 skipped, 0 failed, 0 errors",
+    ]
+    conclusion, lines = _judge(policy, failing, None)
+    assert conclusion is CheckConclusion.FAILURE
+    assert lines[:2] == [
+        "exit status 1 after 1.2 s; could not compare with the base commit: the base commit's tests were not run",
+        "tests: 2 executed, 0 skipped, 1 failed, 0 errors (report r.xml)",
+    ]
