@@ -188,58 +188,70 @@ def _read(path: Path) -> bytes:
         raise UsageError(f"{path}: cannot read: {exc.strerror}") from exc
 
 
-def _is_device_or_pipe(target: Path) -> bool:
-    """The path itself (a symlink is not followed) is a character device or a named pipe."""
-    try:
-        mode = target.lstat().st_mode
-    except OSError:
-        return False
-    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+class _Output:
+    """Where a file the command writes goes, decided before any test runs (the run could put a
+    pipe, a device or a symlink at the path): a device or a named pipe there then (/dev/null,
+    /dev/stdout, a pipe a reader waits on) is opened then and written in place; a symlink there
+    then is the user's, followed to where it pointed then; anything else is replaced whole
+    (a temporary file renamed over the path), whatever the run left there."""
 
-
-def _write(target: Path, text: str, *, in_place: bool | None = None) -> None:
-    """Write `target` whole or not at all: a temporary file beside it, renamed over it. The rename
-    replaces whatever is at the path (a symlink planted there is replaced, not followed). Called
-    only once the test run, and every process it started, is over.
-
-    A device or a named pipe (/dev/null, a pipe a reader waits on) is written in place, since a
-    rename would replace the node itself (for root, for everyone) — but only when it was one
-    before the run (`in_place`, read then; None: now): a pipe the run put at the path is replaced
-    like any file, never waited on. A pipe nobody reads is an error, not a wait."""
-    from bot.gather import UsageError
-
-    if str(target) == "-":
-        sys.stdout.write(text)
-        return
-    if (_is_device_or_pipe(target) if in_place is None else in_place) and _is_device_or_pipe(target):
+    def __init__(self, target: Path) -> None:
+        self.target, self.path, self._fd = target, target, None
+        if str(target) == "-":
+            return
         try:
-            fd = os.open(target, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError as exc:
-            reason = "a named pipe nobody reads" if exc.errno == errno.ENXIO else exc.strerror
-            raise UsageError(f"{target}: cannot write: {reason}") from exc
+            mode = os.stat(target).st_mode  # follows a symlink: /dev/stdout is one
+        except OSError:  # nothing there yet, or a symlink to nothing yet (written where it points)
+            mode = 0
+        if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+            from bot.gather import UsageError
+
+            try:  # without waiting: a pipe nobody reads is an error, not a hang
+                self._fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError as exc:
+                reason = "a named pipe nobody reads" if exc.errno == errno.ENXIO else exc.strerror
+                raise UsageError(f"{target}: cannot write: {reason}") from exc
+            os.set_blocking(self._fd, True)
+        elif os.path.islink(target):
+            self.path = Path(os.path.realpath(target))
+
+    def write(self, text: str) -> None:
+        """Write the whole text; called only once the test run, and every process it started, is over."""
+        from bot.gather import UsageError
+
+        if str(self.target) == "-":
+            sys.stdout.write(text)
+            return
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+            except OSError as exc:
+                raise UsageError(f"{self.target}: cannot write: {exc.strerror}") from exc
+            return
+        import tempfile
+
+        temporary: str | None = None
         try:
-            os.set_blocking(fd, True)
+            fd, temporary = tempfile.mkstemp(
+                dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
+            )
+            os.fchmod(fd, 0o644)
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temporary, self.path)
         except OSError as exc:
-            raise UsageError(f"{target}: cannot write: {exc.strerror}") from exc
-        return
-    import tempfile
+            if temporary is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+            raise UsageError(f"{self.target}: cannot write: {exc.strerror}") from exc
 
-    temporary: str | None = None
-    try:
-        fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        os.fchmod(fd, 0o644)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, target)
-    except OSError as exc:
-        if temporary is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-        raise UsageError(f"{target}: cannot write: {exc.strerror}") from exc
+
+def _write(target: Path, text: str) -> None:
+    _Output(target).write(text)
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -247,8 +259,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from bot.local.check import CheckOptions, run_check
     from bot.local.sealed import imports_sealed
 
-    # What the outputs are is read before the tests run: the run can put a pipe at either path.
-    in_place = {t: _is_device_or_pipe(t) for t in (args.json, args.markdown) if t is not None}
+    # What the outputs are is decided before the tests run: the run can put a pipe at either path.
+    json_out = None if args.json is None else _Output(args.json)
+    markdown_out = None if args.markdown is None else _Output(args.markdown)
     with imports_sealed():
         receipt = run_check(
             CheckOptions(
@@ -264,12 +277,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
             )
         )
         body = receipt.as_json()
-        if args.json is not None:
-            _write(args.json, render_json(body), in_place=in_place[args.json])
-        if args.markdown is not None:
+        if json_out is not None:
+            json_out.write(render_json(body))
+        if markdown_out is not None:
             from bot.engine import render_markdown
 
-            _write(args.markdown, render_markdown(receipt) + "\n", in_place=in_place[args.markdown])
+            markdown_out.write(render_markdown(receipt) + "\n")
         if args.json is None or str(args.json) != "-":
             sys.stdout.write(render_terminal(receipt))
     return EXIT_CODES[Conclusion(receipt.verdict.conclusion)]

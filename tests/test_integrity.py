@@ -124,15 +124,49 @@ def test_a_daemon_cannot_rewrite_the_receipt_after_receipt_exits(
     capsys.readouterr()
 
 
-def test_the_receipt_replaces_a_symlink_planted_at_its_path(repo: GitRepo, tmp_path: Path) -> None:
-    pr = _pull_request(repo, None, {})
+def test_the_receipt_replaces_a_symlink_the_run_plants_at_its_path(
+    repo: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     decoy = tmp_path / "decoy"
     decoy.write_text("untouched")
     out = tmp_path / "receipt.json"
-    out.symlink_to(decoy)
-    assert main(["check", "--repo", str(pr.root), "--base", "main", "--no-tests", "--json", str(out)]) == 0
+    out.write_text("an old receipt")
+    plant = "import os, sys\nos.unlink(sys.argv[1])\nos.symlink(sys.argv[2], sys.argv[1])\n"
+    pr = _pull_request(repo, None, {"tools/plant.py": plant})
+    args = ["check", "--repo", str(pr.root), "--base", "main", "--json", str(out)]
+    assert main([*args, "--test-command", _run("tools/plant.py", out, decoy)]) == 0
     assert not out.is_symlink() and json.loads(out.read_text())["schema"] == "receipt/1"
     assert decoy.read_text() == "untouched"
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("target", ["a file", "nothing yet", "/dev/stdout"])
+def test_a_symlink_the_user_gives_is_followed_and_kept(repo: GitRepo, tmp_path: Path, target: str) -> None:
+    """The path given was a symlink before any test ran: the user's, written through as a shell's
+    `>` would (as root, replacing /dev/stdout itself would break the machine)."""
+    pr = _pull_request(repo, None, {})
+    if target == "/dev/stdout":
+        link = Path("/dev/stdout")
+        if not link.is_symlink():
+            pytest.skip("no /dev/stdout symlink here")
+        before = os.readlink(link)
+    else:
+        real = tmp_path / "real.json"
+        if target == "a file":
+            real.write_text("an old receipt")
+        link = tmp_path / "link.json"
+        link.symlink_to(real)
+    args = ["check", "--repo", str(pr.root), "--base", "main", "--no-tests", "--json", str(link)]
+    done = subprocess.run(
+        [sys.executable, "-m", "bot.cli", *args], capture_output=True, text=True, check=False, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert link.is_symlink()
+    if target == "/dev/stdout":
+        assert os.readlink(link) == before
+        assert json.loads(done.stdout[: done.stdout.index("receipt: SUCCESS")])["schema"] == "receipt/1"
+    else:
+        assert json.loads(real.read_text())["schema"] == "receipt/1"
 
 
 def test_writes_into_the_callers_repository_are_refused_in_a_namespace(repo: GitRepo) -> None:

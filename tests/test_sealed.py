@@ -18,7 +18,7 @@ _PROJECT = Path(__file__).resolve().parents[1]
 # What runs after the tests in `receipt check`: the engine, the sandbox's reading of what the run
 # left, the gather's types, and the CLI's writing of the receipt.
 _AFTER_THE_RUN = ("bot/engine", "bot/local", "bot/gather")
-_CLI_AFTER_THE_RUN = ("_cmd_check", "_write", "_is_device_or_pipe", "_run", "_frame", "main")
+_CLI_AFTER_THE_RUN = ("_cmd_check", "write", "_write", "_run", "_frame", "main")
 
 
 def _late_imports(tree: ast.AST, functions: tuple[str, ...] | None = None) -> set[str]:
