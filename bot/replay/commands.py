@@ -37,7 +37,11 @@ def add_replay_parser(sub: Any) -> None:
         "--no-hidden-tests", action="store_true", help="hide nothing: tests are part of the gold"
     )
     tasks.add_argument("--critical", action="append", default=[], metavar="ID", help="mark a task critical")
-    tasks.add_argument("--verify", action="store_true", help="skip changes whose own tests do not pass")
+    tasks.add_argument(
+        "--verify",
+        action="store_true",
+        help="run the tests: skip changes whose tests fail on the merge or pass on the base",
+    )
     tasks.add_argument("--out", type=Path, default=Path("-"), help="task set file (default: stdout)")
 
     run = commands.add_parser("run", help="run every arm on every task, isolated; resumable")
@@ -67,6 +71,7 @@ def add_replay_parser(sub: Any) -> None:
 
 def _cmd_tasks(args: argparse.Namespace, write: Callable[[Path, str], None]) -> int:
     from bot.local.git import Git
+    from bot.replay.score import verify_tasks
     from bot.replay.tasks import (
         HIDDEN_TESTS,
         SKIP_RULES,
@@ -74,7 +79,6 @@ def _cmd_tasks(args: argparse.Namespace, write: Callable[[Path, str], None]) -> 
         Selection,
         mine,
         task_set_bytes,
-        verify_gold,
     )
 
     if args.last is not None and args.last < 1:
@@ -87,7 +91,7 @@ def _cmd_tasks(args: argparse.Namespace, write: Callable[[Path, str], None]) -> 
     selection = Selection(args.branch, args.last, tuple(args.pr), tuple(args.commit))
     candidates = mine(git, selection, options)
     if args.verify:
-        candidates = verify_gold(git, candidates, dict(os.environ))
+        candidates = verify_tasks(git, candidates, dict(os.environ))
     tasks = [c.task for c in candidates if c.task is not None]
     skipped = [c.skipped for c in candidates if c.skipped is not None]
     write(args.out, task_set_bytes(tasks).decode("utf-8"))

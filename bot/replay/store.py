@@ -13,7 +13,6 @@ middle of one starts that one again.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -24,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from bot.engine import digest_bytes, digest_of
-from bot.local.git import Git, GitError
+from bot.local.git import Git
 from bot.replay.errors import ReplayError
+from bot.replay.gitdir import borrow, init, write_atomic
 from bot.replay.tasks import NAME, Task, read_task_set, task_set_digest
 
 RUN_SCHEMA = "receipt-replay-run/1"
@@ -112,20 +112,6 @@ class Attempt:
         return None if data is None else json.loads(data)
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-
-
 def dump(body: Mapping[str, Any]) -> bytes:
     return (json.dumps(body, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
@@ -177,10 +163,10 @@ class Store:
             root.mkdir(parents=True, exist_ok=True)
             if any(root.iterdir()):
                 raise ReplayError(f"{root}: not empty and not a replay run: use a new --run-dir")
-            Git(root).run("init", "--quiet", "--bare", "--template=", str(root / "git"), isolated=True)
+            init(root / "git")
             (root / "attempts").mkdir()
-            _write_atomic(root / TASKS_FILE, tasks_bytes)
-            _write_atomic(root / RUN_FILE, dump(body))
+            write_atomic(root / TASKS_FILE, tasks_bytes)
+            write_atomic(root / RUN_FILE, dump(body))
         except OSError as exc:
             raise ReplayError(f"{root}: cannot create the run directory: {exc.strerror}") from exc
         store = cls.open(root)
@@ -201,16 +187,7 @@ class Store:
         return cls(root, spec, read_task_set(data, str(root / TASKS_FILE)), data)
 
     def _borrow(self, repo: Git) -> None:
-        """Let the run's git directory read the replayed repository's objects (never write them)."""
-        try:
-            objects = (
-                repo.run("rev-parse", "--path-format=absolute", "--git-path", "objects").decode().strip()
-            )
-        except GitError as exc:
-            raise ReplayError(f"{repo.root}: {exc.problem}") from exc
-        alternates = self.root / "git" / "objects" / "info" / "alternates"
-        alternates.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomic(alternates, (objects + "\n").encode())
+        borrow(self.git.root, repo)
 
     # --- attempts ---------------------------------------------------------------------------------
 
@@ -245,7 +222,7 @@ class Store:
         try:
             listed = {}
             for name, (file, data) in sorted(artefacts.items()):
-                _write_atomic(staging / file, data)
+                write_atomic(staging / file, data)
                 listed[name] = {"file": file, "digest": digest_bytes(data), "bytes": len(data)}
             record = {
                 **body,
@@ -256,7 +233,7 @@ class Store:
                 "artefacts": listed,
             }
             record["digest"] = digest_of(record)
-            _write_atomic(staging / ATTEMPT_FILE, dump(record))
+            write_atomic(staging / ATTEMPT_FILE, dump(record))
             os.rename(staging, final)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)

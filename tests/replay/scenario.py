@@ -106,25 +106,28 @@ def build(root: Path) -> GitRepo:
     repo.write(".github/receipt.yml", MANIFEST)
     repo.commit("root")
 
-    def merge(number: int, branch: str, title: str, body: str, files: dict[str, str]) -> None:
-        repo.branch(branch, "main")
-        for path, text in files.items():
-            repo.write(path, text)
-        repo.commit(title)
-        repo.checkout("main")
-        message = f"Merge pull request #{number} from acme/{branch}\n\n{title}\n\n{body}"
-        repo.git("merge", "--no-ff", "-q", branch, "-m", message)
-
-    merge(1, "bump", "Release 1.1.0", "", {"VERSION": "1.1.0\n"})
-    merge(2, "lock", "Refresh the lockfile", "", {"poetry.lock": "# lock\n"})
-    merge(3, "fix-add", "add() subtracts instead of adding", "add(2, 3) returns -1; it must return 5.",
+    merge(repo, 1, "bump", "Release 1.1.0", "", {"VERSION": "1.1.0\n"})
+    merge(repo, 2, "lock", "Refresh the lockfile", "", {"poetry.lock": "# lock\n"})
+    merge(repo, 3, "fix-add", "add() subtracts instead of adding", "add(2, 3) returns -1; it must return 5.",
           {"calc.py": CALC_G, "tests/test_add.py": HIDDEN_ADD})  # fmt: skip
     repo.write("totals.py", TOTALS_G)
     repo.write("tests/test_total.py", HIDDEN_TOTAL)
     repo.commit("Handle empty lists in total (#4)\n\ntotal([]) raises IndexError; it must return 0.")
-    merge(5, "more-tests", "More tests", "", {"tests/test_more.py": VISIBLE.replace("Visible", "More")})
-    merge(6, "proto", "Regenerate protos", "", {"proto_pb2.py": "# generated\n"})
+    merge(repo, 5, "more-tests", "More tests", "", {"tests/test_more.py": VISIBLE.replace("Visible", "More")})
+    merge(repo, 6, "proto", "Regenerate protos", "", {"proto_pb2.py": "# generated\n"})
     return repo
+
+
+def merge(repo: GitRepo, number: int, branch: str, title: str, body: str, files: dict[str, str]) -> str:
+    """Pull request `number` from `branch` (off main, changing `files`), merged as GitHub merges it."""
+    repo.branch(branch, "main")
+    for path, text in files.items():
+        repo.write(path, text)
+    repo.commit(title)
+    repo.checkout("main")
+    message = f"Merge pull request #{number} from acme/{branch}\n\n{title}\n\n{body}"
+    repo.git("merge", "--no-ff", "-q", branch, "-m", message)
+    return repo.head()
 
 
 def agents(directory: Path, gold: dict[str, str], log: Path) -> dict[str, str]:
