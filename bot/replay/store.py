@@ -3,7 +3,8 @@ with its artefacts and their digests, and a git directory holding each attempt's
 
     RUN/run.json                      the run: task set digest, arms, attempts, limits
     RUN/tasks.jsonl                   the task set, byte for byte
-    RUN/git/                          bare repository; its objects borrow the replayed repository's
+    RUN/git/                          bare repository; its objects borrow the replayed repository's;
+                                      refs/replay/ARM/TASK/N names each attempt's commit (kept by gc)
     RUN/attempts/ARM/TASK/N/          one finished attempt: attempt.json and its artefacts
 
 An attempt's directory is written under a temporary name and renamed into place once its record is
@@ -26,7 +27,7 @@ from bot.engine import digest_bytes, digest_of
 from bot.local.git import Git
 from bot.replay.errors import ReplayError
 from bot.replay.gitdir import borrow, init, write_atomic
-from bot.replay.tasks import NAME, Task, read_task_set, task_set_digest
+from bot.replay.tasks import NAME, NAME_RULE, Task, read_task_set, task_set_digest
 
 RUN_SCHEMA = "receipt-replay-run/1"
 ATTEMPT_SCHEMA = "receipt-replay-attempt/1"
@@ -78,6 +79,10 @@ class AttemptKey:
 
     def relative(self) -> str:
         return f"attempts/{self.arm}/{self.task}/{self.attempt}"
+
+    @property
+    def ref(self) -> str:
+        return f"refs/replay/{self.arm}/{self.task}/{self.attempt}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +220,11 @@ class Store:
     def write(
         self, key: AttemptKey, body: Mapping[str, Any], artefacts: Mapping[str, tuple[str, bytes]]
     ) -> Attempt:
-        """Store a finished attempt: `artefacts` maps a name to (file name, bytes)."""
+        """Store a finished attempt: `artefacts` maps a name to (file name, bytes). Its commit, if
+        any, gets its ref first: an unreferenced commit is garbage to `git gc`, and the receipt's
+        change digest could no longer be checked."""
+        if body.get("commit"):
+            self.git.run("update-ref", "--no-deref", key.ref, str(body["commit"]), isolated=True)
         final = self.root / key.relative()
         final.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{key.attempt}.partial-"))
@@ -254,7 +263,7 @@ class Store:
 
 def check_name(value: str, what: str) -> str:
     if not NAME.fullmatch(value):
-        raise ReplayError(f"{what} {value!r}: use letters, digits, '.', '_' or '-' (at most 100)")
+        raise ReplayError(f"{what} {value!r}: use {NAME_RULE}")
     return value
 
 

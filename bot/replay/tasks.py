@@ -22,7 +22,13 @@ from bot.local.git import Git, GitError
 from bot.replay.errors import ReplayError
 
 TASK_SCHEMA = "receipt-replay-task/1"
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+# Task ids and arm names: directory names of the run and components of its git refs
+# (refs/replay/ARM/TASK/N), so nothing git refuses in a ref: no '..', no '.lock' at the end.
+NAME = re.compile(r"(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]{0,99}(?<!\.lock)")
+NAME_RULE = (
+    "letters, digits, '.', '_' or '-' (at most 100, starting with a letter or digit, no '..', "
+    "not ending in '.lock')"
+)
 
 # Files a merged change adds or changes that the agent does not see: the tests that judge it.
 HIDDEN_TESTS = (
@@ -184,7 +190,7 @@ def parse_task(row: Any, where: str) -> Task:
         raise ReplayError(f"{where}: schema must be {TASK_SCHEMA!r}, not {row.get('schema')!r}")
     task_id = _field(row, "id", str, where)
     if not NAME.fullmatch(task_id):
-        raise ReplayError(f"{where}: id {task_id!r} must be letters, digits, '.', '_' or '-'")
+        raise ReplayError(f"{where}: id {task_id!r} must be {NAME_RULE}")
     hidden = _field(row, "hidden_tests", list, where)
     if not all(isinstance(p, str) for p in hidden):
         raise ReplayError(f"{where}: 'hidden_tests' must be a list of paths")

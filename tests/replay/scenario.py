@@ -21,10 +21,15 @@ Each appends "TASK ARM" to a log file beside the repository, so the order of the
 
 from __future__ import annotations
 
+import io
+import json
 import shlex
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from typing import Any
 
+from bot.cli import main
 from tests.gitrepo import GitRepo
 
 PY = shlex.quote(sys.executable)
@@ -145,3 +150,54 @@ def agents(directory: Path, gold: dict[str, str], log: Path) -> dict[str, str]:
     return {
         arm: f"{PY} {shlex.quote(str(script))} {arm}" for arm in ("gold", "over", "tests", "hard", "crash")
     }
+
+
+ARMS = ("gold", "over", "tests", "hard", "crash")
+
+
+def cli(*argv: str) -> tuple[int, str, str]:
+    """`receipt ARGV...` in this process: exit status, stdout, stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def replay(root: Path) -> dict[str, Any]:
+    """The history built in ROOT/repo, its tasks mined (pr-3 critical), the five arms run and the
+    report written (JSON and HTML, gate faithful>=0.5): every path and output the tests read."""
+    repo = build(root / "repo")
+    (root / "tasks").mkdir()
+    task_file = root / "tasks" / "tasks.jsonl"
+    code, out, err = cli(
+        "replay", "tasks", "--repo", str(repo.root), "--last", "7", "--test-command", TEST_COMMAND,
+        "--critical", "pr-3", "--out", str(task_file),
+    )  # fmt: skip
+    assert code == 0, err
+    tasks = [json.loads(line) for line in task_file.read_text().splitlines()]
+    log = root / "order.log"
+    arms = agents(root / "agents", {t["id"]: t["gold_patch"] for t in tasks}, log)
+    arm_args = [a for name in ARMS for a in ("--arm", f"{name}={arms[name]}")]
+    run_args = [
+        "replay",
+        "run",
+        "--tasks",
+        str(task_file),
+        "--run-dir",
+        str(root / "run"),
+        "--repo",
+        str(repo.root),
+    ]
+    code, out, err = cli(*run_args, *arm_args)
+    assert code == 0, err
+    report_file = root / "report.json"
+    code_report, report_out, _ = cli(
+        "replay", "report", "--run-dir", str(root / "run"), "--json", str(report_file), "--html",
+        str(root / "report.html"), "--require", "faithful>=0.5", "--iterations", "2000",
+    )  # fmt: skip
+    return {
+        "root": root, "repo": repo, "tasks": tasks, "run_out": out,
+        "log": log, "arms": arms, "arm_args": arm_args, "run_args": run_args, "task_file": task_file,
+        "report": json.loads(report_file.read_text()), "report_file": report_file, "report_code": code_report,
+        "report_out": report_out,
+    }  # fmt: skip

@@ -9,10 +9,9 @@ from typing import Any
 
 from bot.replay.html import render_html
 from tests.browser import browser
-from tests.replay.test_replay import replayed  # noqa: F401  (the module's fixture)
 
 
-def test_the_report_page_in_a_browser(replayed: dict[str, Any], tmp_path: Path) -> None:  # noqa: F811
+def test_the_report_page_in_a_browser(replayed: dict[str, Any], tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
 
     body = json.loads(replayed["report_file"].read_text())

@@ -13,7 +13,7 @@ import pytest
 from bot.replay.tasks import is_version_title
 from tests.gitrepo import GitRepo
 from tests.replay import scenario
-from tests.replay.test_replay import cli
+from tests.replay.scenario import cli
 
 NEGOTIATE = "def negotiate(versions):\n    return max(versions)\n"
 TEST_NEGOTIATE = (
