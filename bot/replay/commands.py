@@ -46,7 +46,16 @@ def add_replay_parser(sub: Any) -> None:
 
     run = commands.add_parser("run", help="run every arm on every task, isolated; resumable")
     run.add_argument("--tasks", type=Path, required=True, help="the JSONL task set")
-    run.add_argument("--arm", action="append", default=[], metavar="NAME=COMMAND", help="a candidate agent")
+    run.add_argument(
+        "--arm",
+        action="append",
+        default=[],
+        metavar="NAME=COMMAND|FILE",
+        help="a candidate agent: a shell command, or an arm file (.yml, .yaml, .json)",
+    )
+    run.add_argument(
+        "--arm-file", action="append", default=[], type=Path, metavar="FILE", help="an arm file, named by it"
+    )
     run.add_argument("--attempts", type=int, default=1, metavar="K", help="attempts per task and arm")
     run.add_argument("--run-dir", type=Path, required=True, help="where attempts are stored (resumes)")
     run.add_argument("--repo", type=Path, default=Path(), help="the replayed repository (default: .)")
@@ -112,15 +121,16 @@ def _cmd_tasks(args: argparse.Namespace, write: Callable[[Path, str], None]) -> 
 
 def _cmd_run(args: argparse.Namespace, write: Callable[[Path, str], None]) -> int:
     del write
+    from bot.replay.arms import parse_arms
     from bot.replay.runner import RunOptions, run
-    from bot.replay.store import check_name, parse_arms
+    from bot.replay.tasks import check_name
 
     for name in args.pass_env:
         check_name(name, "--pass-env")
     options = RunOptions(
         tasks_file=args.tasks,
         run_dir=args.run_dir,
-        arms=parse_arms(args.arm),
+        arms=parse_arms(args.arm, args.arm_file),
         repo=args.repo,
         attempts=args.attempts,
         agent_timeout=args.agent_timeout,

@@ -20,7 +20,8 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding
 th{background:#f4f4f4}td.l,th.l{text-align:left}code{font-size:.9em}
 .pass{color:#176c2d;font-weight:600}.fail{color:#b00020;font-weight:600}
 .cell-f{background:#c8e6c9}.cell-s{background:#fff3c4}.cell-x{background:#f8c9c9}.cell-i{background:#ddd}
-svg text{font:11px system-ui,sans-serif}figure{margin:1em 0}figcaption{color:#555;font-size:.9em}
+svg text{font:11px system-ui,sans-serif}table.arm{display:inline-table;margin-right:1em;vertical-align:top}
+caption{text-align:left;font-weight:600}pre{white-space:pre-wrap;max-width:60em}figure{margin:1em 0}figcaption{color:#555;font-size:.9em}
 """
 
 
@@ -266,11 +267,43 @@ def _attempts_table(rows: Sequence[Mapping[str, Any]]) -> str:
     return f"<details><summary>Every attempt ({len(rows)})</summary><table id=attempts>{head}{body}</table></details>"
 
 
+def _arm_configuration(arm: Mapping[str, Any]) -> str:
+    """One arm as the run recorded it: every key of its configuration, the prompt's text folded."""
+    rows = [("command", f"<code>{_e(arm['command'])}</code>")]
+    if arm.get("file"):
+        rows.append(
+            ("arm file", f"<code>{_e(arm['file']['path'])}</code> <code>{_e(arm['file']['digest'])}</code>")
+        )
+    for key, label in (
+        ("model", "model"),
+        ("agent_version", "agent version"),
+        ("description", "description"),
+    ):
+        if arm.get(key) is not None:
+            rows.append((label, _e(arm[key])))
+    if arm.get("tools") is not None:
+        rows.append(("tools", ", ".join(f"<code>{_e(t)}</code>" for t in arm["tools"]) or "none"))
+    if arm.get("env"):
+        rows.append(("environment", ", ".join(f"<code>{_e(n)}</code>" for n in arm["env"])))
+    prompt = arm.get("prompt")
+    if prompt:
+        rows.append(
+            (
+                "prompt",
+                f"<code>{_e(prompt['file'])}</code> <code>{_e(prompt['digest'])}</code>"
+                f"<details><summary>text</summary><pre>{_e(prompt['text'])}</pre></details>",
+            )
+        )
+    body = "".join(
+        f"<tr><th class=l>{label}</th><td class=l data-key='{_e(label)}'>{value}</td></tr>"
+        for label, value in rows
+    )
+    return f"<table class=arm data-arm='{_e(arm['name'])}'><caption><code>{_e(arm['name'])}</code></caption>{body}</table>"
+
+
 def render_html(report: Mapping[str, Any]) -> str:
     run, options = report["run"], report["options"]
-    arms = "".join(
-        f"<li><code>{_e(a['name'])}</code>: <code>{_e(a['command'])}</code></li>" for a in run["arms"]
-    )
+    arms = "".join(_arm_configuration(a) for a in run["arms"])
     incomplete = (
         "" if run["complete"] else f"<p class=fail>Incomplete run: {run['missing']} attempt(s) missing.</p>"
     )
@@ -286,7 +319,8 @@ attempt(s) per task and arm; baseline <code>{_e(options["baseline"])}</code>. In
 paired bootstrap by task, {options["iterations"]} iterations, seed {options["seed"]}. Report digest
 <code>{_e(report["digest"])}</code>.</p>
 {incomplete}
-<ul>{arms}</ul>
+<h2>Arms as configured</h2>
+<div id=configurations>{arms}</div>
 {_gate(report)}
 <h2>Arms</h2>
 <p>Rates are per task, then averaged over tasks; infrastructure and error attempts count as unsolved.

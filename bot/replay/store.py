@@ -18,31 +18,21 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bot.engine import digest_bytes, digest_of
 from bot.local.git import Git
+from bot.replay.arms import Arm
 from bot.replay.errors import ReplayError
 from bot.replay.gitdir import borrow, init, write_atomic
-from bot.replay.tasks import NAME, NAME_RULE, Task, read_task_set, task_set_digest
+from bot.replay.tasks import Task, read_task_set, task_set_digest
 
 RUN_SCHEMA = "receipt-replay-run/1"
 ATTEMPT_SCHEMA = "receipt-replay-attempt/1"
 RUN_FILE, TASKS_FILE, ATTEMPT_FILE = "run.json", "tasks.jsonl", "attempt.json"
-
-
-@dataclass(frozen=True, slots=True)
-class Arm:
-    """A candidate agent: a name and the shell command that runs it (model, prompt and tools in it)."""
-
-    name: str
-    command: str
-
-    def as_json(self) -> dict[str, Any]:
-        return {"name": self.name, "command": self.command}
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +134,7 @@ class Store:
 
     @property
     def arms(self) -> tuple[Arm, ...]:
-        return tuple(Arm(a["name"], a["command"]) for a in self.spec["arms"])
+        return tuple(Arm.from_json(a) for a in self.spec["arms"])
 
     @property
     def attempts(self) -> int:
@@ -259,24 +249,3 @@ class Store:
 
     def task(self, task_id: str) -> Task:
         return next(t for t in self.tasks if t.id == task_id)
-
-
-def check_name(value: str, what: str) -> str:
-    if not NAME.fullmatch(value):
-        raise ReplayError(f"{what} {value!r}: use {NAME_RULE}")
-    return value
-
-
-def parse_arms(values: Sequence[str]) -> tuple[Arm, ...]:
-    arms: list[Arm] = []
-    for value in values:
-        name, sep, command = value.partition("=")
-        if not sep or not command.strip():
-            raise ReplayError(f"--arm {value!r}: write NAME=COMMAND")
-        check_name(name, "arm name")
-        if any(a.name == name for a in arms):
-            raise ReplayError(f"--arm {name}: given twice")
-        arms.append(Arm(name, command))
-    if not arms:
-        raise ReplayError("no --arm given: name at least one agent as NAME=COMMAND")
-    return tuple(arms)

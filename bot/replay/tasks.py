@@ -175,6 +175,12 @@ def task_set_digest(data: bytes) -> str:
 # --- reading --------------------------------------------------------------------------------------
 
 
+def check_name(value: str, what: str) -> str:
+    if not NAME.fullmatch(value):
+        raise ReplayError(f"{what} {value!r}: use {NAME_RULE}")
+    return value
+
+
 def _field(row: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
     value = row.get(key)
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):

@@ -119,6 +119,16 @@ def inspect_report(body: Mapping[str, Any], run_dir: Path | None) -> InspectRepo
         report.passed("run.digest", str(run.get("digest")))
     else:
         report.failed("run.digest", run.get("digest"), digest_of(dict(store.spec)))
+    for arm in store.spec.get("arms") or []:
+        prompt = arm.get("prompt") if isinstance(arm, dict) else None
+        if isinstance(prompt, dict):
+            actual_prompt = digest_bytes(str(prompt.get("text")).encode("utf-8"))
+            if prompt.get("digest") == actual_prompt:
+                report.passed(f"run.arms.{arm.get('name')}.prompt.digest", actual_prompt)
+            else:
+                report.failed(
+                    f"run.arms.{arm.get('name')}.prompt.digest", prompt.get("digest"), actual_prompt
+                )
     set_digest = task_set_digest(store.tasks_bytes)
     if (run.get("task_set") or {}).get("digest") == set_digest:
         report.passed("run.task_set.digest", set_digest)

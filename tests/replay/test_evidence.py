@@ -10,7 +10,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.engine import digest_bytes, digest_of
+from bot.replay.tasks import NAME_RULE
 from tests.replay import scenario
 from tests.replay.scenario import cli
 
@@ -142,3 +145,13 @@ def test_a_run_judged_by_a_given_manifest_verifies(tmp_path: Path) -> None:
     assert "UNVERIFIED" not in out and "skipped" not in out
     receipt = json.loads((tmp_path / "run/attempts/noop/pr-4/1/receipt.json").read_text())
     assert receipt["manifest"]["digest"] == digest_bytes(manifest.read_bytes())
+
+
+@pytest.mark.parametrize("task_id", ["pr..3", "pr-3.lock"])
+def test_a_task_id_git_could_not_name_a_ref_by_is_refused(tmp_path: Path, task_id: str) -> None:
+    bad = tmp_path / "t.jsonl"
+    bad.write_text(json.dumps({"schema": "receipt-replay-task/1", "id": task_id}) + "\n")
+    code, _, err = cli(
+        "replay", "run", "--tasks", str(bad), "--run-dir", str(tmp_path / "r"), "--arm", "a=true"
+    )
+    assert code == 2 and err == f"receipt: error: {bad}:1: id {task_id!r} must be {NAME_RULE}\n"
