@@ -1,5 +1,9 @@
 """The replay report as one HTML page: tables and inline SVG plots, no script, nothing fetched.
 
+The page carries the same data as the JSON report: every value of an arm's summary, a comparison,
+a task's cell and an attempt is an element naming its JSON key (`data-key`, a dotted path in its
+object) and holding its JSON value (`data-value`) beside the text shown.
+
 Every string from the task set or the run (titles, arm commands, reasons) is escaped; the page's
 Content-Security-Policy forbids scripts and every external load, so it is safe to open from a CI
 artefact.
@@ -7,6 +11,7 @@ artefact.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
@@ -173,43 +178,136 @@ def differences_plot(report: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
-def _arm_table(report: Mapping[str, Any]) -> str:
-    head = (
-        "<tr><th class=l>arm</th><th>attempts</th><th>functional</th><th>faithful</th><th>infrastructure</th>"
-        "<th>errors</th><th>scope violations</th><th>files</th><th>hunks</th><th>logical lines</th>"
-        "<th>excess (passing)</th><th>added complexity (passing)</th><th>read before edit</th>"
-        "<th>tests after last edit</th></tr>"
+def _v(key: str, value: Any, text: str | None = None) -> str:
+    """A value of the report's JSON as the page shows it: `data-key` names it (a dotted path in its
+    object), `data-value` holds it as JSON, so the page carries exactly the data the JSON does."""
+    shown = text if text is not None else ("–" if value is None else str(value))
+    data = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return f"<span data-key='{_e(key)}' data-value='{_e(data)}'>{_e(shown)}</span>"
+
+
+def _yes(value: bool | None) -> str:
+    return "–" if value is None else ("yes" if value else "no")
+
+
+def _stats(key: str, numbers: Mapping[str, Any], show: Any) -> str:
+    """mean / median (n) of a summary's numbers, each its own value."""
+    return (
+        f"{_v(key + '.mean', numbers['mean'], show(numbers['mean']))} / "
+        f"{_v(key + '.median', numbers['median'], show(numbers['median']))} "
+        f"<small>n={_v(key + '.count', numbers['count'])}</small>"
     )
-    rows = []
-    for arm in [a["name"] for a in report["run"]["arms"]]:
-        s = report["arms"][arm]
-        violations = ", ".join(f"{_e(k)} {v}" for k, v in s["scope_violations"].items()) or "none"
-        surface = s["review_surface"]
-        trace = s["trace"]
-        rows.append(
-            f"<tr data-arm='{_e(arm)}'><td class=l>{_e(arm)}</td><td>{s['attempts']}</td>"
-            f"<td class=functional>{_pct(s['functional_rate'])}</td><td class=faithful>{_pct(s['faithful_rate'])}</td>"
-            f"<td>{s['statuses']['infrastructure']}</td><td>{s['statuses']['error']}</td><td class=l>{violations}</td>"
-            f"<td>{_num(surface['files']['mean'], 2)}</td><td>{_num(surface['hunks']['mean'], 2)}</td>"
-            f"<td>{_num(surface['logical_lines']['mean'], 2)}</td><td>{_num(s['excess']['mean'], 4)}</td>"
-            f"<td>{_num(s['added_complexity']['mean'], 2)}</td><td>{_pct(trace['read_before_edit']['mean'])}</td>"
-            f"<td>{_pct(trace['tests_after_last_edit']['mean'])}</td></tr>"
-        )
+
+
+def _violations(key: str, counts: Mapping[str, int]) -> str:
+    return ", ".join(f"{_e(rule)} {_v(f'{key}.{rule}', n)}" for rule, n in counts.items()) or "none"
+
+
+def _share(value: float | None) -> str:
+    return _num(value, 2)
+
+
+# The rows of the arms table: a label, and how one arm's summary shows in its cell.
+_ARM_ROWS: tuple[tuple[str, Any], ...] = (
+    ("attempts", lambda s: _v("attempts", s["attempts"])),
+    (
+        "scored / infrastructure / error",
+        lambda s: " / ".join(
+            _v(f"statuses.{k}", s["statuses"][k]) for k in ("scored", "infrastructure", "error")
+        ),
+    ),
+    ("functional rate", lambda s: _v("functional_rate", s["functional_rate"], _pct(s["functional_rate"]))),
+    ("faithful rate", lambda s: _v("faithful_rate", s["faithful_rate"], _pct(s["faithful_rate"]))),
+    (
+        "infrastructure rate",
+        lambda s: _v("infrastructure_rate", s["infrastructure_rate"], _pct(s["infrastructure_rate"])),
+    ),
+    ("empty attempts (unsolved)", lambda s: _v("empty_attempts", s["empty_attempts"])),
+    (
+        "attempts with scope violations",
+        lambda s: _v("attempts_with_scope_violations", s["attempts_with_scope_violations"]),
+    ),
+    (
+        "violations by rule (scope, locality)",
+        lambda s: _violations("scope_violations", s["scope_violations"]),
+    ),
+    ("files: mean / median", lambda s: _stats("review_surface.files", s["review_surface"]["files"], _share)),
+    ("hunks: mean / median", lambda s: _stats("review_surface.hunks", s["review_surface"]["hunks"], _share)),
+    (
+        "logical lines: mean / median",
+        lambda s: _stats("review_surface.logical_lines", s["review_surface"]["logical_lines"], _share),
+    ),
+    (
+        "excess over passing repairs: mean / median",
+        lambda s: (
+            _stats("excess", s["excess"], lambda v: _num(v, 4))
+            + f"<details><summary>values</summary>{_v('excess_values', s['excess_values'], ', '.join(f'{v:.4f}' for v in s['excess_values']) or 'none')}</details>"
+        ),
+    ),
+    (
+        "added complexity over passing: mean / median",
+        lambda s: _stats("added_complexity", s["added_complexity"], _share),
+    ),
+    ("attempts with a trace", lambda s: _v("trace.attempts", s["trace"]["attempts"])),
+    (
+        "read before edit (share of edited files)",
+        lambda s: _stats("trace.read_before_edit", s["trace"]["read_before_edit"], _share),
+    ),
+    (
+        "tests after the last edit (share)",
+        lambda s: _stats("trace.tests_after_last_edit", s["trace"]["tests_after_last_edit"], _share),
+    ),
+    (
+        "edits per failed test run",
+        lambda s: _stats("trace.edits_per_failed_test_run", s["trace"]["edits_per_failed_test_run"], _share),
+    ),
+    (
+        "reverted after a failure (share)",
+        lambda s: _stats("trace.reverted_after_failure", s["trace"]["reverted_after_failure"], _share),
+    ),
+    (
+        "diff within tool edits (share)",
+        lambda s: _stats("trace.diff_within_tool_edits", s["trace"]["diff_within_tool_edits"], _share),
+    ),
+)
+
+
+def _arm_table(report: Mapping[str, Any]) -> str:
+    """One column per arm, in the run's order; one row per number of its summary."""
+    arms = [a["name"] for a in report["run"]["arms"]]
+    head = (
+        "<tr><th class=l>per arm</th>"
+        + "".join(f"<th data-arm='{_e(a)}'>{_e(a)}</th>" for a in arms)
+        + "</tr>"
+    )
+    rows = [
+        f"<tr><th class=l>{_e(label)}</th>"
+        + "".join(f"<td data-arm='{_e(a)}'>{cell(report['arms'][a])}</td>" for a in arms)
+        + "</tr>"
+        for label, cell in _ARM_ROWS
+    ]
     return f"<table id=arms>{head}{''.join(rows)}</table>"
+
+
+_METRICS = ("functional", "faithful", "excess", "added_complexity")
 
 
 def _comparison_table(report: Mapping[str, Any]) -> str:
     rows = []
     for c in report["comparisons"]:
         cells = []
-        for metric in ("functional", "faithful", "excess", "added_complexity"):
+        for metric in _METRICS:
             i = c[metric]
+            shown = {k: (None if i[k] is None else f"{i[k]:+.4f}") for k in ("difference", "low", "high")}
             cells.append(
-                "<td>–</td>"
-                if i["difference"] is None
-                else f"<td>{i['difference']:+.4f} [{i['low']:+.4f}, {i['high']:+.4f}] <small>n={i['tasks']}</small></td>"
+                f"<td>{_v(f'{metric}.difference', i['difference'], shown['difference'])} "
+                f"[{_v(f'{metric}.low', i['low'], shown['low'])}, {_v(f'{metric}.high', i['high'], shown['high'])}] "
+                f"<small>n={_v(f'{metric}.tasks', i['tasks'])}</small></td>"
             )
-        rows.append(f"<tr><td class=l>{_e(c['arm'])} − {_e(c['baseline'])}</td>{''.join(cells)}</tr>")
+        rows.append(
+            f"<tr data-arm='{_e(c['arm'])}'><td class=l>{_v('arm', c['arm'])} − {_v('baseline', c['baseline'])}</td>"
+            f"{''.join(cells)}</tr>"
+        )
     head = "<tr><th class=l>difference</th><th>functional</th><th>faithful</th><th>excess</th><th>added complexity</th></tr>"
     return f"<table id=comparisons>{head}{''.join(rows)}</table>"
 
@@ -231,10 +329,20 @@ def _matrix_table(report: Mapping[str, Any]) -> str:
                 if c["attempts"] and c["infrastructure"] == c["attempts"]
                 else ("f" if c["faithful"] else "s" if c["functional"] else "x")
             )
-            cells.append(f"<td class=cell-{kind}>{c['faithful']}/{c['functional']}/{c['attempts']}</td>")
+            extra = "".join(
+                f" <small>{word} {_v(key, c[key])}</small>"
+                for key, word in (("infrastructure", "infra"), ("errors", "errors"))
+                if c[key]
+            )
+            hidden = "".join(_v(key, c[key], "") for key in ("infrastructure", "errors") if not c[key])
+            cells.append(
+                f"<td class=cell-{kind} data-arm='{_e(arm)}'>{_v('faithful', c['faithful'])}/"
+                f"{_v('functional', c['functional'])}/{_v('attempts', c['attempts'])}{extra}{hidden}</td>"
+            )
         mark = " <strong>critical</strong>" if row["critical"] else ""
         rows.append(
-            f"<tr><td class=l>{_e(row['task'])}{mark}</td><td class=l>{_e(row['title'])}</td>{''.join(cells)}</tr>"
+            f"<tr data-task='{_e(row['task'])}' data-critical='{str(row['critical']).lower()}'><td class=l>"
+            f"{_e(row['task'])}{mark}</td><td class=l>{_e(row['title'])}</td>{''.join(cells)}</tr>"
         )
     return f"<table id=matrix>{head}{''.join(rows)}</table>"
 
@@ -252,19 +360,62 @@ def _gate(report: Mapping[str, Any]) -> str:
     return f"<div id=gate><p class={css}>Gate: {'pass' if gate['pass'] else 'fail'} ({required})</p><ul>{''.join(items)}</ul></div>"
 
 
+def _trace_cell(trace: Mapping[str, Any] | None) -> str:
+    if trace is None:
+        return _v("trace", None, "no trace")
+    parts = [
+        f"{_v('trace.format', trace['format'])}: {_v('trace.edits', trace['edits'])} edits, "
+        f"{_v('trace.test_runs', trace['test_runs'])} test runs ({_v('trace.failed_test_runs', trace['failed_test_runs'])} failed)",
+        f"read before edit {_v('trace.read_before_edit', trace['read_before_edit'], _share(trace['read_before_edit']))}",
+        f"tests after the last edit {_v('trace.tests_after_last_edit', trace['tests_after_last_edit'], _yes(trace['tests_after_last_edit']))}",
+        f"edits per failed test run {_v('trace.edits_per_failed_test_run', trace['edits_per_failed_test_run'], _share(trace['edits_per_failed_test_run']))}",
+        f"reverted after a failure {_v('trace.reverted_after_failure', trace['reverted_after_failure'], _yes(trace['reverted_after_failure']))}",
+        f"diff within tool edits {_v('trace.diff_within_tool_edits', trace['diff_within_tool_edits'], _yes(trace['diff_within_tool_edits']))}"
+        + (
+            f" (outside: {_v('trace.outside_tool_edits', trace['outside_tool_edits'], ', '.join(trace['outside_tool_edits']))})"
+            if trace["outside_tool_edits"]
+            else _v("trace.outside_tool_edits", trace["outside_tool_edits"], "")
+        ),
+    ]
+    return "<br>".join(parts)
+
+
 def _attempts_table(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Every attempt with every number the report holds for it."""
     head = (
         "<tr><th class=l>task</th><th class=l>arm</th><th>#</th><th class=l>status</th><th>functional</th>"
-        "<th>faithful</th><th>excess</th><th>files</th><th class=l>reason</th></tr>"
+        "<th>faithful</th><th>empty</th><th class=l>receipt: semantic, scope, locality → conclusion</th>"
+        "<th>files</th><th>hunks</th><th>logical lines</th><th>distance</th><th>excess</th>"
+        "<th>added complexity</th><th class=l>violations</th><th class=l>how it worked (trace)</th>"
+        "<th class=l>reason</th><th class=l>evidence</th></tr>"
     )
-    body = "".join(
-        f"<tr><td class=l>{_e(r['task'])}</td><td class=l>{_e(r['arm'])}</td><td>{r['attempt']}</td>"
-        f"<td class=l>{_e(r['status'])}</td><td>{'yes' if r['functional'] else 'no'}</td>"
-        f"<td>{'yes' if r['faithful'] else 'no'}</td><td>{_num(r['excess'], 4)}</td>"
-        f"<td>{'–' if r['files'] is None else r['files']}</td><td class=l>{_e(r['reason'] or '')}</td></tr>"
-        for r in rows
-    )
-    return f"<details><summary>Every attempt ({len(rows)})</summary><table id=attempts>{head}{body}</table></details>"
+    body = []
+    for r in rows:
+        verdict = (
+            f"{_v('semantic', r['semantic'])}, {_v('scope', r['scope'], _yes(r['scope']))}, "
+            f"{_v('locality', r['locality'], _yes(r['locality']))} → {_v('conclusion', r['conclusion'])}"
+        )
+        evidence = f"record {_v('record', r['record'], r['record'][:19])}"
+        if "receipt" in r:
+            evidence += f"<br>receipt {_v('receipt', r['receipt'], str(r['receipt'])[:19])}"
+        body.append(
+            f"<tr data-task='{_e(r['task'])}' data-arm='{_e(r['arm'])}' data-attempt='{r['attempt']}'>"
+            f"<td class=l>{_e(r['task'])}</td><td class=l>{_e(r['arm'])}</td><td>{r['attempt']}</td>"
+            f"<td class=l>{_v('status', r['status'])}</td>"
+            f"<td>{_v('functional', r['functional'], _yes(r['functional']))}</td>"
+            f"<td>{_v('faithful', r['faithful'], _yes(r['faithful']))}</td>"
+            f"<td>{_v('empty', r['empty'], _yes(r['empty']))}</td>"
+            f"<td class=l>{verdict}</td><td>{_v('files', r['files'])}</td><td>{_v('hunks', r['hunks'])}</td>"
+            f"<td>{_v('logical_lines', r['logical_lines'])}</td>"
+            f"<td>{_v('distance', r['distance'], _num(r['distance'], 4))}</td>"
+            f"<td>{_v('excess', r['excess'], _num(r['excess'], 4))}</td>"
+            f"<td>{_v('added_complexity', r['added_complexity'])}</td>"
+            f"<td class=l>{_violations('violations', r['violations'])}</td>"
+            f"<td class=l>{_trace_cell(r['trace'])}</td>"
+            f"<td class=l>{_v('infrastructure', r['infrastructure'], '')}{_v('reason', r['reason'], r['reason'] or '')}</td>"
+            f"<td class=l>{evidence}</td></tr>"
+        )
+    return f"<details><summary>Every attempt ({len(rows)})</summary><table id=attempts>{head}{''.join(body)}</table></details>"
 
 
 def _arm_configuration(arm: Mapping[str, Any]) -> str:
@@ -295,7 +446,7 @@ def _arm_configuration(arm: Mapping[str, Any]) -> str:
             )
         )
     body = "".join(
-        f"<tr><th class=l>{label}</th><td class=l data-key='{_e(label)}'>{value}</td></tr>"
+        f"<tr><th class=l>{label}</th><td class=l data-field='{_e(label)}'>{value}</td></tr>"
         for label, value in rows
     )
     return f"<table class=arm data-arm='{_e(arm['name'])}'><caption><code>{_e(arm['name'])}</code></caption>{body}</table>"
@@ -323,8 +474,9 @@ paired bootstrap by task, {options["iterations"]} iterations, seed {options["see
 <div id=configurations>{arms}</div>
 {_gate(report)}
 <h2>Arms</h2>
-<p>Rates are per task, then averaged over tasks; infrastructure and error attempts count as unsolved.
-Faithful = tests pass, scope and locality pass.</p>
+<p>Rates are per task, then averaged over tasks; infrastructure and error attempts count as unsolved,
+and so does an attempt that changed nothing. Functional = tests pass; faithful = functional, scope and
+locality pass. Trace numbers come from the attempts that wrote a trace.</p>
 {_arm_table(report)}
 <h2>Differences against the baseline</h2>
 {_comparison_table(report)}
