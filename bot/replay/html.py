@@ -96,13 +96,24 @@ def excess_plot(report: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
+_LABEL_CHARS = 24  # task ids longer than this are cut in the matrix plot (the cell's title has them whole)
+_LABEL_GAP = 12  # the least vertical room a task label needs: with thinner rows, every k-th task is labelled
+
+
+def _task_label(task: str) -> str:
+    return task if len(task) <= _LABEL_CHARS else task[: _LABEL_CHARS - 1] + "…"
+
+
 def matrix_plot(report: Mapping[str, Any]) -> str:
-    """The per-task matrix as cells: faithful share in green, functional-only amber, unsolved red."""
+    """The per-task matrix as cells: faithful share in green, functional-only amber, unsolved red;
+    each row labelled with its task (every k-th when the rows are too thin for every one)."""
     arms = [a["name"] for a in report["run"]["arms"]]
     tasks = report["tasks"]
     cell_w = 60
     cell_h = max(3, min(16, 1200 // max(1, len(tasks))))
-    left, top = 10, 20
+    every = -(-_LABEL_GAP // cell_h)
+    longest = max((len(_task_label(t["task"])) for t in tasks), default=0)
+    left, top = 10 + round(6.5 * longest), 20
     width = left + cell_w * len(arms) + 10
     height = top + cell_h * len(tasks) + 10
     parts = [
@@ -113,6 +124,12 @@ def matrix_plot(report: Mapping[str, Any]) -> str:
             f'<text x="{left + cell_w * j + cell_w / 2}" y="14" text-anchor="middle">{_e(arm)}</text>'
         )
     for i, row in enumerate(tasks):
+        if i % every == 0:
+            y = top + cell_h * i + min(cell_h, _LABEL_GAP) / 2 + 4
+            parts.append(
+                f'<g><title>{_e(row["task"])}</title><text class="task" x="{left - 6}" y="{y:.1f}" '
+                f'text-anchor="end">{_e(_task_label(row["task"]))}</text></g>'
+            )
         for j, arm in enumerate(arms):
             cell = row["arms"][arm]
             n = cell["attempts"] or 1
@@ -135,46 +152,70 @@ def matrix_plot(report: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
+# The panels of the differences plot, each on a scale of its own: rates are shares (−1 … +1),
+# excess a distance, added complexity a count; one scale for the last two would flatten one of them.
+_PANELS = (
+    ("rates", "functional and faithful rates", ("functional", "faithful")),
+    ("excess", "excess over the tasks both solved", ("excess",)),
+    ("added_complexity", "added complexity over the tasks both solved", ("added_complexity",)),
+)
+
+
+def _span(intervals: Sequence[Mapping[str, Any]]) -> float:
+    values = [abs(i[k]) for i in intervals for k in ("low", "high", "difference") if i[k] is not None]
+    return max(values, default=0.0) or 1.0
+
+
 def differences_plot(report: Mapping[str, Any]) -> str:
-    """Each comparison's differences with their intervals: rates on one scale, means on another."""
-    rows: list[tuple[str, str, Mapping[str, Any]]] = []
-    for comparison in report["comparisons"]:
-        for metric in ("functional", "faithful", "excess", "added_complexity"):
-            rows.append((f"{comparison['arm']} − {comparison['baseline']}", metric, comparison[metric]))
-    if not rows:
+    """Each comparison's differences with their intervals, in three panels with their own scales."""
+    comparisons = report["comparisons"]
+    if not comparisons:
         return '<p id="plot-differences">One arm only: nothing to compare.</p>'
-    width, left, right, step = 760, 250, 740, 22
-    height = 30 + step * len(rows)
-    spans = [
-        abs(v)
-        for _, m, c in rows
-        if m not in ("functional", "faithful")
-        for v in (c["low"], c["high"])
-        if v is not None
-    ]
-    mean_span = max([1e-9, *spans])
-    rate_x = _scale(-1.0, 1.0, left, right)
-    mean_x = _scale(-mean_span, mean_span, left, right)
+    width, left, right, step, head, foot = 760, 250, 740, 22, 22, 26
+    rows = sum(len(metrics) for _, _, metrics in _PANELS) * len(comparisons)
+    height = rows * step + len(_PANELS) * (head + foot)
     parts = [
         f'<svg id="plot-differences" role="img" viewBox="0 0 {width} {height}" width="{width}" height="{height}">'
     ]
-    parts.append(f'<line x1="{rate_x(0):.1f}" y1="5" x2="{rate_x(0):.1f}" y2="{height - 20}" stroke="#999"/>')
-    for i, (pair, metric, interval) in enumerate(rows):
-        y = 15 + step * i
-        x = rate_x if metric in ("functional", "faithful") else mean_x
-        parts.append(f'<text x="{left - 8}" y="{y + 4}" text-anchor="end">{_e(pair)} {_e(metric)}</text>')
-        if interval["difference"] is None:
-            parts.append(f'<text x="{left + 4}" y="{y + 4}" fill="#777">no shared task</text>')
-            continue
-        low, high, mid = interval["low"], interval["high"], interval["difference"]
+    y = 0.0
+    for panel, title, metrics in _PANELS:
+        intervals = [c[m] for c in comparisons for m in metrics]
+        span = 1.0 if panel == "rates" else _span(intervals)
+        x = _scale(-span, span, left, right)
+        bottom = y + head + step * len(intervals)
         parts.append(
-            f'<line class="interval" x1="{x(low):.1f}" y1="{y}" x2="{x(high):.1f}" y2="{y}" stroke="#333" '
-            f'stroke-width="2"/><circle class="estimate" cx="{x(mid):.1f}" cy="{y}" r="4" fill="#1f77b4">'
-            f"<title>{_e(metric)} {mid:.4f} [{low:.4f}, {high:.4f}]</title></circle>"
+            f'<g class="panel" data-panel="{panel}" data-span="{span!r}">'
+            f'<text x="8" y="{y + 14:.1f}" font-weight="600">{_e(title)}</text>'
+            f'<line x1="{x(0):.1f}" y1="{y + head - 6:.1f}" x2="{x(0):.1f}" y2="{bottom:.1f}" stroke="#999"/>'
+            f'<line x1="{left}" y1="{bottom:.1f}" x2="{right}" y2="{bottom:.1f}" stroke="#ccc"/>'
         )
-    parts.append(
-        f'<text x="{left}" y="{height - 5}">rates: −1 … +1; excess and complexity: ±{mean_span:.3g}</text></svg>'
-    )
+        row_y = y + head + step / 2
+        for comparison in comparisons:
+            for metric in metrics:
+                interval = comparison[metric]
+                name = f"{comparison['arm']} − {comparison['baseline']}" + (
+                    f" {metric}" if panel == "rates" else ""
+                )
+                parts.append(f'<text x="{left - 8}" y="{row_y + 4:.1f}" text-anchor="end">{_e(name)}</text>')
+                if interval["difference"] is None:
+                    parts.append(
+                        f'<text x="{left + 4}" y="{row_y + 4:.1f}" fill="#777">no shared task</text>'
+                    )
+                else:
+                    low, high, mid = interval["low"], interval["high"], interval["difference"]
+                    parts.append(
+                        f'<line class="interval" x1="{x(low):.1f}" y1="{row_y:.1f}" x2="{x(high):.1f}" y2="{row_y:.1f}" '
+                        f'stroke="#333" stroke-width="2"/><circle class="estimate" cx="{x(mid):.1f}" cy="{row_y:.1f}" '
+                        f'r="4" fill="#1f77b4"><title>{_e(metric)} {mid:.4f} [{low:.4f}, {high:.4f}]</title></circle>'
+                    )
+                row_y += step
+        for value in (-span, 0.0, span):
+            parts.append(
+                f'<text class="tick" x="{x(value):.1f}" y="{bottom + 14:.1f}" text-anchor="middle">{value:+.3g}</text>'
+            )
+        parts.append("</g>")
+        y = bottom + foot
+    parts.append("</svg>")
     return "".join(parts)
 
 
@@ -480,13 +521,15 @@ locality pass. Trace numbers come from the attempts that wrote a trace.</p>
 {_arm_table(report)}
 <h2>Differences against the baseline</h2>
 {_comparison_table(report)}
-<figure>{differences_plot(report)}<figcaption>Each difference with its 95% interval.</figcaption></figure>
+<figure>{differences_plot(report)}<figcaption>Each difference with its {options["confidence"]:.0%} interval; rates, excess and
+added complexity each on a scale of its own (the ticks under each panel).</figcaption></figure>
 <h2>Excess over passing repairs</h2>
 <figure>{excess_plot(report)}<figcaption>nd(M,C) − nd(G,C) of every attempt whose tests passed; the box holds
 the middle half.</figcaption></figure>
 <h2>Per-task matrix</h2>
-<figure>{matrix_plot(report)}<figcaption>Green: faithful (darker: more attempts); amber: tests pass but scope or
-locality fails; red: unsolved; grey: infrastructure.</figcaption></figure>
+<figure>{matrix_plot(report)}<figcaption>One row per task (labelled on the left), one column per arm. Green:
+faithful (darker: more attempts); amber: tests pass but scope or locality fails; red: unsolved; grey:
+infrastructure.</figcaption></figure>
 <p>Cells: faithful / functional / attempts.</p>
 {_matrix_table(report)}
 <h2>Attempts</h2>

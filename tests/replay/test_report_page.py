@@ -3,6 +3,7 @@ loads nothing, shows hostile task titles as text, and carries every number the J
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -61,6 +62,29 @@ def test_the_report_page_in_a_browser(replayed: dict[str, Any], tmp_path: Path) 
         assert len(driver.find_elements(By.CSS_SELECTOR, "#plot-matrix rect.cell")) == 10
         # four comparisons, four metrics each; crash shares no passing task for excess and complexity
         assert len(driver.find_elements(By.CSS_SELECTOR, "#plot-differences line.interval")) == 4 * 4 - 2
+        panels = {
+            p.get_attribute("data-panel"): p
+            for p in driver.find_elements(By.CSS_SELECTOR, "#plot-differences g.panel")
+        }
+        assert list(panels) == ["rates", "excess", "added_complexity"]  # a scale each
+        spans = {name: float(p.get_attribute("data-span")) for name, p in panels.items()}
+        excess_bounds = [abs(c["excess"][k]) for c in body["comparisons"] for k in ("low", "high", "difference")
+                         if c["excess"][k] is not None]  # fmt: skip
+        assert spans == {"rates": 1.0, "excess": max(excess_bounds), "added_complexity": 1.0}
+        assert spans["excess"] < 0.5  # the excess differences use the width, not a sliver of a ±1 axis
+        widest = [
+            float(e.get_attribute("cx"))
+            for e in panels["excess"].find_elements(By.CSS_SELECTOR, "circle.estimate")
+            + panels["added_complexity"].find_elements(By.CSS_SELECTOR, "circle.estimate")
+        ]
+        assert max(widest) == 740.0 or min(widest) == 250.0  # the widest difference reaches its panel's edge
+        assert [t.text for t in panels["excess"].find_elements(By.CSS_SELECTOR, "text.tick")] == [
+            f"{-spans['excess']:+.3g}",
+            "+0",
+            f"{spans['excess']:+.3g}",
+        ]
+        labels = driver.find_elements(By.CSS_SELECTOR, "#plot-matrix text.task")
+        assert [t.text for t in labels] == ["pr-3", "pr-4"]  # every row names its task
         box = driver.find_element(By.ID, "plot-differences").rect
         assert box["width"] > 700 and box["height"] > 300  # laid out, not collapsed
         assert "Gate: fail" in driver.find_element(By.ID, "gate").text
@@ -95,3 +119,26 @@ def test_the_report_page_in_a_browser(replayed: dict[str, Any], tmp_path: Path) 
         "trace.reverted_after_failure", "trace.diff_within_tool_edits",
     }  # fmt: skip
     assert page_values == expected
+
+
+def test_a_tall_matrix_labels_every_kth_task_without_overlap() -> None:
+    """400 tasks: rows of 3 px, so every 4th task is labelled, 12 px apart; long ids are cut."""
+    import re
+
+    from bot.replay.html import matrix_plot
+
+    tasks = [
+        {"task": f"pr-{n}" if n % 7 else f"commit-{n:040d}", "arms": {"a": {"attempts": 1, "faithful": 1,
+         "functional": 1, "infrastructure": 0, "errors": 0}}}
+        for n in range(400)
+    ]  # fmt: skip
+    svg = matrix_plot({"run": {"arms": [{"name": "a"}]}, "tasks": tasks})
+    labels = re.findall(
+        r'<g><title>([^<]*)</title><text class="task" x="[\d.]+" y="([\d.]+)" text-anchor="end">([^<]*)</text>',
+        svg,
+    )
+    assert [whole for whole, _, _ in labels] == [t["task"] for t in tasks[::4]]
+    ys = [float(y) for _, y, _ in labels]
+    assert min(b - a for a, b in itertools.pairwise(ys)) == 12.0
+    assert max(len(shown) for _, _, shown in labels) == 24 and labels[0][2] == tasks[0]["task"][:23] + "…"
+    assert len(re.findall(r'<rect class="cell"', svg)) == 400
