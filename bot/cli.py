@@ -153,7 +153,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     inspect.add_argument("--run", type=Path, help="a replay report's run directory (default: as it records)")
 
-    sub.add_parser("schema", help="print the manifest's JSON Schema")
+    schema = sub.add_parser("schema", help="print the JSON Schema of the manifest (or of a replay arm file)")
+    schema.add_argument(
+        "of",
+        nargs="?",
+        choices=("manifest", "replay-arm"),
+        default="manifest",
+        help="which file (default: manifest)",
+    )
 
     whatif = sub.add_parser(
         "whatif", help="how the last merged changes would be judged under a new manifest (no tests run)"
@@ -400,7 +407,11 @@ def _cmd_whatif(args: argparse.Namespace) -> int:
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
-    del args
+    if args.of == "replay-arm":
+        from bot.replay.arms import json_schema as arm_schema
+
+        print(json.dumps(arm_schema(), indent=2, sort_keys=False))
+        return EXIT_OK
     from bot.engine import json_schema
 
     print(json.dumps(json_schema(), indent=2, sort_keys=False))

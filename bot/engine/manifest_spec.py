@@ -85,7 +85,7 @@ def _tree_path(path: str, walk: Walk) -> str | None:
     return None
 
 
-def _variable_name(name: str, walk: Walk) -> str | None:
+def variable_name(name: str, walk: Walk) -> str | None:
     if not name.replace("_", "a").isalnum() or not name.isascii() or name[0].isdigit():
         return "an environment variable name (letters, digits and '_', not starting with a digit)"
     return None
@@ -393,7 +393,7 @@ SPEC = Mapping_(
                     ),
                     "environment": Field(
                         ListOf(
-                            String(refine_with=_variable_name),
+                            String(refine_with=variable_name),
                             unique=True,
                             description="Environment variables passed to the command besides PATH, "
                             "locale and the other fixed ones.",

@@ -24,6 +24,7 @@ from bot.local.source import LocalSource
 class InspectReport:
     ok: bool = True
     lines: list[str] = field(default_factory=list)
+    skips: list[tuple[str, str]] = field(default_factory=list)  # (what, why) of every check not run
 
     def passed(self, what: str, value: str) -> None:
         self.lines.append(f"ok        {what}: {value}")
@@ -33,7 +34,13 @@ class InspectReport:
         self.lines.append(f"MISMATCH  {what}: the receipt says {claimed}, recomputed {actual}")
 
     def skipped(self, what: str, why: str) -> None:
+        self.skips.append((what, why))
         self.lines.append(f"skipped   {what}: {why}")
+
+    def unverified(self, what: str, why: str) -> None:
+        """A check that could not be run where the evidence must be complete: a failure."""
+        self.ok = False
+        self.lines.append(f"UNVERIFIED {what}: could not be checked: {why}")
 
 
 def _get(body: Any, *keys: str) -> Any:

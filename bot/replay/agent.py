@@ -2,8 +2,9 @@
 
 The copy is the sandbox's (`bot/local/sandbox.py`): the base commit alone, so neither the merged
 change nor anything after it is in the agent's tree or its history. The task text is the command's
-standard input and the file `$RECEIPT_TASK_FILE`; an agent that writes a trace writes it to
-`$RECEIPT_TRACE_FILE`. Both live beside the copy, never in it. Where the platform has namespaces
+standard input and the file `$RECEIPT_TASK_FILE`, the arm's prompt (if it has one) the file
+`$RECEIPT_PROMPT_FILE`; an agent that writes a trace writes it to `$RECEIPT_TRACE_FILE`. All live
+beside the copy, never in it. Where the platform has namespaces
 the replayed repository's work tree and git directory, the run directory and the task set are hidden
 from the agent, so it cannot read the answer from the repository's later history.
 
@@ -86,8 +87,10 @@ def run_agent(
     limit: float,
     environment: Mapping[str, str],
     hide: Sequence[Path],
+    prompt: str | None = None,
 ) -> AgentRun:
-    """Run `command` with `/bin/sh -c` in a copy of `base` from `git` (the run's git directory)."""
+    """Run `command` with `/bin/sh -c` in a copy of `base` from `git` (the run's git directory);
+    `prompt`, the arm's instructions, in the file `$RECEIPT_PROMPT_FILE` beside the task's."""
     aside = Path(tempfile.mkdtemp(prefix="receipt-agent-")).resolve()
     try:
         task_file = aside / "task.md"
@@ -97,6 +100,9 @@ def run_agent(
             "RECEIPT_TASK_FILE": str(task_file),
             "RECEIPT_TRACE_FILE": str(aside / TRACE_NAME),
         }
+        if prompt is not None:
+            (aside / "prompt.md").write_text(prompt, encoding="utf-8")
+            env["RECEIPT_PROMPT_FILE"] = str(aside / "prompt.md")
         seen: dict[str, str] = {}
 
         def read_tree(tree: Path) -> None:

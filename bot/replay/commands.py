@@ -37,12 +37,25 @@ def add_replay_parser(sub: Any) -> None:
         "--no-hidden-tests", action="store_true", help="hide nothing: tests are part of the gold"
     )
     tasks.add_argument("--critical", action="append", default=[], metavar="ID", help="mark a task critical")
-    tasks.add_argument("--verify", action="store_true", help="skip changes whose own tests do not pass")
+    tasks.add_argument(
+        "--verify",
+        action="store_true",
+        help="run the tests: skip changes whose tests fail on the merge or pass on the base",
+    )
     tasks.add_argument("--out", type=Path, default=Path("-"), help="task set file (default: stdout)")
 
     run = commands.add_parser("run", help="run every arm on every task, isolated; resumable")
     run.add_argument("--tasks", type=Path, required=True, help="the JSONL task set")
-    run.add_argument("--arm", action="append", default=[], metavar="NAME=COMMAND", help="a candidate agent")
+    run.add_argument(
+        "--arm",
+        action="append",
+        default=[],
+        metavar="NAME=COMMAND|FILE",
+        help="a candidate agent: a shell command, or an arm file (.yml, .yaml, .json)",
+    )
+    run.add_argument(
+        "--arm-file", action="append", default=[], type=Path, metavar="FILE", help="an arm file, named by it"
+    )
     run.add_argument("--attempts", type=int, default=1, metavar="K", help="attempts per task and arm")
     run.add_argument("--run-dir", type=Path, required=True, help="where attempts are stored (resumes)")
     run.add_argument("--repo", type=Path, default=Path(), help="the replayed repository (default: .)")
@@ -67,6 +80,7 @@ def add_replay_parser(sub: Any) -> None:
 
 def _cmd_tasks(args: argparse.Namespace, write: Callable[[Path, str], None]) -> int:
     from bot.local.git import Git
+    from bot.replay.score import verify_tasks
     from bot.replay.tasks import (
         HIDDEN_TESTS,
         SKIP_RULES,
@@ -74,7 +88,6 @@ def _cmd_tasks(args: argparse.Namespace, write: Callable[[Path, str], None]) -> 
         Selection,
         mine,
         task_set_bytes,
-        verify_gold,
     )
 
     if args.last is not None and args.last < 1:
@@ -87,7 +100,7 @@ def _cmd_tasks(args: argparse.Namespace, write: Callable[[Path, str], None]) -> 
     selection = Selection(args.branch, args.last, tuple(args.pr), tuple(args.commit))
     candidates = mine(git, selection, options)
     if args.verify:
-        candidates = verify_gold(git, candidates, dict(os.environ))
+        candidates = verify_tasks(git, candidates, dict(os.environ))
     tasks = [c.task for c in candidates if c.task is not None]
     skipped = [c.skipped for c in candidates if c.skipped is not None]
     write(args.out, task_set_bytes(tasks).decode("utf-8"))
@@ -108,15 +121,16 @@ def _cmd_tasks(args: argparse.Namespace, write: Callable[[Path, str], None]) -> 
 
 def _cmd_run(args: argparse.Namespace, write: Callable[[Path, str], None]) -> int:
     del write
+    from bot.replay.arms import parse_arms
     from bot.replay.runner import RunOptions, run
-    from bot.replay.store import check_name, parse_arms
+    from bot.replay.tasks import check_name
 
     for name in args.pass_env:
         check_name(name, "--pass-env")
     options = RunOptions(
         tasks_file=args.tasks,
         run_dir=args.run_dir,
-        arms=parse_arms(args.arm),
+        arms=parse_arms(args.arm, args.arm_file),
         repo=args.repo,
         attempts=args.attempts,
         agent_timeout=args.agent_timeout,

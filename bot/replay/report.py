@@ -5,8 +5,9 @@ and the report names every attempt record it rests on by digest, so `receipt ins
 the evidence and recompute the report. Rates are per task first (the share of a task's attempts),
 then averaged over tasks; infrastructure and error attempts count as unsolved.
 
-- functional: the tests passed (semantic pass);
-- faithful: semantic ∧ scope ∧ locality all pass (the receipt's three gates);
+- functional: the tests passed (semantic pass) on a change that is not empty: an attempt that
+  changed nothing solved nothing, whatever the tests say;
+- faithful: functional, and scope and locality pass (the receipt's three gates);
 - excess and added complexity: over the attempts whose tests passed, and, arm against the
   baseline, over the tasks both solved (each task's mean over its passing attempts).
 """
@@ -93,6 +94,7 @@ def attempt_row(attempt: Attempt, task: Task) -> dict[str, Any]:
         "functional": False,
         "faithful": False,
         "infrastructure": status == "infrastructure",
+        "empty": None,
         "semantic": None,
         "scope": None,
         "locality": None,
@@ -114,9 +116,12 @@ def attempt_row(attempt: Attempt, task: Task) -> dict[str, Any]:
         for v in [*receipt["scope"]["violations"], *receipt["locality"]["violations"]]:
             violations[v["rule"]] = violations.get(v["rule"], 0) + 1
         change, excess = receipt["change"], receipt["excess"]
+        empty = change["files"] == 0
+        functional = semantic == "pass" and not empty
         row.update(
-            functional=semantic == "pass",
-            faithful=semantic == "pass" and scope and locality,
+            functional=functional,
+            faithful=functional and scope and locality,
+            empty=empty,
             semantic=semantic,
             scope=scope,
             locality=locality,
@@ -179,6 +184,7 @@ def arm_summary(arm: str, rows: Sequence[Mapping[str, Any]], task_ids: Sequence[
         "infrastructure_rate": rates["infrastructure"],
         "scope_violations": dict(sorted(violations.items())),
         "attempts_with_scope_violations": sum(1 for r in scored if r["scope"] is False),
+        "empty_attempts": sum(1 for r in scored if r["empty"]),
         "review_surface": {
             k: _numbers([float(r[k]) for r in scored]) for k in ("files", "hunks", "logical_lines")
         },

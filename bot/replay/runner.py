@@ -19,10 +19,11 @@ from bot.gather import GivenFile
 from bot.local.git import Git, GitError
 from bot.local.sandbox import caller_directories, minimal_environment
 from bot.replay.agent import AgentRun, run_agent
+from bot.replay.arms import Arm
 from bot.replay.errors import ReplayError
 from bot.replay.progress import Progress
 from bot.replay.score import Judging, hidden_tests_tree, score
-from bot.replay.store import Arm, AttemptKey, RunSpec, Store
+from bot.replay.store import AttemptKey, RunSpec, Store
 from bot.replay.tasks import Task, read_task_set, task_set_digest
 
 DEFAULT_AGENT_TIMEOUT = 30 * 60.0
@@ -87,7 +88,8 @@ def _agent_facts(agent: AgentRun) -> dict[str, Any]:
 def run_attempt(store: Store, key: AttemptKey, task: Task, arm: Arm, context: _Context) -> dict[str, int]:
     git = store.git
     env = {
-        **minimal_environment(context.environment, store.spec["environment"]),
+        **minimal_environment(context.environment, [*store.spec["environment"], *arm.env]),
+        **arm.variables(),
         "RECEIPT_TASK_ID": task.id,
         "RECEIPT_ARM": arm.name,
         "RECEIPT_ATTEMPT": str(key.attempt),
@@ -101,6 +103,7 @@ def run_attempt(store: Store, key: AttemptKey, task: Task, arm: Arm, context: _C
         limit=float(store.spec["agent_timeout_seconds"]),
         environment=env,
         hide=context.judging.hide,
+        prompt=arm.prompt.text if arm.prompt is not None else None,
     )
     artefacts: dict[str, tuple[str, bytes]] = {"log": ("agent.log", agent.result.output)}
     if agent.trace is not None:

@@ -11,18 +11,20 @@ are hidden from it where the platform allows (the agent's code could otherwise r
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bot.engine import Receipt, evaluate
+from bot.engine import MANIFEST_PATH, ManifestSource, Receipt, evaluate, load_manifest
+from bot.engine.semantic import CheckConclusion, CheckResult
 from bot.gather import GivenFile, Request, Revisions, gather
 from bot.local.git import Git, GitError
 from bot.local.source import LocalSource
 from bot.local.testrun import TestRun, run_tests
 from bot.replay.agent import commit_tree
 from bot.replay.errors import ReplayError
-from bot.replay.tasks import Task
+from bot.replay.gitdir import scratch
+from bot.replay.tasks import Candidate, Skipped, Task
 
 _ZERO = "0" * 40
 
@@ -90,6 +92,50 @@ def score(git: Git, task: Task, head: str, tests_tree: str | None, judging: Judg
         task.test_command, policy.timeout_minutes * 60, judging.environment, policy, task.base, judging.hide
     )
     return evaluate(replace(inputs, tests=run_tests(git, evaluated, run)))
+
+
+def _tests_on(git: Git, task: Task, head: str, environment: Mapping[str, str]) -> CheckResult:
+    """The task's test command on `head`, under the base manifest's tests policy."""
+    loaded = load_manifest(git.read_file(task.base, MANIFEST_PATH), MANIFEST_PATH, ManifestSource.BASE)
+    policy = loaded.manifest.tests
+    run = TestRun(task.test_command, policy.timeout_minutes * 60, environment, policy, task.base)
+    return run_tests(git, head, run).checks[0]
+
+
+def _first_line(check: CheckResult) -> str:
+    return check.details.splitlines()[0] if check.details else check.conclusion.value
+
+
+def verify_tasks(
+    repo: Git, candidates: Sequence[Candidate], environment: Mapping[str, str]
+) -> list[Candidate]:
+    """`--verify`: each task's tests run twice. On the merged change they must pass, else the task
+    is skipped as `gold-fails` (its tests prove nothing about an agent). On the base with the
+    hidden tests laid over it (what an agent that changes nothing is judged on) they must fail,
+    else it is skipped as `passes-on-base` (any attempt would solve it). The commit of the second
+    run is made in a scratch git directory, never in the replayed repository."""
+    checked: list[Candidate] = []
+    with scratch(repo) as git:
+        for found in candidates:
+            task = found.task
+            if task is None:
+                checked.append(found)
+                continue
+            gold = _tests_on(git, task, task.commit, environment)
+            if gold.conclusion is not CheckConclusion.SUCCESS:
+                checked.append(
+                    Candidate(found.commit, skipped=Skipped(task.commit, "gold-fails", _first_line(gold)))
+                )
+                continue
+            unchanged = with_hidden_tests(git, task, task.base, hidden_tests_tree(git, task))
+            if _tests_on(git, task, unchanged, environment).conclusion is CheckConclusion.SUCCESS:
+                hidden = ", ".join(task.hidden_tests[:3]) or "no hidden tests"
+                checked.append(
+                    Candidate(found.commit, skipped=Skipped(task.commit, "passes-on-base", hidden))
+                )
+                continue
+            checked.append(found)
+    return checked
 
 
 def numstat_paths(numstat: bytes) -> list[str]:

@@ -3,7 +3,8 @@ with its artefacts and their digests, and a git directory holding each attempt's
 
     RUN/run.json                      the run: task set digest, arms, attempts, limits
     RUN/tasks.jsonl                   the task set, byte for byte
-    RUN/git/                          bare repository; its objects borrow the replayed repository's
+    RUN/git/                          bare repository; its objects borrow the replayed repository's;
+                                      refs/replay/ARM/TASK/N names each attempt's commit (kept by gc)
     RUN/attempts/ARM/TASK/N/          one finished attempt: attempt.json and its artefacts
 
 An attempt's directory is written under a temporary name and renamed into place once its record is
@@ -13,35 +14,25 @@ middle of one starts that one again.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bot.engine import digest_bytes, digest_of
-from bot.local.git import Git, GitError
+from bot.local.git import Git
+from bot.replay.arms import Arm
 from bot.replay.errors import ReplayError
-from bot.replay.tasks import NAME, Task, read_task_set, task_set_digest
+from bot.replay.gitdir import borrow, init, write_atomic
+from bot.replay.tasks import Task, read_task_set, task_set_digest
 
 RUN_SCHEMA = "receipt-replay-run/1"
 ATTEMPT_SCHEMA = "receipt-replay-attempt/1"
 RUN_FILE, TASKS_FILE, ATTEMPT_FILE = "run.json", "tasks.jsonl", "attempt.json"
-
-
-@dataclass(frozen=True, slots=True)
-class Arm:
-    """A candidate agent: a name and the shell command that runs it (model, prompt and tools in it)."""
-
-    name: str
-    command: str
-
-    def as_json(self) -> dict[str, Any]:
-        return {"name": self.name, "command": self.command}
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +70,10 @@ class AttemptKey:
     def relative(self) -> str:
         return f"attempts/{self.arm}/{self.task}/{self.attempt}"
 
+    @property
+    def ref(self) -> str:
+        return f"refs/replay/{self.arm}/{self.task}/{self.attempt}"
+
 
 @dataclass(frozen=True, slots=True)
 class Attempt:
@@ -112,20 +107,6 @@ class Attempt:
         return None if data is None else json.loads(data)
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-
-
 def dump(body: Mapping[str, Any]) -> bytes:
     return (json.dumps(body, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
@@ -153,7 +134,7 @@ class Store:
 
     @property
     def arms(self) -> tuple[Arm, ...]:
-        return tuple(Arm(a["name"], a["command"]) for a in self.spec["arms"])
+        return tuple(Arm.from_json(a) for a in self.spec["arms"])
 
     @property
     def attempts(self) -> int:
@@ -177,10 +158,10 @@ class Store:
             root.mkdir(parents=True, exist_ok=True)
             if any(root.iterdir()):
                 raise ReplayError(f"{root}: not empty and not a replay run: use a new --run-dir")
-            Git(root).run("init", "--quiet", "--bare", "--template=", str(root / "git"), isolated=True)
+            init(root / "git")
             (root / "attempts").mkdir()
-            _write_atomic(root / TASKS_FILE, tasks_bytes)
-            _write_atomic(root / RUN_FILE, dump(body))
+            write_atomic(root / TASKS_FILE, tasks_bytes)
+            write_atomic(root / RUN_FILE, dump(body))
         except OSError as exc:
             raise ReplayError(f"{root}: cannot create the run directory: {exc.strerror}") from exc
         store = cls.open(root)
@@ -201,16 +182,7 @@ class Store:
         return cls(root, spec, read_task_set(data, str(root / TASKS_FILE)), data)
 
     def _borrow(self, repo: Git) -> None:
-        """Let the run's git directory read the replayed repository's objects (never write them)."""
-        try:
-            objects = (
-                repo.run("rev-parse", "--path-format=absolute", "--git-path", "objects").decode().strip()
-            )
-        except GitError as exc:
-            raise ReplayError(f"{repo.root}: {exc.problem}") from exc
-        alternates = self.root / "git" / "objects" / "info" / "alternates"
-        alternates.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomic(alternates, (objects + "\n").encode())
+        borrow(self.git.root, repo)
 
     # --- attempts ---------------------------------------------------------------------------------
 
@@ -238,14 +210,18 @@ class Store:
     def write(
         self, key: AttemptKey, body: Mapping[str, Any], artefacts: Mapping[str, tuple[str, bytes]]
     ) -> Attempt:
-        """Store a finished attempt: `artefacts` maps a name to (file name, bytes)."""
+        """Store a finished attempt: `artefacts` maps a name to (file name, bytes). Its commit, if
+        any, gets its ref first: an unreferenced commit is garbage to `git gc`, and the receipt's
+        change digest could no longer be checked."""
+        if body.get("commit"):
+            self.git.run("update-ref", "--no-deref", key.ref, str(body["commit"]), isolated=True)
         final = self.root / key.relative()
         final.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{key.attempt}.partial-"))
         try:
             listed = {}
             for name, (file, data) in sorted(artefacts.items()):
-                _write_atomic(staging / file, data)
+                write_atomic(staging / file, data)
                 listed[name] = {"file": file, "digest": digest_bytes(data), "bytes": len(data)}
             record = {
                 **body,
@@ -256,7 +232,7 @@ class Store:
                 "artefacts": listed,
             }
             record["digest"] = digest_of(record)
-            _write_atomic(staging / ATTEMPT_FILE, dump(record))
+            write_atomic(staging / ATTEMPT_FILE, dump(record))
             os.rename(staging, final)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
@@ -273,24 +249,3 @@ class Store:
 
     def task(self, task_id: str) -> Task:
         return next(t for t in self.tasks if t.id == task_id)
-
-
-def check_name(value: str, what: str) -> str:
-    if not NAME.fullmatch(value):
-        raise ReplayError(f"{what} {value!r}: use letters, digits, '.', '_' or '-' (at most 100)")
-    return value
-
-
-def parse_arms(values: Sequence[str]) -> tuple[Arm, ...]:
-    arms: list[Arm] = []
-    for value in values:
-        name, sep, command = value.partition("=")
-        if not sep or not command.strip():
-            raise ReplayError(f"--arm {value!r}: write NAME=COMMAND")
-        check_name(name, "arm name")
-        if any(a.name == name for a in arms):
-            raise ReplayError(f"--arm {name}: given twice")
-        arms.append(Arm(name, command))
-    if not arms:
-        raise ReplayError("no --arm given: name at least one agent as NAME=COMMAND")
-    return tuple(arms)

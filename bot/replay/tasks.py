@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,13 +18,17 @@ from bot.engine import MANIFEST_PATH, ManifestError, ManifestSource, digest_byte
 from bot.engine.globs import matches
 from bot.engine.groups import GROUPS
 from bot.engine.patterns import PatternStore
-from bot.engine.semantic import CheckConclusion
 from bot.local.git import Git, GitError
-from bot.local.testrun import TestRun, run_tests
 from bot.replay.errors import ReplayError
 
 TASK_SCHEMA = "receipt-replay-task/1"
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+# Task ids and arm names: directory names of the run and components of its git refs
+# (refs/replay/ARM/TASK/N), so nothing git refuses in a ref: no '..', no '.lock' at the end.
+NAME = re.compile(r"(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]{0,99}(?<!\.lock)")
+NAME_RULE = (
+    "letters, digits, '.', '_' or '-' (at most 100, starting with a letter or digit, no '..', "
+    "not ending in '.lock')"
+)
 
 # Files a merged change adds or changes that the agent does not see: the tests that judge it.
 HIDDEN_TESTS = (
@@ -41,8 +45,13 @@ VERSION_FILES = (
     "VERSION", "version.txt", "**/_version.py", "**/__version__.py", "CHANGELOG*", "CHANGES*",
     "HISTORY*", "NEWS*", "RELEASE*",
 )  # fmt: skip
+# A title that names a version: a keyword and then the version ("Release 1.1.0", "Bump version to
+# 0.2.0", "chore(release): v1.2.3"), or a bare x.y.z. A keyword alone is not enough: "Release notes
+# ...", "Version negotiation ..." and "Bump the retry limit ..." are real changes.
 VERSION_TITLE = re.compile(
-    r"(?i)^(bump|release|prepare release|version|chore\(release\))\b|^v?\d+\.\d+\.\d+\b"
+    r"(?i)^(?:chore(?:\([\w.-]*\))?!?:\s*)?"
+    r"(?:(?:bump|release|prepare\s+release|version)(?:\s+version)?(?:\s+(?:to|for))?\s+v?\d+(?:\.\d+)+"
+    r"|v?\d+\.\d+\.\d+)"
 )
 VERSION_LINE = re.compile(r"(?i)(version|^\s*[\"']?v?\d+\.\d+)")
 VERSION_NUMBER = re.compile(r"\d+\.\d+")
@@ -57,11 +66,15 @@ SKIP_RULES = {
     "empty": "it changes no file",
     "lockfile-only": "it touches only lockfiles",
     "generated": "it touches only generated files (by name, or a generated marker in the first lines)",
-    "version-bump": "a version bump: the title says so, or only version and changelog files, "
+    "version-bump": "a version bump: the title names the version, or only version and changelog files, "
     "or every changed line is a version string",
     "tests-only": "it touches only test files: nothing is left to fix once they are hidden",
+    "no-hidden-tests": "it adds or changes no test file: only the base's own tests would judge an "
+    "attempt, and they pass without any change (--no-hidden-tests keeps such changes)",
     "no-test-command": "no --test-command and no tests.command in the base commit's manifest",
     "gold-fails": "with --verify: the tests do not pass on the merged change itself",
+    "passes-on-base": "with --verify: the tests, hidden tests included, already pass on the base: "
+    "an agent that changes nothing would solve it",
 }
 
 # The globs replay matches paths against (built-in groups, the options' own), compiled once.
@@ -162,6 +175,12 @@ def task_set_digest(data: bytes) -> str:
 # --- reading --------------------------------------------------------------------------------------
 
 
+def check_name(value: str, what: str) -> str:
+    if not NAME.fullmatch(value):
+        raise ReplayError(f"{what} {value!r}: use {NAME_RULE}")
+    return value
+
+
 def _field(row: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
     value = row.get(key)
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
@@ -177,7 +196,7 @@ def parse_task(row: Any, where: str) -> Task:
         raise ReplayError(f"{where}: schema must be {TASK_SCHEMA!r}, not {row.get('schema')!r}")
     task_id = _field(row, "id", str, where)
     if not NAME.fullmatch(task_id):
-        raise ReplayError(f"{where}: id {task_id!r} must be letters, digits, '.', '_' or '-'")
+        raise ReplayError(f"{where}: id {task_id!r} must be {NAME_RULE}")
     hidden = _field(row, "hidden_tests", list, where)
     if not all(isinstance(p, str) for p in hidden):
         raise ReplayError(f"{where}: 'hidden_tests' must be a list of paths")
@@ -314,7 +333,7 @@ def _skip_reason(
         return "lockfile-only", ", ".join(paths[:3])
     if all(_is_generated(git, commit.sha, p) for p in paths):
         return "generated", ", ".join(paths[:3])
-    if VERSION_TITLE.search(title):
+    if is_version_title(title):
         return "version-bump", f"title {title!r}"
     if all(matches(VERSION_FILES, p, _PATTERNS) for p in paths):
         return "version-bump", ", ".join(paths[:3])
@@ -336,6 +355,10 @@ def _test_command(git: Git, base: str, given: str | None) -> tuple[str | None, s
     except ManifestError as exc:
         return None, f"the base manifest is invalid ({len(exc.issues)} problem(s))"
     return loaded.manifest.tests.command, ""
+
+
+def is_version_title(title: str) -> bool:
+    return VERSION_TITLE.match(title.strip()) is not None
 
 
 def _task_id(commit: _Commit, pr: int | None, used: set[str]) -> str:
@@ -361,10 +384,13 @@ def candidate(git: Git, commit: _Commit, options: MineOptions, used: set[str]) -
     reason = _skip_reason(git, commit, paths, hidden, diff=diff, title=title)
     if reason is not None:
         return Candidate(commit, skipped=Skipped(commit.sha, *reason))
+    present = [f.new_path for f in hidden_files if f.new_path is not None]
+    if options.hidden_tests and not present:
+        detail = f"deletes {', '.join(hidden[:3])}" if hidden else ""
+        return Candidate(commit, skipped=Skipped(commit.sha, "no-hidden-tests", detail))
     command, problem = _test_command(git, base, options.test_command)
     if not command:
         return Candidate(commit, skipped=Skipped(commit.sha, "no-test-command", problem))
-    present = [f.new_path for f in hidden_files if f.new_path is not None]
     command = command.replace("{tests}", " ".join(shlex.quote(p) for p in present))
     gold_paths = [p for f in files if f not in hidden_files for p in f.paths]
     gold = text if not hidden else git.diff(base, commit.sha, paths=gold_paths).decode("utf-8")
@@ -398,24 +424,3 @@ def mine(git: Git, selection: Selection, options: MineOptions) -> list[Candidate
         return [candidate(git, c, options, used) for c in commits]
     except GitError as exc:
         raise ReplayError(f"reading the history: {exc.problem}") from exc
-
-
-def verify_gold(git: Git, candidates: Sequence[Candidate], environment: Mapping[str, str]) -> list[Candidate]:
-    """`--verify`: each task's tests run on the merged change itself; a task whose tests do not
-    pass there is skipped as `gold-fails` (its tests prove nothing about an agent)."""
-    checked: list[Candidate] = []
-    for found in candidates:
-        task = found.task
-        if task is None:
-            checked.append(found)
-            continue
-        loaded = load_manifest(git.read_file(task.base, MANIFEST_PATH), MANIFEST_PATH, ManifestSource.BASE)
-        policy = loaded.manifest.tests
-        run = TestRun(task.test_command, policy.timeout_minutes * 60, environment, policy, task.base)
-        check = run_tests(git, task.commit, run).checks[0]
-        if check.conclusion is CheckConclusion.SUCCESS:
-            checked.append(found)
-        else:
-            first = check.details.splitlines()[0] if check.details else check.conclusion.value
-            checked.append(Candidate(found.commit, skipped=Skipped(task.commit, "gold-fails", first)))
-    return checked

@@ -21,10 +21,15 @@ Each appends "TASK ARM" to a log file beside the repository, so the order of the
 
 from __future__ import annotations
 
+import io
+import json
 import shlex
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from typing import Any
 
+from bot.cli import main
 from tests.gitrepo import GitRepo
 
 PY = shlex.quote(sys.executable)
@@ -106,25 +111,28 @@ def build(root: Path) -> GitRepo:
     repo.write(".github/receipt.yml", MANIFEST)
     repo.commit("root")
 
-    def merge(number: int, branch: str, title: str, body: str, files: dict[str, str]) -> None:
-        repo.branch(branch, "main")
-        for path, text in files.items():
-            repo.write(path, text)
-        repo.commit(title)
-        repo.checkout("main")
-        message = f"Merge pull request #{number} from acme/{branch}\n\n{title}\n\n{body}"
-        repo.git("merge", "--no-ff", "-q", branch, "-m", message)
-
-    merge(1, "bump", "Release 1.1.0", "", {"VERSION": "1.1.0\n"})
-    merge(2, "lock", "Refresh the lockfile", "", {"poetry.lock": "# lock\n"})
-    merge(3, "fix-add", "add() subtracts instead of adding", "add(2, 3) returns -1; it must return 5.",
+    merge(repo, 1, "bump", "Release 1.1.0", "", {"VERSION": "1.1.0\n"})
+    merge(repo, 2, "lock", "Refresh the lockfile", "", {"poetry.lock": "# lock\n"})
+    merge(repo, 3, "fix-add", "add() subtracts instead of adding", "add(2, 3) returns -1; it must return 5.",
           {"calc.py": CALC_G, "tests/test_add.py": HIDDEN_ADD})  # fmt: skip
     repo.write("totals.py", TOTALS_G)
     repo.write("tests/test_total.py", HIDDEN_TOTAL)
     repo.commit("Handle empty lists in total (#4)\n\ntotal([]) raises IndexError; it must return 0.")
-    merge(5, "more-tests", "More tests", "", {"tests/test_more.py": VISIBLE.replace("Visible", "More")})
-    merge(6, "proto", "Regenerate protos", "", {"proto_pb2.py": "# generated\n"})
+    merge(repo, 5, "more-tests", "More tests", "", {"tests/test_more.py": VISIBLE.replace("Visible", "More")})
+    merge(repo, 6, "proto", "Regenerate protos", "", {"proto_pb2.py": "# generated\n"})
     return repo
+
+
+def merge(repo: GitRepo, number: int, branch: str, title: str, body: str, files: dict[str, str]) -> str:
+    """Pull request `number` from `branch` (off main, changing `files`), merged as GitHub merges it."""
+    repo.branch(branch, "main")
+    for path, text in files.items():
+        repo.write(path, text)
+    repo.commit(title)
+    repo.checkout("main")
+    message = f"Merge pull request #{number} from acme/{branch}\n\n{title}\n\n{body}"
+    repo.git("merge", "--no-ff", "-q", branch, "-m", message)
+    return repo.head()
 
 
 def agents(directory: Path, gold: dict[str, str], log: Path) -> dict[str, str]:
@@ -142,3 +150,54 @@ def agents(directory: Path, gold: dict[str, str], log: Path) -> dict[str, str]:
     return {
         arm: f"{PY} {shlex.quote(str(script))} {arm}" for arm in ("gold", "over", "tests", "hard", "crash")
     }
+
+
+ARMS = ("gold", "over", "tests", "hard", "crash")
+
+
+def cli(*argv: str) -> tuple[int, str, str]:
+    """`receipt ARGV...` in this process: exit status, stdout, stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def replay(root: Path) -> dict[str, Any]:
+    """The history built in ROOT/repo, its tasks mined (pr-3 critical), the five arms run and the
+    report written (JSON and HTML, gate faithful>=0.5): every path and output the tests read."""
+    repo = build(root / "repo")
+    (root / "tasks").mkdir()
+    task_file = root / "tasks" / "tasks.jsonl"
+    code, out, err = cli(
+        "replay", "tasks", "--repo", str(repo.root), "--last", "7", "--test-command", TEST_COMMAND,
+        "--critical", "pr-3", "--out", str(task_file),
+    )  # fmt: skip
+    assert code == 0, err
+    tasks = [json.loads(line) for line in task_file.read_text().splitlines()]
+    log = root / "order.log"
+    arms = agents(root / "agents", {t["id"]: t["gold_patch"] for t in tasks}, log)
+    arm_args = [a for name in ARMS for a in ("--arm", f"{name}={arms[name]}")]
+    run_args = [
+        "replay",
+        "run",
+        "--tasks",
+        str(task_file),
+        "--run-dir",
+        str(root / "run"),
+        "--repo",
+        str(repo.root),
+    ]
+    code, out, err = cli(*run_args, *arm_args)
+    assert code == 0, err
+    report_file = root / "report.json"
+    code_report, report_out, _ = cli(
+        "replay", "report", "--run-dir", str(root / "run"), "--json", str(report_file), "--html",
+        str(root / "report.html"), "--require", "faithful>=0.5", "--iterations", "2000",
+    )  # fmt: skip
+    return {
+        "root": root, "repo": repo, "tasks": tasks, "run_out": out,
+        "log": log, "arms": arms, "arm_args": arm_args, "run_args": run_args, "task_file": task_file,
+        "report": json.loads(report_file.read_text()), "report_file": report_file, "report_code": code_report,
+        "report_out": report_out,
+    }  # fmt: skip

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from tests.replay import corpus_repo
-from tests.replay.test_replay import cli
+from tests.replay.scenario import cli
 
 
 def _stdlib_only(*sources: str) -> bool:

@@ -3,27 +3,17 @@ checked against expectations computed by hand from the diffs and the traces."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bot.cli import main
+from bot.replay.tasks import NAME_RULE
 from tests.replay import scenario
-
-ARMS = ("gold", "over", "tests", "hard", "crash")
-
-
-def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main(list(argv))
-    return code, out.getvalue(), err.getvalue()
+from tests.replay.scenario import cli
 
 
 def tokens(text: str) -> list[str]:
@@ -70,46 +60,6 @@ EXCESS = {
     / (max(len(G_CALC), len(C_CALC)) + max(len(M_VISIBLE), len(C_VISIBLE)))
     - lev(G_CALC, C_CALC) / (len(C_CALC) + len(C_VISIBLE)),
 }
-
-
-@pytest.fixture(scope="module")
-def replayed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    root = tmp_path_factory.mktemp("replay")
-    repo = scenario.build(root / "repo")
-    (root / "tasks").mkdir()
-    task_file = root / "tasks" / "tasks.jsonl"
-    code, out, err = cli(
-        "replay", "tasks", "--repo", str(repo.root), "--last", "7", "--test-command", scenario.TEST_COMMAND,
-        "--critical", "pr-3", "--out", str(task_file),
-    )  # fmt: skip
-    assert code == 0, err
-    tasks = [json.loads(line) for line in task_file.read_text().splitlines()]
-    log = root / "order.log"
-    arms = scenario.agents(root / "agents", {t["id"]: t["gold_patch"] for t in tasks}, log)
-    arm_args = [a for name in ARMS for a in ("--arm", f"{name}={arms[name]}")]
-    run_args = [
-        "replay",
-        "run",
-        "--tasks",
-        str(task_file),
-        "--run-dir",
-        str(root / "run"),
-        "--repo",
-        str(repo.root),
-    ]
-    code, out, err = cli(*run_args, *arm_args)
-    assert code == 0, err
-    report_file = root / "report.json"
-    code_report, report_out, _ = cli(
-        "replay", "report", "--run-dir", str(root / "run"), "--json", str(report_file), "--html",
-        str(root / "report.html"), "--require", "faithful>=0.5", "--iterations", "2000",
-    )  # fmt: skip
-    return {
-        "root": root, "repo": repo, "tasks": tasks, "run_out": out,
-        "log": log, "arms": arms, "arm_args": arm_args, "run_args": run_args, "task_file": task_file,
-        "report": json.loads(report_file.read_text()), "report_file": report_file, "report_code": code_report,
-        "report_out": report_out,
-    }  # fmt: skip
 
 
 def test_tasks_are_the_merged_changes_with_their_tests_hidden(replayed: dict[str, Any]) -> None:
@@ -442,6 +392,4 @@ def test_bad_task_lines_name_the_file_and_line(tmp_path: Path) -> None:
     code, _, err = cli(
         "replay", "run", "--tasks", str(bad), "--run-dir", str(tmp_path / "r"), "--arm", "a=true"
     )
-    assert (
-        code == 2 and err == f"receipt: error: {bad}:1: id 'x y' must be letters, digits, '.', '_' or '-'\n"
-    )
+    assert code == 2 and err == f"receipt: error: {bad}:1: id 'x y' must be {NAME_RULE}\n"
