@@ -377,7 +377,9 @@ def _evaluate(ctx: Context, job: Job) -> None:
     held = held_for_approval(evidence)
     notices.extend([approval_notice(held, repo, tests.timeout_minutes)] if held else [])
     group = job.spec.get("group")
-    base_ref = pull.base_ref if pull is not None else str(group["base_ref"]) if group else None
+    # a merge group names its base as a full ref (refs/heads/main); the summary names the branch
+    branch = str(group["base_ref"]).removeprefix("refs/heads/") if group else None
+    base_ref = pull.base_ref if pull is not None else branch
     run = receipt_run(receipt, details_url=_details_url(ctx, link), actions=(REEVALUATE_ACTION,),
                       notices=notices if pending else (), appendix=pull_whatif_markdown(whatif),
                       base_ref=base_ref)  # fmt: skip

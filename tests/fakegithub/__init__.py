@@ -10,7 +10,9 @@ githubkit's response and webhook models by tests/fakegithub_tests.
 
 Serving and state
     serve(state=None) -> FakeServer(url, state)       context manager; uvicorn on 127.0.0.1:random
-    fake.reset()                                      empty everything (ids keep counting)
+    fake.reset()                                      empty everything (ids keep counting; a request an
+                                                      injected delay holds across it is answered 503,
+                                                      touching and logged in nothing after it)
     fake.add_repo(full_name, path, default_branch=None, private=False) -> RepoInfo
     fake.add_pull(FakePull(...)); fake.pulls_for_head(repo, sha, forks=False)
     fake.add_token(token, write=True)                 a plain token for every repository (Action)

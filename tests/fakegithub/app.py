@@ -69,7 +69,8 @@ def create_app(fake: FakeGitHub) -> FastAPI:
         except ValueError:
             body = raw.decode("utf-8", "replace")
         rid = request_id()
-        response, quota, principal = await _admit(fake, request, rid)
+        generation = fake.generation
+        response, quota, principal = await _admit(fake, request, rid, generation)
         if response is None:
             response = await call_next(request)
         for name, value in quota.headers().items():
@@ -88,7 +89,8 @@ def create_app(fake: FakeGitHub) -> FastAPI:
                 body,
                 response.status_code,
                 principal.credential if principal else "",
-            )
+            ),
+            generation,
         )
         return response
 
@@ -103,9 +105,10 @@ def _refusal(refusal: Refusal) -> JSONResponse:
 
 
 async def _admit(
-    fake: FakeGitHub, request: Request, rid: str
+    fake: FakeGitHub, request: Request, rid: str, generation: int
 ) -> tuple[Response | None, Quota, Principal | None]:
-    """The gate: an answer that stops the request (or None to serve it), its quota, and who asked."""
+    """The gate: an answer that stops the request (or None to serve it), its quota, and who asked.
+    `generation`: the fake's state the request arrived in."""
     now = fake.timestamp()
     who = authenticate(fake, request.headers.get("authorization", ""))
     if isinstance(who, Refusal):
@@ -128,6 +131,12 @@ async def _admit(
     if fault is not None:
         if fault.delay:
             await asyncio.sleep(fault.delay)
+            if fake.generation != generation:  # its test is over: serve nothing from the next one's state
+                return (
+                    JSONResponse(shapes.error(503, "the fake was reset meanwhile"), status_code=503),
+                    quota,
+                    who,
+                )
         if fault.reset:
             _drop(request)
             return Response(status_code=500), quota, who

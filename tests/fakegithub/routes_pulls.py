@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse, Response
 from tests.fakegithub import gitdata, shapes, testmerge
 from tests.fakegithub.answers import DOCS, invalid, link_header, not_found
 from tests.fakegithub.answers import page as paginate
-from tests.fakegithub.state import FakeGitHub, FakePull
+from tests.fakegithub.state import DiffLimits, FakeGitHub, FakePull
 
 
 def repo_root(fake: FakeGitHub, owner: str, repo: str) -> Path:
@@ -102,17 +102,29 @@ def _diff(fake: FakeGitHub, root: Path, p: FakePull) -> Response:
     return diff_answer(fake, gitdata.diff_text(root, base, p.head_sha))
 
 
+def _exceeded(limits: DiffLimits, text: bytes) -> str | None:
+    """GitHub's message for the first of its diff limits `text` exceeds, or None."""
+    files = text.count(b"\ndiff --git ") + text.startswith(b"diff --git ")
+    if files > limits.max_files:
+        return (
+            f"Sorry, the diff exceeded the maximum number of files ({limits.max_files}). Consider using "
+            "'List pull requests files' API or locally cloning the repository instead."
+        )
+    if text.count(b"\n") > limits.max_lines:
+        return f"Sorry, the diff exceeded the maximum number of lines ({limits.max_lines})"
+    if len(text) > limits.max_bytes:  # GitHub's wording for this one is not on record: the fake's own
+        return f"Sorry, the diff exceeded the maximum size ({limits.max_bytes:,} bytes)"
+    return None
+
+
 def diff_answer(fake: FakeGitHub, text: bytes) -> Response:
     """The diff media type, or GitHub's 406 past its limits (pull request and compare alike)."""
-    files = text.count(b"\ndiff --git ") + text.startswith(b"diff --git ")
-    lines = text.count(b"\n")
-    limits = fake.limits
-    if files > limits.max_files or lines > limits.max_lines or len(text) > limits.max_bytes:
+    exceeded = _exceeded(fake.limits, text)
+    if exceeded is not None:
         return JSONResponse(
             shapes.error(
                 406,
-                "Sorry, the diff exceeded the maximum number of files (300). Consider using "
-                "'List pull requests files' API or locally cloning the repository instead.",
+                exceeded,
                 doc=f"{DOCS}/pulls/pulls#list-pull-requests-files",
                 errors=[{"resource": "PullRequest", "field": "diff", "code": "too_large"}],
             ),

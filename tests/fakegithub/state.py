@@ -140,10 +140,14 @@ class FakeGitHub:
         self._delivery_ids = itertools.count(90_000_000_001)
         self._suite_ids = itertools.count(9_000_000_001)
         self._run_ids = itertools.count(6_000_000_001)
+        # Which reset the state is at: a request admitted before one (held by an injected delay
+        # while its test ended) is neither served from nor logged into the next test's state.
+        self._generations = itertools.count()
         self.reset()
 
     def reset(self) -> None:
         with self.lock:
+            self.generation = next(self._generations)
             self.repos: dict[str, Path] = {}
             self.repo_info: dict[str, RepoInfo] = {}
             self.pulls: dict[tuple[str, int], FakePull] = {}
@@ -387,9 +391,11 @@ class FakeGitHub:
         with self.lock:
             return next(self._delivery_ids)
 
-    def record(self, entry: Recorded) -> None:
+    def record(self, entry: Recorded, generation: int) -> None:
+        """Log a request admitted at `generation` (a request of a state since reset is dropped)."""
         with self.lock:
-            self.requests.append(entry)
+            if generation == self.generation:
+                self.requests.append(entry)
 
     def runs_for(self, head_sha: str, name: str | None = None) -> list[dict[str, Any]]:
         with self.lock:

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from githubkit.exception import PrimaryRateLimitExceeded, RequestFailed, SecondaryRateLimitExceeded
 
-from tests.fakegithub.harness import AppWorld
+from tests.fakegithub.harness import AppWorld, build_world, wait_until
 from tests.fakegithub.ratelimit import SECONDARY_DOCS
 
 PULL = "/repos/acme/widgets/pulls/7"
@@ -118,6 +120,23 @@ def test_slow_answers_and_dropped_connections(github_app: AppWorld, token: str) 
         with pytest.raises((httpx.RemoteProtocolError, httpx.ReadError)):
             _get(github_app, PULL, token)
     assert _get(github_app, PULL, token).status_code == 200
+
+
+def test_a_request_held_past_a_reset_reaches_nothing_of_the_next_test(
+    github_app: AppWorld, token: str, tmp_path: Path
+) -> None:
+    """A delay can outlive the test that injected it (its App killed while GitHub was slow): the
+    request is then answered without touching the state or the log the fake was reset to."""
+    held = github_app.fake.inject_delay("POST", r"/repos/acme/widgets/check-runs", 1.0)
+    body = {"name": "receipt", "head_sha": github_app.pull.head_sha}
+    with ThreadPoolExecutor(1) as pool:
+        answer = pool.submit(httpx.post, f"{github_app.api_url}/repos/acme/widgets/check-runs", json=body,
+                             headers={"Authorization": f"token {token}"}, timeout=30)  # fmt: skip
+        wait_until(lambda: held.times == 0, what="the request held")
+        github_app.server.state.reset()
+        after = build_world(github_app.server, tmp_path / "next")  # the next test's world
+        assert answer.result().status_code == 503
+    assert after.fake.requests == [] and after.fake.runs_for(after.pull.head_sha) == []
 
 
 def test_rate_limit_endpoint_reports_without_spending(github_app: AppWorld, token: str) -> None:

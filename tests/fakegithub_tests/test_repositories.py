@@ -138,6 +138,32 @@ def test_the_files_api_stops_at_3000_files_and_the_diff_at_300(github_app: AppWo
     assert diff.status_code == 406 and diff.json()["errors"][0]["code"] == "too_large"
 
 
+@pytest.mark.parametrize(
+    ("lines", "width", "refused"),
+    [
+        (20_010, 10, "Sorry, the diff exceeded the maximum number of lines (20000)"),
+        (19_980, 10, None),  # some 200 kB
+        (1_010, 1_000, "Sorry, the diff exceeded the maximum size (1,000,000 bytes)"),  # 1,010 lines
+        (990, 1_000, None),
+    ],
+)
+def test_the_diff_stops_at_20000_lines_and_at_1_mb_whatever_the_files(
+    github_app: AppWorld, token: str, lines: int, width: int, refused: str | None
+) -> None:
+    text = "".join(f"{n:0{width - 1}d}\n" for n in range(lines))
+    pull = github_app.open_pull({"src/one.txt": text}, number=11)
+    accept = {"Accept": "application/vnd.github.diff"}
+    diff = _get(github_app, token, "/repos/acme/widgets/pulls/11", headers=accept)
+    compared = _get(github_app, token, f"/repos/acme/widgets/compare/{pull.base_sha}...{pull.head_sha}",
+                    headers=accept)  # fmt: skip
+    assert (compared.status_code, compared.content) == (diff.status_code, diff.content)
+    if refused is None:
+        assert diff.status_code == 200 and diff.text.count("\n+") == lines + 1  # and `+++ b/src/one.txt`
+    else:
+        assert diff.status_code == 406
+        assert (diff.json()["message"], diff.json()["errors"][0]["code"]) == (refused, "too_large")
+
+
 def test_large_patches_are_omitted_from_the_files_api(github_app: AppWorld, token: str) -> None:
     github_app.fake.limits.max_patch_bytes = 100
     github_app.open_pull({"src/big.py": "y = 1\n" * 100, "src/small.py": "z = 1\n"}, number=10)

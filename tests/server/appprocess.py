@@ -108,9 +108,11 @@ class AppHost:
         return "".join(p.logs() for p in self.started)
 
     def serve(
-        self, *, workers: int = 2, port: int | None = None, webhooks: bool = True, **extra: str
-    ) -> AppProcess:
-        """`receipt serve`; with `webhooks`, GitHub delivers to it once it is healthy."""
+        self, *, workers: int = 2, port: int | None = None, webhooks: bool = True, healthy: bool = True,
+        **extra: str,
+    ) -> AppProcess:  # fmt: skip
+        """`receipt serve`; with `webhooks`, GitHub delivers to it once it is up: healthy, or with
+        `healthy=False` answering `/healthz` at all (a 503 naming a store or queue out of reach)."""
         port = port or free_port()
         url = f"http://127.0.0.1:{port}"
         env = self.env(RECEIPT_WORKERS=str(workers), RECEIPT_PUBLIC_URL=url, **extra)
@@ -121,9 +123,10 @@ class AppHost:
             if process.proc.poll() is not None:
                 raise AssertionError(f"receipt serve exited {process.proc.returncode}:\n{process.logs()}")
             try:
-                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                answer = httpx.get(f"{url}/healthz", timeout=1)
+                if answer.status_code == 200 or (not healthy and answer.json().get("status") == "unhealthy"):
                     break
-            except httpx.HTTPError:
+            except (httpx.HTTPError, ValueError):
                 pass
             if time.monotonic() > deadline:
                 raise AssertionError(f"receipt serve did not become healthy:\n{process.logs()}")

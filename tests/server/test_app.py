@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import copy
+import json
+import sqlite3
 import time
 
 import httpx
 
+from tests.fakegithub import payloads
 from tests.fakegithub.harness import BASE_FILES, AppWorld, wait_until
+from tests.fakegithub.mergequeue import MergeGroup
+from tests.fakegithub.state import DiffLimits
 from tests.server.appprocess import AppHost
 
 
@@ -44,6 +50,8 @@ def test_a_pull_request_outside_applies_to_is_skipped(github_app: AppWorld, host
     github_app.send_pull_request("opened")
     [run] = _completed(github_app, github_app.pull.head_sha)
     assert run["conclusion"] == "skipped"
+    assert run["output"]["title"] == "skipped: this pull request is not covered by applies_to"
+    assert "- this pull request is not covered by applies\\_to\n" in run["output"]["summary"]
 
 
 def test_an_out_of_scope_change_fails_at_once(github_app: AppWorld, host: AppHost) -> None:
@@ -105,6 +113,63 @@ def test_forged_missing_sha1_only_and_malformed_deliveries(github_app: AppWorld,
     )
 
 
+def test_deliveries_are_answered_without_asking_github_and_installation_events_start_nothing(
+    github_app: AppWorld, host: AppHost
+) -> None:
+    host.serve(workers=0)  # records and answers; nothing runs the jobs
+    fake, installation = github_app.fake, github_app.installation
+    wait_until(lambda: fake.calls("GET", r"/app/hook/deliveries"), what="the start-up redelivery pass")
+    before = len(fake.requests)
+    pulled = github_app.send_pull_request("opened")
+    installed = github_app.send("installation", payloads.installation_event(fake, "created", installation))
+    added = github_app.send("installation_repositories", payloads.installation_repositories(
+        fake, "added", installation, added=[github_app.repo], removed=[]))  # fmt: skip
+    assert pulled.status_code == 202 and json.loads(pulled.response_body)["jobs"] == 1
+    for delivery in (installed, added):
+        answer = json.loads(delivery.response_body)
+        assert delivery.ok and (answer["outcome"], answer["jobs"]) == ("ignored", 0), answer
+    assert [f"{r.method} {r.path}" for r in fake.requests[before:]] == [], (
+        "GitHub was asked on the request path"
+    )
+    with sqlite3.connect(host.tmp / "app.sqlite3") as db:
+        recorded = db.execute("SELECT event FROM deliveries ORDER BY event").fetchall()
+        queued = db.execute("SELECT kind, head_sha FROM jobs").fetchall()
+    assert recorded == [("installation",), ("installation_repositories",), ("pull_request",)]
+    assert queued == [("evaluate", github_app.pull.head_sha)]
+
+
+def _ping_of(size: int) -> bytes:
+    """A ping delivery's body of exactly `size` bytes."""
+    head, tail = b'{"zen":"', b'","hook_id":1}'
+    return head + b"z" * (size - len(head) - len(tail)) + tail
+
+
+def test_a_body_over_25_mb_is_refused_signed_or_not_declared_or_chunked(
+    github_app: AppWorld, host: AppHost
+) -> None:
+    app = host.serve(workers=0)
+    fake, limit = github_app.fake, 25 * 1024 * 1024
+    over = _ping_of(limit + 1)
+    signed = fake.webhook_headers(github_app.app.id, "ping", over)
+    unsigned = {k: v for k, v in signed.items() if not k.startswith("X-Hub-Signature")}
+
+    def post(body: object, headers: dict[str, str]) -> httpx.Response:
+        return httpx.post(f"{app.url}/webhook", content=body, headers=headers, timeout=60)  # type: ignore[arg-type]
+
+    for headers in (signed, unsigned):
+        refused = post(over, headers)
+        assert refused.status_code == 413, refused.text
+        assert refused.json() == {"outcome": "too_large", "error": f"the body exceeds {limit:,} bytes"}
+    chunks = (over[n : n + (1 << 20)] for n in range(0, len(over), 1 << 20))
+    streamed = post(chunks, signed)  # no Content-Length: counted as it is read
+    assert streamed.request.headers["transfer-encoding"] == "chunked"
+    assert streamed.status_code == 413, streamed.text
+
+    at_limit = _ping_of(limit)
+    accepted = post(at_limit, fake.webhook_headers(github_app.app.id, "ping", at_limit))
+    assert (accepted.status_code, accepted.json()["outcome"]) == (200, "ping")
+
+
 def test_an_invalid_base_manifest_fails_with_its_errors_on_its_lines(
     github_app: AppWorld, host: AppHost
 ) -> None:
@@ -133,7 +198,11 @@ def test_a_pull_request_editing_the_manifest_is_judged_by_the_base_one(
     assert f"`{pull.base_ref}:.github/receipt.yml@{pull.base_sha[:12]}`" in summary  # the policy judged by
 
 
-def test_rerequest_and_the_reevaluate_button_each_post_a_new_run(github_app: AppWorld, host: AppHost) -> None:
+def test_rerequest_the_reevaluate_button_and_a_rerequested_suite_each_post_a_new_run(
+    github_app: AppWorld, host: AppHost
+) -> None:
+    """GitHub resets none of the App's runs when a user asks again: each request gets a run of its
+    own, and the earlier ones stay as they were."""
     host.serve()
     github_app.send_pull_request("opened")
     head = github_app.pull.head_sha
@@ -142,20 +211,64 @@ def test_rerequest_and_the_reevaluate_button_each_post_a_new_run(github_app: App
     github_app.fake.rerequest_check_run(first["id"])
     runs = _completed(github_app, head, count=2)
     github_app.fake.request_action(max(r["id"] for r in runs), "reevaluate")
-    _completed(github_app, head, count=3)
+    runs = _completed(github_app, head, count=3)
+    earlier = copy.deepcopy(runs)
+    rerequested = github_app.fake.rerequest_check_suite(first["check_suite"]["id"])
+    assert rerequested is not None and rerequested.status_code == 202
+    after = _completed(github_app, head, count=4)
+    assert all(r["conclusion"] == "success" for r in after)
+    assert [r for r in after if r["id"] in {e["id"] for e in earlier}] == earlier, "left as they were"
+
+
+def _merge_group(world: AppWorld, action: str, group: MergeGroup, **kw: str) -> None:
+    delivery = world.send(
+        "merge_group", payloads.merge_group(world.fake, action, group, world.installation, **kw)
+    )
+    assert delivery.status_code == 202
 
 
 def test_a_merge_group_gets_a_run_on_its_head(github_app: AppWorld, host: AppHost) -> None:
-    from tests.fakegithub import payloads
-
     host.serve()
     group = github_app.fake.add_merge_group(github_app.pull)
-    github_app.send(
-        "merge_group",
-        payloads.merge_group(github_app.fake, "checks_requested", group, github_app.installation),
-    )
+    _merge_group(github_app, "checks_requested", group)
     [run] = _completed(github_app, group.head_sha)
     assert run["conclusion"] == "success"
+
+
+def test_a_merge_group_is_judged_by_the_base_manifest_not_the_one_it_merges(
+    github_app: AppWorld, host: AppHost
+) -> None:
+    github_app.pull = github_app.open_pull(
+        {".github/receipt.yml": "version: 1\npaths:\n  allow: ['**']\n", "lib/x.py": "x = 1\n"}, number=8
+    )
+    host.serve()
+    group = github_app.fake.add_merge_group(github_app.pull)
+    _merge_group(github_app, "checks_requested", group)
+    [run] = _completed(github_app, group.head_sha)
+    title, summary = run["output"]["title"], run["output"]["summary"]
+    assert run["conclusion"] == "failure"
+    assert title == "failure: scope failed: 2 violations (manifest-change, outside-allowlist)"
+    assert f"`main:.github/receipt.yml@{group.base_sha[:12]}`" in summary  # the branch, as a pull request's
+    assert "judged by the base branch's policy" in summary and "would conclude **success**" in summary
+    annotated = {a["path"] for a in github_app.fake.annotations[run["id"]]}
+    assert {"lib/x.py", ".github/receipt.yml"} <= annotated
+
+
+def test_a_destroyed_merge_group_ends_its_waiting_run_with_the_reason(
+    github_app: AppWorld, host: AppHost
+) -> None:
+    _manifest(github_app, "version: 1\npaths:\n  allow: ['src/**']\ntests:\n  checks: [test]\n")
+    host.serve()
+    group = github_app.fake.add_merge_group(github_app.pull)
+    _merge_group(github_app, "checks_requested", group)
+    [waiting] = wait_until(
+        lambda: github_app.fake.runs_for(group.head_sha, "receipt"), what="the group's run"
+    )
+    assert waiting["status"] == "in_progress"  # `test` has not run on the group's head
+    _merge_group(github_app, "destroyed", group, reason="dequeued")
+    [run] = _completed(github_app, group.head_sha)
+    assert (run["id"], run["conclusion"], run["output"]["title"]) == (waiting["id"], "cancelled", "cancelled")
+    assert "The merge group was destroyed (dequeued)." in run["output"]["summary"]
 
 
 def test_a_configured_test_check_completing_later_flips_semantic(github_app: AppWorld, host: AppHost) -> None:
@@ -206,15 +319,25 @@ def test_a_forks_ci_events_without_pull_requests_still_conclude(github_app: AppW
     assert done["conclusion"] == "failure" and "semantic" in done["output"]["title"]
 
 
-def test_the_files_api_fallback_when_the_diff_is_too_large_to_render(
+def test_the_files_api_fallback_whichever_diff_limit_github_refuses_at(
     github_app: AppWorld, host: AppHost
 ) -> None:
-    github_app.fake.limits.max_files = 0
+    """GitHub answers 406 for a diff over 300 files, 20,000 lines or 1 MB: each limit alone, lowered
+    below this one-file change of a few lines, sends the App to the files API."""
+    fake, repo = github_app.fake, github_app.repo
     host.serve()
-    github_app.send_pull_request("opened")
-    [run] = _completed(github_app, github_app.pull.head_sha)
-    assert run["conclusion"] == "success"
-    assert github_app.fake.calls("GET", rf"/repos/{github_app.repo}/pulls/\d+/files")
+    for number, lowered in enumerate(({"max_files": 0}, {"max_lines": 1}, {"max_bytes": 100}), start=11):
+        fake.limits = DiffLimits(**lowered)
+        pull = github_app.open_pull(
+            {"src/calc.py": f"def add(a, b):\n    return a + b + {number}\n"}, number=number
+        )
+        before = len(fake.requests)
+        github_app.send_pull_request("opened", pull=pull)
+        [run] = _completed(github_app, pull.head_sha)
+        assert run["conclusion"] == "success", (lowered, run["output"])
+        asked = [f"{r.status} {r.method} {r.path}" for r in fake.requests[before:]]
+        assert any(a.startswith(f"406 GET /repos/{repo}/compare/") for a in asked), (lowered, asked)
+        assert f"200 GET /repos/{repo}/pulls/{number}/files" in asked, (lowered, asked)
 
 
 def test_more_files_than_github_lists_fail_closed(github_app: AppWorld, host: AppHost) -> None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
+from urllib.parse import urlsplit
 
 from tests.fakegithub.harness import AppWorld, wait_until
-from tests.server.appprocess import AppHost
+from tests.server.appprocess import AppHost, free_port
+from tests.server.forward import Forwarder
 from tests.server.test_app import _completed
 
 
@@ -49,6 +52,89 @@ def test_github_unreachable_then_back_the_run_still_ends(github_app: AppWorld, h
     [run] = _completed(github_app, github_app.pull.head_sha, timeout=60)
     assert run["conclusion"] == "failure"
     assert "503" in run["output"]["summary"] and "Re-evaluate" in run["output"]["summary"]
+
+
+def _job(host: AppHost, where: str) -> list[tuple[int, str]]:
+    """The attempts and last error of the jobs `where` says (SQL), if any."""
+    with sqlite3.connect(host.tmp / "app.sqlite3") as db:
+        return db.execute(f"SELECT attempts, last_error FROM jobs WHERE {where}").fetchall()
+
+
+def test_github_answering_every_call_with_502_until_the_attempts_are_spent_then_back(
+    github_app: AppWorld, host: AppHost
+) -> None:
+    fake = github_app.fake
+    host.serve()
+    wait_until(lambda: fake.calls("GET", r"/app/hook/deliveries"), what="the start-up redelivery pass")
+    failing = fake.inject_server_error(r".*", r".*", status=502, times=1_000_000)
+    asked = len(fake.requests)
+    github_app.send_pull_request("opened")
+    [(attempts, error)] = wait_until(lambda: _job(host, "concluding"), timeout=30, what="the attempts spent")
+    assert attempts == 3 and ": 502: " in error
+    failing.times = 0  # GitHub answers again
+    [run] = _completed(github_app, github_app.pull.head_sha, timeout=60)
+    summary = run["output"]["summary"]
+    assert (run["conclusion"], run["output"]["title"]) == (
+        "failure",
+        "GitHub could not give what the receipt needs",
+    )
+    assert f"After 3 attempts: {error}" in summary and "Re-evaluate" in summary
+    assert {r.status for r in fake.requests[asked:]} >= {502, 201}
+
+
+def test_github_refusing_connections_the_job_is_retried_then_the_run_ends_with_the_reason(
+    github_app: AppWorld, host: AppHost
+) -> None:
+    with Forwarder(urlsplit(github_app.api_url).port or 80) as github:  # closed: the port refuses
+        host.serve(RECEIPT_GITHUB_API_URL=f"http://127.0.0.1:{github.port}")
+        github_app.send_pull_request("opened")
+        [(attempts, error)] = wait_until(
+            lambda: _job(host, "concluding"), timeout=30, what="the attempts spent"
+        )
+        assert attempts == 3 and "no answer" in error and "Connection refused" in error, error
+        github.open()
+        [run] = _completed(github_app, github_app.pull.head_sha, timeout=60)
+    summary = run["output"]["summary"]
+    assert (
+        run["conclusion"] == "failure"
+        and f"After 3 attempts: {error}" in summary
+        and "Re-evaluate" in summary
+    )
+
+
+def test_github_never_reachable_the_job_is_given_up_at_the_horizon(
+    github_app: AppWorld, host: AppHost
+) -> None:
+    closed = f"http://127.0.0.1:{free_port()}"
+    host.serve(RECEIPT_GITHUB_API_URL=closed, RECEIPT_GIVE_UP_AFTER_HOURS=str(2 / 3600))
+    github_app.send_pull_request("opened")
+    [(attempts, error)] = wait_until(
+        lambda: _job(host, "state = 'failed'"), timeout=60, what="the job given up"
+    )
+    assert attempts >= 3 and "Connection refused" in error
+    given_up = [json.loads(line) for line in host.logs().splitlines() if '"job given up"' in line]
+    assert [line["outcome"] for line in given_up] == ["failed"]
+
+
+def test_a_token_github_stops_accepting_is_dropped_and_a_new_one_fetched(
+    github_app: AppWorld, host: AppHost
+) -> None:
+    fake = github_app.fake
+    host.serve()
+    github_app.send_pull_request("opened")
+    _completed(github_app, github_app.pull.head_sha)
+    [held] = fake.issued  # the one token the App has cached
+    fake.revoke_token(held)
+    revoked_at = len(fake.requests)
+    before = github_app.push({"src/calc.py": "def add(a, b):\n    return b + a\n"})
+    github_app.send_pull_request("synchronize", before=before)
+    [run] = _completed(github_app, github_app.pull.head_sha)
+    assert run["conclusion"] == "success"
+    [refused, *_] = [r for r in fake.requests[revoked_at:] if r.status == 401]
+    assert refused.path.startswith("/repos/"), "the job met the refusal with the cached token"
+    [fresh] = [t for t in fake.issued if t != held]
+    used = {r.credential for r in fake.requests[revoked_at:] if r.path.startswith("/repos/")}
+    assert used == {"", fresh}  # "": the refused request (the fake records no credential it refuses)
 
 
 def test_a_secondary_rate_limit_is_waited_out(github_app: AppWorld, host: AppHost) -> None:

@@ -8,11 +8,15 @@ import re
 import signal
 import socket
 import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from tests.fakegithub.harness import AppWorld, wait_until
-from tests.server.appprocess import AppHost
+from tests.server.appprocess import AppHost, free_port
+from tests.server.forward import Forwarder
+from tests.server.services import Scaled
 from tests.server.test_app import _completed, _manifest
 
 JWT = re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")
@@ -117,3 +121,69 @@ def test_a_worker_given_a_port_already_taken_says_so_in_one_line(github_app: App
     [line] = [line for line in worker.logs().splitlines() if line.strip()]
     assert f"receipt worker --port {port}: cannot listen on 127.0.0.1: Address already in use" in line
     assert "Traceback" not in worker.logs()
+
+
+Answers = list[tuple[int, dict[str, str]]]
+
+
+def _health(url: str | None) -> Answers:
+    """`/healthz`'s and `/readyz`'s answers."""
+    return [
+        (a.status_code, a.json())
+        for a in (httpx.get(f"{url}/{p}", timeout=30) for p in ("healthz", "readyz"))
+    ]
+
+
+def _down(part: str, error: str) -> Answers:
+    checks = {"store": "ok", "queue": "ok", part: f"error: {error}"}
+    return [(503, {"status": "unhealthy", **checks}), (503, {"status": "not ready", **checks})]
+
+
+UP = [
+    (200, {"status": "ok", "store": "ok", "queue": "ok"}),
+    (200, {"status": "ready", "store": "ok", "queue": "ok"}),
+]
+
+
+def test_a_queue_out_of_reach_is_named_by_healthz_and_readyz_and_deliveries_are_still_taken(
+    github_app: AppWorld, host: AppHost
+) -> None:
+    closed = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
+    app = host.serve(workers=0, healthy=False, RECEIPT_QUEUE_URL=closed)
+    assert _health(app.url) == _down("queue", "ConnectionError")
+    assert github_app.send_pull_request("opened").status_code == 202, "recorded all the same"
+    app.stop()
+    host.serve()  # the embedded queue: the job recorded meanwhile is enqueued at start-up
+    [run] = _completed(github_app, github_app.pull.head_sha)
+    assert run["conclusion"] == "success"
+
+
+def _through(url: str, forwarder: Forwarder) -> str:
+    """`url` with its host and port replaced by the forwarder's."""
+    parts = urlsplit(url)
+    credentials = parts.netloc.rpartition("@")[0]
+    netloc = f"{credentials}@127.0.0.1:{forwarder.port}" if credentials else f"127.0.0.1:{forwarder.port}"
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def test_healthz_and_readyz_name_the_store_or_the_queue_that_stops_answering(
+    github_app: AppWorld, tmp_path: Path, scaled: Scaled
+) -> None:
+    database, queue = urlsplit(scaled.database_url), urlsplit(scaled.queue_url)
+    with Forwarder(database.port or 5432) as store, Forwarder(queue.port or 6379) as redis:
+        host = AppHost(github_app, tmp_path, _through(scaled.database_url, store.open()),
+                       _through(scaled.queue_url, redis.open()), scaled.queue_name)  # fmt: skip
+        try:
+            host.migrate()
+            url = host.serve(workers=0).url
+            assert _health(url) == UP
+            store.close()
+            assert _health(url) == _down("store", "OperationalError")
+            store.open()
+            wait_until(lambda: _health(url) == UP, what="the store answering again")
+            redis.close()
+            assert _health(url) == _down("queue", "ConnectionError")
+            redis.open()
+            wait_until(lambda: _health(url) == UP, what="the queue answering again")
+        finally:
+            host.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -12,8 +13,11 @@ from typing import Any
 
 import httpx
 import psycopg
+import redis
 
+from bot.server.store.db import utcnow
 from tests.fakegithub.harness import AppWorld, wait_until
+from tests.fakegithub.state import Recorded
 from tests.fakegithub.webhooks import encode
 from tests.server.appprocess import AppHost, free_port
 from tests.server.services import Scaled
@@ -178,3 +182,66 @@ def test_a_server_on_an_unmigrated_postgresql_schema_refuses_to_start(
         assert done.returncode == 2, done.stdout + done.stderr
         assert "run `receipt migrate` first" in done.stderr
     assert "schema revision 0004" in host.migrate()
+
+
+def test_a_waiting_runs_deadline_outlives_the_fleet_and_its_queue(
+    github_app: AppWorld, fleet: AppHost, scaled: Scaled
+) -> None:
+    """The fleet is killed while a run waits for `test` and Redis loses every message (the
+    deadline's too); started again after the deadline, its first sweep finds the run in the store
+    and ends it timed out."""
+    _manifest(github_app, "version: 1\ntests:\n  checks: [test]\n  timeout_minutes: 0.1\n")
+    fake, head = github_app.fake, github_app.pull.head_sha
+    sweeps = {"RECEIPT_SWEEP_SECONDS": "1"}  # the killed processes' sweep lease runs out at once
+    web, worker = fleet.serve(workers=0, **sweeps), fleet.worker(workers=1, **sweeps)
+    github_app.send_pull_request("opened")
+    waiting_since = "SELECT deadline FROM check_runs WHERE deadline IS NOT NULL"
+    [(deadline,)] = wait_until(lambda: _rows(scaled, waiting_since), timeout=30, what="the run waiting")
+    wait_until(lambda: _rows(scaled, "SELECT id FROM jobs WHERE state = 'done'"), what="its job done")
+    web.kill()
+    worker.kill()
+    [waiting] = fake.runs_for(head, "receipt")
+    assert waiting["status"] == "in_progress", "killed before the deadline"
+    client = redis.Redis.from_url(scaled.queue_url)
+    client.delete(*client.scan_iter(match=f"huey.*{scaled.queue_name}*"))
+    time.sleep(max(0.0, (deadline - utcnow()).total_seconds()) + 0.5)  # the fleet is down past it
+    fleet.serve(workers=0, **sweeps)
+    fleet.worker(workers=1, **sweeps)
+    [ended] = _completed(github_app, head, timeout=60)
+    assert ended["id"] == waiting["id"] and ended["conclusion"] == "failure"
+    assert ended["output"]["title"] == "failure: semantic timed out: test"
+
+
+def test_a_failed_delivery_is_redelivered_once_however_many_processes_pass_over_it(
+    github_app: AppWorld, fleet: AppHost, scaled: Scaled
+) -> None:
+    """Each process of the fleet passes over GitHub's failed deliveries as it starts: while GitHub
+    has not yet made the attempt one of them asked for, the others find the request in the store."""
+    fake = github_app.fake
+    port = free_port()
+    github_app.webhooks_to(f"http://127.0.0.1:{port}/webhook")  # nothing listens there yet
+    failed = github_app.send_pull_request("opened")
+    assert not failed.ok
+
+    def asked() -> list[Recorded]:
+        return fake.calls("POST", rf"/app/hook/deliveries/{failed.id}/attempts")
+
+    def passes() -> int:
+        return len(fake.calls("GET", r"/app/hook/deliveries"))
+
+    often = {"RECEIPT_REDELIVER_SECONDS": "0.1"}  # a pass may follow the last one at once
+    held = threading.Event()
+    fake.deliverer.call(lambda: held.wait(60))  # GitHub makes the attempts asked for once released
+    try:
+        fleet.serve(port=port, workers=0, **often)
+        wait_until(asked, timeout=30, what="the first pass asking for the delivery")
+        for _ in range(2):
+            before = passes()
+            fleet.worker(workers=1, **often)
+            wait_until(lambda: passes() > before, timeout=30, what="the new worker's pass")
+    finally:
+        held.set()
+    [run] = _completed(github_app, github_app.pull.head_sha, timeout=60)
+    assert run["conclusion"] == "success"
+    assert len(asked()) == 1 and passes() >= 3
+    assert _rows(scaled, f"SELECT requests FROM redeliveries WHERE guid = '{failed.guid}'") == [(1,)]
