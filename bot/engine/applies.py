@@ -18,23 +18,30 @@ class PullRequestFacts:
     head_branch: str | None = None
 
 
-def covers(applies_to: AppliesTo | None, facts: PullRequestFacts, patterns: PatternStore) -> bool:
-    """A pull request is covered when it matches any listed criterion.
+def not_covered(applies_to: AppliesTo | None, facts: PullRequestFacts, patterns: PatternStore) -> str | None:
+    """Why the policy does not cover the pull request, each criterion it misses named; None when
+    it does: when it matches any listed criterion.
 
     Any one signal marks a pull request as an agent's (a bot author, a label, a branch prefix), so
     the criteria are alternatives; a criterion the gatherer cannot observe counts as matching,
     because a policy that cannot tell must apply rather than wave the change through.
     """
     if applies_to is None:
-        return True
-    results: list[bool] = []
+        return None
+    missed: list[str] = []
     if applies_to.authors is not None:
-        results.append(
-            facts.author is None or any(patterns.login(g).fullmatch(facts.author) for g in applies_to.authors)
-        )
+        if facts.author is None or any(patterns.login(g).fullmatch(facts.author) for g in applies_to.authors):
+            return None
+        missed.append(f"author {facts.author!r} is none of authors ({', '.join(applies_to.authors)})")
     if applies_to.labels is not None:
         wanted = {label.casefold() for label in applies_to.labels}
-        results.append(facts.labels is None or any(lb.casefold() in wanted for lb in facts.labels))
+        if facts.labels is None or any(lb.casefold() in wanted for lb in facts.labels):
+            return None
+        missed.append(f"it has none of labels ({', '.join(applies_to.labels)})")
     if applies_to.branches is not None:
-        results.append(facts.head_branch is None or matches(applies_to.branches, facts.head_branch, patterns))
-    return any(results) if results else True
+        if facts.head_branch is None or matches(applies_to.branches, facts.head_branch, patterns):
+            return None
+        missed.append(
+            f"branch {facts.head_branch!r} matches none of branches ({', '.join(applies_to.branches)})"
+        )
+    return "; ".join(missed) if missed else None

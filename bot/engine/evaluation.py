@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from bot.engine.applies import PullRequestFacts, covers
+from bot.engine.applies import PullRequestFacts, not_covered
 from bot.engine.change import Change
 from bot.engine.days import Day
 from bot.engine.diff import Diff
@@ -157,7 +157,7 @@ def _judge(
     excess = judge_excess(measured, manifest.excess)
     verdict = decide(
         manifest=manifest,
-        covered=covers(manifest.applies_to, inputs.pull_request, manifest.patterns),
+        not_covered=not_covered(manifest.applies_to, inputs.pull_request, manifest.patterns),
         scope=scope,
         locality=locality_violations,
         semantic=semantic,
@@ -277,7 +277,9 @@ def _dry_run(
     others = tuple(v for v in receipt.scope if v.rule is not RuleId.MANIFEST_CHANGE)
     verdict: Verdict = decide(
         manifest=proposed.manifest,
-        covered=covers(proposed.manifest.applies_to, inputs.pull_request, proposed.manifest.patterns),
+        not_covered=not_covered(
+            proposed.manifest.applies_to, inputs.pull_request, proposed.manifest.patterns
+        ),
         scope=others,
         locality=receipt.locality_violations,
         semantic=receipt.semantic,

@@ -38,7 +38,7 @@ def observed(verdict: Verdict, mode: Mode) -> Verdict:
 def decide(
     *,
     manifest: Manifest,
-    covered: bool,
+    not_covered: str | None,
     scope: Sequence[Violation],
     locality: Sequence[Violation],
     semantic: SemanticStatus,
@@ -47,8 +47,10 @@ def decide(
     excess: ExcessResult,
     notes: Sequence[str] = (),
 ) -> Verdict:
-    if not covered:
-        return Verdict(Conclusion.SKIPPED, ("this pull request is not covered by applies_to",))
+    if not_covered is not None:
+        return Verdict(
+            Conclusion.SKIPPED, (f"this pull request is not covered by applies_to: {not_covered}",)
+        )
     reasons: list[str] = []
     failed = False
     if scope:

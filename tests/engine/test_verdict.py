@@ -4,7 +4,7 @@ import hashlib
 
 import pytest
 
-from bot.engine.applies import PullRequestFacts, covers
+from bot.engine.applies import PullRequestFacts, not_covered
 from bot.engine.excess import ExcessResult
 from bot.engine.findings import RuleId, Severity, Violation, sort_violations
 from bot.engine.manifest import AppliesTo, Manifest, parse_manifest
@@ -47,7 +47,7 @@ def test_status_of(conclusions: list[CheckConclusion], status: SemanticStatus) -
 def _decide(**overrides: object) -> tuple[Conclusion, tuple[str, ...]]:
     args: dict[str, object] = {
         "manifest": Manifest(),
-        "covered": True,
+        "not_covered": None,
         "scope": (),
         "locality": (),
         "semantic": SemanticStatus.PASS,
@@ -133,9 +133,9 @@ def test_the_excess_alarm_stays_among_the_reasons_when_another_field_failed() ->
 
 
 def test_uncovered_pull_requests_are_skipped() -> None:
-    assert _decide(covered=False, scope=(SCOPE,)) == (
+    assert _decide(not_covered="it has none of labels (agent)", scope=(SCOPE,)) == (
         Conclusion.SKIPPED,
-        ("this pull request is not covered by applies_to",),
+        ("this pull request is not covered by applies_to: it has none of labels (agent)",),
     )
 
 
@@ -168,7 +168,16 @@ def test_uncovered_pull_requests_are_skipped() -> None:
     ],
 )
 def test_applies_to(applies: AppliesTo | None, facts: PullRequestFacts, expected: bool) -> None:
-    assert covers(applies, facts, PatternStore()) is expected
+    assert (not_covered(applies, facts, PatternStore()) is None) is expected
+
+
+def test_a_pull_request_applies_to_misses_is_told_each_criterion_it_missed() -> None:
+    applies = AppliesTo(authors=("*[bot]",), labels=("agent", "ai"), branches=("codex/**",))
+    facts = PullRequestFacts(author="alice", labels=("docs",), head_branch="fix/typo")
+    assert not_covered(applies, facts, PatternStore()) == (
+        "author 'alice' is none of authors (*[bot]); it has none of labels (agent, ai); "
+        "branch 'fix/typo' matches none of branches (codex/**)"
+    )
 
 
 def test_side_effects_become_scope_violations_unless_ignored() -> None:

@@ -301,7 +301,9 @@ def test_a_skipped_receipt_names_no_waiver_in_its_reasons(repo: GitRepo) -> None
     inputs = local_inputs(CheckOptions(repo=repo.root, base="main", head="pr", no_tests=True))
     receipt = evaluate(replace(inputs, pull_request=PullRequestFacts(labels=("docs",))))
     assert receipt.verdict.conclusion is Conclusion.SKIPPED
-    assert receipt.verdict.reasons == ("this pull request is not covered by applies_to",)
+    assert receipt.verdict.reasons == (
+        "this pull request is not covered by applies_to: it has none of labels (agent)",
+    )
     assert len(receipt.waivers.waived) == 1  # still recorded: the finding was waived
 
 

@@ -50,8 +50,12 @@ def test_a_pull_request_outside_applies_to_is_skipped(github_app: AppWorld, host
     github_app.send_pull_request("opened")
     [run] = _completed(github_app, github_app.pull.head_sha)
     assert run["conclusion"] == "skipped"
-    assert run["output"]["title"] == "skipped: this pull request is not covered by applies_to"
-    assert "- this pull request is not covered by applies\\_to\n" in run["output"]["summary"]
+    why = "this pull request is not covered by applies_to: it has none of labels (agent)"
+    assert run["output"]["title"] == f"skipped: {why}"
+    assert (
+        "- this pull request is not covered by applies\\_to: it has none of labels \\(agent\\)\n"
+        in run["output"]["summary"]
+    )
 
 
 def test_an_out_of_scope_change_fails_at_once(github_app: AppWorld, host: AppHost) -> None:
