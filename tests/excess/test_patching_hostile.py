@@ -30,6 +30,14 @@ def test_a_hunk_far_beyond_the_file_is_an_error_naming_it(header: str) -> None:
     )
 
 
+@pytest.mark.parametrize("header", ["", GIT])
+def test_a_hunk_position_too_long_to_read_as_a_number_is_an_error_naming_the_hunk(header: str) -> None:
+    patch = header + "--- a/f\n+++ b/f\n@@ -" + "9" * 5000 + ",1 +1,1 @@\n-b\n+B\n"
+    with pytest.raises(ReferencePatchError) as err:
+        _apply(patch)
+    assert "hunk 1 of f: its header states a number of 5,000 digits, past any file" in str(err.value)
+
+
 def test_a_hunk_just_off_its_position_is_still_found_nearby() -> None:
     assert _apply("--- a/f\n+++ b/f\n@@ -3,1 +3,1 @@\n-b\n+B\n") == "a\nB\nc\n"
     assert _apply("--- a/f\n+++ b/f\n@@ -3,0 +4,1 @@\n+d\n") == "a\nb\nc\nd\n"  # an append

@@ -41,15 +41,29 @@ SPECIAL_LINES = [
 ]  # fmt: skip
 
 
+# A hunk header's numbers: small, far beyond any file, and too long to read as an integer at all
+# (Python refuses past 4,300 digits).
+_HUNK_NUMBERS = st.one_of(
+    st.integers(0, 100).map(str),
+    st.sampled_from(["1000000000000", "9" * 18, "0" * 18 + "1", "1" * 19, "1" * 4301, "9" * 5000]),
+)
+
+
 @st.composite
 def mutated_diffs(draw: st.DrawFn) -> bytes:
-    """A real diff with lines deleted, duplicated, swapped or replaced, and bytes flipped."""
+    """A real diff with lines deleted, duplicated, swapped or replaced, bytes flipped, and hunk
+    headers renumbered."""
     lines = draw(st.sampled_from(SEEDS)).splitlines(keepends=True)
     for _ in range(draw(st.integers(0, 8))):
         if not lines:
             break
         at = draw(st.integers(0, len(lines) - 1))
-        action = draw(st.sampled_from(["delete", "duplicate", "insert", "flip", "truncate"]))
+        action = draw(st.sampled_from(["delete", "duplicate", "insert", "flip", "truncate", "renumber"]))
+        headers = [i for i, line in enumerate(lines) if line.startswith(b"@@ -")]
+        if action == "renumber" and headers:
+            old, old_len, new, new_len = (draw(_HUNK_NUMBERS) for _ in range(4))
+            lines[draw(st.sampled_from(headers))] = f"@@ -{old},{old_len} +{new},{new_len} @@\n".encode()
+            continue
         if action == "delete":
             del lines[at]
         elif action == "duplicate":
