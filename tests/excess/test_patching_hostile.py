@@ -59,6 +59,89 @@ def test_the_search_reads_each_base_line_once_per_hunk(monkeypatch: pytest.Monke
     assert sorted(checked) == list(range(4999))
 
 
+def _counting_searches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    checked: list[int] = []
+    holds = patching._Windows.holds
+
+    def counting(self: patching._Windows, at: int, *args: object) -> bool:
+        checked.append(at)
+        return holds(self, at, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(patching._Windows, "holds", counting)
+    return checked
+
+
+_LINES = "".join(f"line {i}\n" for i in range(1, 4001))
+
+
+@pytest.mark.parametrize(
+    ("hunks", "problem"),
+    [
+        # hunks that claim to go back and forth were each looked for across the whole base
+        (
+            "@@ -4000,1 +4000,1 @@\n-line 2\n+LINE 2\n@@ -1,1 +1,1 @@\n-line 4\n+LINE 4\n",
+            "hunk 2 (@@ -1,1 +1,1 @@) of f does not apply to the base: it starts at line 1, before hunk 1 ends "
+            "(line 4000): a file's hunks come in order and do not overlap",
+        ),
+        (
+            "@@ -3,2 +3,2 @@\n-line 3\n-line 4\n+A\n+B\n@@ -4,1 +4,1 @@\n-line 5\n+C\n",
+            "hunk 2 (@@ -4,1 +4,1 @@) of f does not apply to the base: it starts at line 4, before hunk 1 ends "
+            "(line 4): a file's hunks come in order and do not overlap",
+        ),
+        (
+            "@@ -3,1 +3,1 @@\n-line 3\n+A\n@@ -3,1 +3,1 @@\n-line 4\n+B\n",
+            "hunk 2 (@@ -3,1 +3,1 @@) of f does not apply to the base: it starts at line 3, before hunk 1 ends "
+            "(line 3): a file's hunks come in order and do not overlap",
+        ),
+        (
+            "@@ -5,0 +6,1 @@\n+after five\n@@ -5,1 +6,1 @@\n-line 5\n+FIVE\n",
+            "hunk 2 (@@ -5,1 +6,1 @@) of f does not apply to the base: it starts at line 5, before hunk 1 ends "
+            "(line 5): a file's hunks come in order and do not overlap",
+        ),
+    ],
+)
+def test_hunks_out_of_order_or_overlapping_are_refused_as_git_apply_refuses_them(
+    hunks: str, problem: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checked = _counting_searches(monkeypatch)
+    with pytest.raises(PatchApplyError) as err:
+        _apply("--- a/f\n+++ b/f\n" + hunks, _LINES)
+    assert str(err.value) == problem and err.value.hunk == 2
+    assert len(checked) <= 4000  # the first hunk's search, at most: nothing more is looked for
+
+
+def test_hunks_next_to_each_other_apply() -> None:
+    """The near misses: a hunk may begin where the one before ends, or after an insertion there."""
+    assert _apply("--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n-a\n+A\n@@ -2,1 +2,1 @@\n-b\n+B\n") == "A\nB\nc\n"
+    inserted = "--- a/f\n+++ b/f\n@@ -1,0 +2,1 @@\n+x\n@@ -2,1 +3,1 @@\n-b\n+B\n"
+    assert _apply(inserted) == "a\nx\nB\nc\n"
+
+
+def test_hunks_in_order_whose_positions_lie_cost_searches_adding_up_to_the_base(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """2,000 hunks on consecutive lines of a 4,000-line base, each claiming a line further on than
+    the last and far from its own: each search starts where the one before ended, so together they
+    read the base a few times, not once per hunk (8 million checks before, hunks claiming 1 and 4000
+    in turn)."""
+    hunks = "".join(f"@@ -{2 * k - 1},1 +{2 * k - 1},1 @@\n-line {k}\n+LINE {k}\n" for k in range(1, 2001))
+    checked = _counting_searches(monkeypatch)
+    result = _apply("--- a/f\n+++ b/f\n" + hunks, _LINES)
+    assert result.startswith("LINE 1\nLINE 2\n") and "line 2000\n" not in result
+    assert len(checked) <= 4 * 4000
+
+
+def test_a_reference_past_the_diff_limits_is_refused_before_it_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An 80 MB file of junk took 27 s to be told it is not a diff; the reference is held to the
+    limits on the diff one receipt reads."""
+    monkeypatch.setattr("bot.engine.change.MAX_DIFF_LINES", 1000)
+    with pytest.raises(ReferencePatchError) as err:
+        parse_reference(b"junk\n" * 1001, "p")
+    assert err.value.problem == "too large: the diff is 1,001 lines, more than the 1,000 one receipt reads"
+
+
 @pytest.mark.parametrize("header", ["", GIT])
 def test_a_blank_line_between_hunks_is_an_error_naming_the_hunk(header: str) -> None:
     """Before, the plain form dropped the newline of the hunk's last line, and the git form read the
