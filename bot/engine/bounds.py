@@ -23,6 +23,8 @@ MAX_PROGRAM_TOTAL = 1_000_000
 # pattern's program size times the bytes it reads). RE2 is linear in the text, but when its automaton
 # runs out of memory it falls back to a simulation whose cost per byte grows with the program: this
 # is a bound on that worst case (about 25 s on one core at the limit; a common pattern costs far less).
+# A glob reads a path whole only when the path begins with the glob's literal prefix (globs.py:
+# `match_work`): 1,000 globs under their own directories cost a path what the few it could match do.
 MAX_MATCH_WORK = 1 << 33
 
 # Token edit distance of one file's two versions, in cells of the Levenshtein table (rapidfuzz

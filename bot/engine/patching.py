@@ -16,6 +16,7 @@ from types import MappingProxyType
 from bot.engine.change import parse_bounded
 from bot.engine.diff import Diff, DiffParseError, FileDiff, FileStatus, Hunk, LineKind
 from bot.engine.errors import ReceiptError, TooLargeToAssess
+from bot.engine.gitpath import display_path
 
 
 class ReferencePatchError(ReceiptError, ValueError):
@@ -66,6 +67,13 @@ def parse_reference(data: bytes, source: str) -> Reference:
         raise ReferencePatchError(f"not a diff: {exc}") from exc
     if not diff.files:
         raise ReferencePatchError("not a diff: it changes no file")
+    for file in diff.files:
+        for path in file.paths:
+            if path.startswith("/") or any(part in ("", ".", "..") for part in path.split("/")):
+                raise ReferencePatchError(
+                    f"{display_path(path)!r} is not a path inside the repository (it has a leading '/', "
+                    "or a '.', '..' or empty part)"
+                )
     return Reference(source, "sha256:" + hashlib.sha256(data).hexdigest(), diff)
 
 

@@ -361,9 +361,10 @@ class ListOf(Spec):
             value = self.item.validate(child, f"{path}[{i}]", walk)
             out.append(value)
             where = f"{path}[{i}]"
-            if self.unique_key is not None and isinstance(value, dict):
+            if self.unique_key is not None:
                 where += f".{self.unique_key}"
-                value = value.get(self.unique_key)
+                # an entry invalid for another reason still has its key: an entry repeating it repeats it
+                value = _key_text(child, self.unique_key)
             if not (self.unique or self.unique_key) or not isinstance(value, str | int):
                 continue
             if value in seen:
@@ -379,6 +380,20 @@ class ListOf(Spec):
         if self.unique:
             out["uniqueItems"] = True
         return out
+
+
+def _key_text(node: yaml.Node, key: str) -> str | None:
+    """The text of a mapping node's string value at `key`, as written."""
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    for key_node, value_node in node.value:
+        if (
+            key_node.value == key
+            and isinstance(value_node, yaml.ScalarNode)
+            and value_node.tag == f"{_TAG}str"
+        ):
+            return str(value_node.value)
+    return None
 
 
 @dataclass

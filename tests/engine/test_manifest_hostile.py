@@ -56,7 +56,8 @@ MALFORMED = [
     ),
     (
         "version: 1\npaths:\n  allow: ['[[:alpha:]]']\n",
-        "m.yml:3:11: paths.allow[0]: missing ]: [[:alpha:]\\](?:(?P<ps_d>/)|$)",
+        "m.yml:3:11: paths.allow[0]: missing ] (gitignore has no POSIX classes such as [:alpha:]; list the "
+        "characters: [a-zA-Z])",
     ),
     (
         "version: 1\npaths:\n  allow_binary: !!bool maybe\n",
@@ -209,6 +210,19 @@ def test_plain_decimal_numbers_are_read_as_written(text: str, budget: int | None
 
 def test_a_manifest_given_as_text_with_a_lone_surrogate_is_not_utf8() -> None:
     assert _problems("version: 1\n# \ud800\n") == ["m.yml:1:1: not UTF-8 text: invalid continuation byte"]
+
+
+def test_a_repeated_id_names_the_first_entry_with_it_even_when_that_entry_is_invalid() -> None:
+    """It said "repeats entry 51" of entries all repeating entry 0, whose pattern did not compile."""
+    problems = _problems(
+        "version: 1\ncontent:\n  banned:\n    - {id: x, pattern: '(?=a)'}\n    - {id: x, pattern: b}\n"
+        "    - {id: 3, pattern: c}\n    - {id: 3, pattern: d}\n"
+    )
+    assert problems[1:] == [
+        "m.yml:5:7: content.banned[1].id: repeats entry 0 ('x')",
+        "m.yml:6:12: content.banned[2].id: expected a string, got an integer",
+        "m.yml:7:12: content.banned[3].id: expected a string, got an integer",
+    ]
 
 
 def test_a_recursive_alias_is_no_infinite_walk() -> None:

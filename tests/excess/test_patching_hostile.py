@@ -38,6 +38,17 @@ def test_a_hunk_position_too_long_to_read_as_a_number_is_an_error_naming_the_hun
     assert "hunk 1 of f: its header states a number of 5,000 digits, past any file" in str(err.value)
 
 
+@pytest.mark.parametrize("path", ["../../etc/passwd", "/etc/passwd", "a/./b", "a//b", "a/.."])
+def test_a_reference_path_outside_the_repository_is_refused_naming_it(path: str) -> None:
+    """It reached git as a path to read at the base, which failed with a bare "git cat-file failed"."""
+    patch = f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n-x\n+y\n"
+    with pytest.raises(ReferencePatchError) as err:
+        parse_reference(patch.encode(), "p")
+    assert err.value.problem == (
+        f"{path!r} is not a path inside the repository (it has a leading '/', or a '.', '..' or empty part)"
+    )
+
+
 def test_a_hunk_just_off_its_position_is_still_found_nearby() -> None:
     assert _apply("--- a/f\n+++ b/f\n@@ -3,1 +3,1 @@\n-b\n+B\n") == "a\nB\nc\n"
     assert _apply("--- a/f\n+++ b/f\n@@ -3,0 +4,1 @@\n+d\n") == "a\nb\nc\nd\n"  # an append
