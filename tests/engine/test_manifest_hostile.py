@@ -223,6 +223,9 @@ def test_a_repeated_id_names_the_first_entry_with_it_even_when_that_entry_is_inv
         "m.yml:6:12: content.banned[2].id: expected a string, got an integer",
         "m.yml:7:12: content.banned[3].id: expected a string, got an integer",
     ]
+    assert _problems("version: 1\ncontent:\n  banned: [x, {id: x, pattern: a}]\n") == [
+        "m.yml:3:12: content.banned[0]: expected a mapping, got a string"
+    ]
 
 
 def test_a_recursive_alias_is_no_infinite_walk() -> None:
