@@ -15,12 +15,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bot.engine import MAX_MANIFEST_BYTES, ReceiptError, digest_bytes, render_json
-from bot.fileread import read_limited
 from bot.gather import GivenFile
 from bot.local.git import Git, GitError
 from bot.local.sandbox import caller_directories, minimal_environment
 from bot.replay.agent import AgentRun, run_agent
-from bot.replay.arms import Arm
+from bot.replay.arms import Arm, read_input
 from bot.replay.errors import ReplayError
 from bot.replay.progress import Progress
 from bot.replay.score import Judging, hidden_tests_tree, score
@@ -59,16 +58,6 @@ class RunSummary:
 
 # A task set holds each task's gold patch and hidden tests: a few megabytes for hundreds of tasks.
 MAX_TASK_SET_BYTES = 256 << 20
-
-
-def _read(path: Path, what: str, limit: int) -> bytes:
-    try:
-        data = read_limited(path, limit)
-    except OSError as exc:
-        raise ReplayError(f"{path}: cannot read {what}: {exc.strerror}") from exc
-    if len(data) > limit:
-        raise ReplayError(f"{path}: {what} is larger than {limit:,} bytes")
-    return data
 
 
 def _check_commits(git: Git, tasks: Sequence[Task]) -> None:
@@ -155,13 +144,13 @@ def run(options: RunOptions, stream: TextIO = sys.stderr) -> RunSummary:
         raise ReplayError("--attempts must be at least 1")
     if options.agent_timeout <= 0:
         raise ReplayError("--agent-timeout must be positive")
-    data = _read(options.tasks_file, "the task set", MAX_TASK_SET_BYTES)
+    data = read_input(options.tasks_file, "the task set", MAX_TASK_SET_BYTES)
     tasks = read_task_set(data, str(options.tasks_file))
     repo = Git.open(options.repo)
     manifest = None
     if options.manifest is not None:
         manifest = GivenFile(
-            str(options.manifest), _read(options.manifest, "the manifest", MAX_MANIFEST_BYTES)
+            str(options.manifest), read_input(options.manifest, "the manifest", MAX_MANIFEST_BYTES)
         )
     spec = RunSpec(
         task_set=task_set_digest(data),
