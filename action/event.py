@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.fileread import read_limited
 from bot.github.events import (
     PULL_REQUEST_EVENTS,
     EventError,
@@ -27,7 +28,7 @@ def load_event(name: str, path: Path) -> Event:
             "(mode check or compute), or on workflow_run (mode publish)"
         )
     try:
-        data = path.read_bytes()
+        data = read_limited(path, MAX_PAYLOAD_BYTES)
     except OSError as exc:
         raise EventError(f"cannot read the event payload {path}: {exc.strerror}") from exc
     try:

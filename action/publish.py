@@ -27,6 +27,7 @@ from bot.engine import (
     TestEvidence,
     digest_of,
 )
+from bot.fileread import read_limited
 from bot.github.pulls import PullRequest
 from bot.jsonread import JsonInputError, load_json_object
 
@@ -62,7 +63,7 @@ def _field(body: dict[str, Any], *keys: str) -> Any:
 def load_artifact(path: Path) -> Artifact:
     """The receipt the pull request's run wrote, with its digest verified."""
     try:
-        data = path.read_bytes()
+        data = read_limited(path, MAX_ARTIFACT_BYTES)
     except FileNotFoundError:
         raise Refusal(
             f"no receipt at {path.name}: the pull request's workflow run did not upload one, or "

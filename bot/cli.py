@@ -186,11 +186,13 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _read(path: Path) -> bytes:
+def _read(path: Path, limit: int) -> bytes:
+    """The file, no more of it than its reader accepts (`limit`, and one byte to tell it is over)."""
+    from bot.fileread import read_limited
     from bot.gather import UsageError
 
     try:
-        return path.read_bytes()
+        return read_limited(path, limit)
     except OSError as exc:
         raise UsageError(f"{path}: cannot read: {exc.strerror}") from exc
 
@@ -314,10 +316,10 @@ def _default_manifest(here: tuple[Git, str] | None) -> Path:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from bot.engine import ManifestSource, load_manifest, one_line
+    from bot.engine import MAX_MANIFEST_BYTES, ManifestSource, load_manifest, one_line
 
     file: Path = args.file if args.file is not None else _default_manifest(_here())
-    load_manifest(_read(file), str(file), ManifestSource.FILE)
+    load_manifest(_read(file, MAX_MANIFEST_BYTES), str(file), ManifestSource.FILE)
     print(f"{one_line(str(file))}: valid receipt manifest (version 1)")
     return EXIT_OK
 
@@ -345,13 +347,21 @@ def repository_path(name: str, prefix: str) -> str:
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    from bot.engine import ManifestSource, display_path, explain, load_manifest, manifest_paths, one_line
+    from bot.engine import (
+        MAX_MANIFEST_BYTES,
+        ManifestSource,
+        display_path,
+        explain,
+        load_manifest,
+        manifest_paths,
+        one_line,
+    )
 
     here = _here()
     names = [repository_path(name, here[1] if here else "") for name in args.paths]
     path: Path = args.manifest if args.manifest is not None else _default_manifest(here)
     absent = args.manifest is None and not path.exists()  # then the built-in policy applies
-    data = None if absent else _read(path)
+    data = None if absent else _read(path, MAX_MANIFEST_BYTES)
     loaded = load_manifest(data, str(path) if data is not None else MANIFEST_PATH, ManifestSource.FILE)
     policy = one_line(str(path)) if data is not None else f"built-in default (no {MANIFEST_PATH})"
     print(f"policy: {policy}")
@@ -366,14 +376,14 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 def _cmd_inspect(args: argparse.Namespace) -> int:
     from bot.engine import one_line
     from bot.gather import UsageError
-    from bot.jsonread import JsonInputError, load_json_object
+    from bot.jsonread import MAX_PAYLOAD_BYTES, JsonInputError, load_json_object
     from bot.local.git import Git
     from bot.local.inspect import inspect_receipt
     from bot.replay.verify import inspect_report, is_report
 
-    data = _read(args.receipt)
+    data = _read(args.receipt, MAX_PAYLOAD_BYTES)
     try:
-        body: Any = load_json_object(data, str(args.receipt))
+        body: Any = load_json_object(data, str(args.receipt), max_bytes=MAX_PAYLOAD_BYTES)
     except JsonInputError as exc:
         raise UsageError(exc.problem) from exc
     if is_report(body):
@@ -393,11 +403,12 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def _cmd_whatif(args: argparse.Namespace) -> int:
-    from bot.engine import MANIFEST_PATH, ManifestSource, load_manifest
+    from bot.engine import MANIFEST_PATH, MAX_MANIFEST_BYTES, ManifestSource, load_manifest
     from bot.engine.render.whatif_text import whatif_markdown, whatif_terminal
     from bot.local.whatif import WhatIfOptions, whatif_rows
 
-    load_manifest(_read(args.manifest), str(args.manifest), ManifestSource.FILE)  # invalid: exit 2, once
+    # invalid: exit 2, once
+    load_manifest(_read(args.manifest, MAX_MANIFEST_BYTES), str(args.manifest), ManifestSource.FILE)
     rows = whatif_rows(WhatIfOptions(args.repo, args.manifest, branch=args.branch, last=args.last))
     names = {"base": f"each change's base {MANIFEST_PATH}", "new": str(args.manifest)}
     print(whatif_terminal(rows, **names), end="")

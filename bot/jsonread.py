@@ -96,10 +96,19 @@ def load_json_object(data: bytes, what: str, *, max_bytes: int | None = None) ->
     try:
         # what json.loads does with bytes, the text kept to be searched once, below
         text = data.decode(json.detect_encoding(data), "surrogatepass")
+    except UnicodeDecodeError as exc:
+        raise JsonInputError(f"{what} is not JSON: {exc}") from exc
+    return json_object(text, what)
+
+
+def json_object(text: str, what: str) -> dict[str, Any]:
+    """`text` as a JSON object (one line of JSON Lines, say); JsonInputError naming `what` when it is
+    not one we can use."""
+    try:
         value = json.JSONDecoder(parse_constant=_no_constant).decode(text)
     except RecursionError:
         raise JsonInputError(f"{what} is nested more than {MAX_DEPTH} levels deep") from None
-    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError among them
+    except ValueError as exc:  # JSONDecodeError among them
         raise JsonInputError(f"{what} is not JSON: {exc}") from exc
     if not isinstance(value, dict):
         raise JsonInputError(f"{what} is {_kind(value)}, not a JSON object")

@@ -41,6 +41,11 @@ BAD = {
         "excess:\n  max_distance: " + "9" * 400 + "\n",
         "3:17: excess.max_distance: must be a finite number, got '9999999999999999999999999999999999999...'",
     ),
+    "a number too long to write in decimal": (
+        "budgets:\n  files: 0x" + "F" * 4000 + "\n",
+        "3:10: budgets.files: '0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF...' is not a plain decimal integer: YAML 1.1 "
+        "reads it as hexadecimal; write it in decimal digits",
+    ),
     "deep nesting": (
         "paths:\n  allow: " + "[" * 3000 + "]" * 3000 + "\n",
         "3:40: nested deeper than 32 levels (the limit)",

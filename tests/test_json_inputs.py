@@ -1,5 +1,5 @@
 """Every reader of JSON from outside (`inspect`, the artifact `publish` trusts nothing of, the event
-payload) goes through one bounded reader: deep nesting, non-objects, NaN and lone surrogates are a
+payload, traces, task sets, the sandbox's report) goes through one bounded reader: deep nesting, non-objects, NaN and lone surrogates are a
 clear error (exit 2), never a traceback."""
 
 from __future__ import annotations
@@ -18,6 +18,10 @@ from action.publish import Refusal, load_artifact
 from bot import jsonread
 from bot.cli import main
 from bot.jsonread import MAX_DEPTH, JsonInputError, load_json_object
+from bot.local import sandbox
+from bot.replay.errors import ReplayError
+from bot.replay.tasks import read_task_set
+from bot.replay.traces import parse_events
 
 DEEP = b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
 JUST_TOO_DEEP = b'{"a": ' + b"[" * MAX_DEPTH + b"]" * MAX_DEPTH + b"}"
@@ -147,3 +151,37 @@ def test_the_one_search_reads_as_the_walk_over_every_string(
     )
     data = text.encode(encoding, "surrogatepass")
     assert _outcome(lambda d: load_json_object(d, "x"), data) == _outcome(_earlier, data)
+
+
+# The other readers of JSON from outside: an agent's trace (JSON Lines), a task set, the report the
+# sandbox's supervisor hands back. Before, each caught only ValueError, and `[` 100,000 times was a
+# RecursionError out of the parser.
+
+DEEP_LINE = b"[" * 100_000
+
+
+def test_a_trace_line_too_deep_is_skipped_like_any_line_that_is_no_object() -> None:
+    events, skipped = parse_events(
+        b'{"type": "a"}\n' + DEEP_LINE + b'\n[1]\n{"a": NaN}\nnot json\n{"type": "b"}\n'
+    )
+    assert events == [{"type": "a"}, {"type": "b"}] and skipped == 4
+
+
+def test_a_task_set_line_too_deep_is_an_error_naming_the_line() -> None:
+    with pytest.raises(ReplayError) as err:
+        read_task_set(b"\n" + DEEP_LINE + b"\n", "tasks.jsonl")
+    assert str(err.value) == "tasks.jsonl:2 is nested more than 64 levels deep"
+    with pytest.raises(ReplayError, match=r"tasks\.jsonl:1 is not JSON: "):
+        read_task_set(b"{not json\n", "tasks.jsonl")
+    with pytest.raises(ReplayError, match=r"tasks\.jsonl:1 is a list, not a JSON object"):
+        read_task_set(b"[1]\n", "tasks.jsonl")
+
+
+@pytest.mark.parametrize("data", [DEEP_LINE, b"[1]", b"{oops", b'{"a": NaN}', b"\xff"])
+def test_a_sandbox_report_that_cannot_be_used_is_an_empty_one(data: bytes) -> None:
+    assert sandbox._report(data) == {}
+
+
+def test_a_sandbox_report_is_read() -> None:
+    assert sandbox._report(b'{"mode": "namespace", "notes": ["x"]}') == {"mode": "namespace", "notes": ["x"]}
+    assert sandbox._report(b"") == {}

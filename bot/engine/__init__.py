@@ -24,8 +24,8 @@ _EXPORTS = {
     "bot.engine.junit": ("JUnitCounts", "JUnitError", "parse_junit"),
     "bot.engine.merging": ("MergeSide", "MergeSource"),
     "bot.engine.manifest": (
-        "DEFAULT_MANIFEST_TEXT", "LoadedManifest", "Manifest", "ManifestError", "ManifestSource", "Mode",
-        "digest_bytes", "json_schema", "load_manifest", "parse_manifest",
+        "DEFAULT_MANIFEST_TEXT", "MAX_MANIFEST_BYTES", "LoadedManifest", "Manifest", "ManifestError",
+        "ManifestSource", "Mode", "digest_bytes", "json_schema", "load_manifest", "parse_manifest",
     ),
     "bot.engine.patching": (
         "PatchApplyError", "Reference", "ReferencePatchError", "base_path", "measurable", "parse_reference",
@@ -33,7 +33,7 @@ _EXPORTS = {
     "bot.engine.content.patternset": ("PatternSetGaveUp",),
     "bot.engine.references.analysis": ("PythonTree", "reaches_callers"),
     "bot.engine.references": ("REFERENCES_CHECK",),
-    "bot.engine.report.description": ("Description", "DescriptionSource"),
+    "bot.engine.report.description": ("MAX_DESCRIPTION_CHARS", "Description", "DescriptionSource"),
     "bot.engine.receipt": (
         "EXIT_CODES", "SCHEMA", "Conclusion", "Receipt", "Subject", "digest_of", "outcome_digest",
         "render_json",
@@ -57,7 +57,9 @@ __all__ = [
     "DEFAULT_MANIFEST_TEXT",
     "EXIT_CODES",
     "MANIFEST_PATH",
+    "MAX_DESCRIPTION_CHARS",
     "MAX_DIFF_BYTES",
+    "MAX_MANIFEST_BYTES",
     "REFERENCES_CHECK",
     "SCHEMA",
     "SUMMARY_LIMIT",
@@ -177,6 +179,7 @@ if TYPE_CHECKING:
     from bot.engine.junit import JUnitCounts, JUnitError, parse_junit
     from bot.engine.manifest import (
         DEFAULT_MANIFEST_TEXT,
+        MAX_MANIFEST_BYTES,
         LoadedManifest,
         Manifest,
         ManifestError,
@@ -217,7 +220,7 @@ if TYPE_CHECKING:
     from bot.engine.render.escape import md_code, md_text
     from bot.engine.render.markdown import SUMMARY_LIMIT, render_markdown
     from bot.engine.render.terminal import one_line, render_terminal
-    from bot.engine.report.description import Description, DescriptionSource
+    from bot.engine.report.description import MAX_DESCRIPTION_CHARS, Description, DescriptionSource
     from bot.engine.scope import explain
     from bot.engine.semantic import (
         CheckConclusion,

@@ -23,12 +23,23 @@ MAX_PROGRAM_TOTAL = 1_000_000
 # pattern's program size times the bytes it reads). RE2 is linear in the text, but when its automaton
 # runs out of memory it falls back to a simulation whose cost per byte grows with the program: this
 # is a bound on that worst case (about 25 s on one core at the limit; a common pattern costs far less).
+# A glob reads a path whole only when the path begins with the glob's literal prefix (globs.py:
+# `match_work`): 1,000 globs under their own directories cost a path what the few it could match do.
 MAX_MATCH_WORK = 1 << 33
+
+# Token edit distance of one file's two versions, in cells of the Levenshtein table (rapidfuzz
+# fills 64 at a time: about half a second at the limit on one core). Within it the distance is
+# exact: the whole table when it fits, else a band around its diagonal as wide as the edits need.
+# Past it (a rewrite of a file of hundreds of thousands of tokens: 15 s for 300,000 before, and
+# quadratic) the versions are compared in blocks between the runs of tokens they share, which is
+# linear, and the receipt names the file: its distance is then an upper bound.
+MAX_EDIT_CELLS = 1 << 32
 
 # What one receipt reads: the diff's bytes, lines and files. Past any the receipt is "too large to
 # assess", a failure; a reviewer reads such a change by hand. A parsed line costs about 300 bytes of
-# memory whatever its length, so lines are capped as well as bytes: at the caps a receipt needs
-# well under a gigabyte.
+# memory whatever its length, so lines are capped as well as bytes: at the caps a receipt peaks at
+# about half a gigabyte (`bench/bounds.py memory`: 464 MB for a diff of a million changed lines,
+# 318 MB for one line of 60 MB).
 MAX_DIFF_BYTES = 64 << 20
 MAX_DIFF_LINES = 1_000_000
 MAX_DIFF_FILES = 10_000

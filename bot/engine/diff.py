@@ -297,6 +297,9 @@ _HEADER_PATTERNS: dict[str, re.Pattern[str]] = {
 }
 _BINARY = re.compile(r"Binary files .* differ|GIT binary patch")
 _HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+# Digits of a hunk header's numbers: 10^18 lines is past any file, and the numbers stay machine
+# integers (Python refuses to read an integer of more than 4,300 digits at all).
+MAX_HUNK_DIGITS = 18
 
 
 def _split_lines(text: str) -> list[str]:
@@ -486,6 +489,13 @@ def _parse_hunks(
                 )
             pos = blank
             break
+        longest = max(len(number or "") for number in header.groups())
+        if longest > MAX_HUNK_DIGITS:
+            raise DiffParseError(
+                first_line + pos,
+                f"hunk {len(hunks) + 1} of {path}: its header states a number of {longest:,} digits, "
+                f"past any file (a line number or count has at most {MAX_HUNK_DIGITS})",
+            )
         hunk, pos = _read_hunk(
             lines, pos, header, first_line, f"hunk {len(hunks) + 1} ({header.group()}) of {path}"
         )

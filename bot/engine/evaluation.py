@@ -13,6 +13,7 @@ from bot.engine.excess import ExcessResult, judge_excess, measure_excess
 from bot.engine.fan import Fan, in_order
 from bot.engine.findings import RuleId, Violation, sort_violations
 from bot.engine.gitpath import display_path
+from bot.engine.globs import match_work
 from bot.engine.groups import MANIFEST_PATH
 from bot.engine.locality import FileMeasure, evaluate_locality, measure_file
 from bot.engine.manifest import (
@@ -116,11 +117,9 @@ def _check_glob_work(diffs: list[Diff], manifest: Manifest) -> None:
     for group in manifest.paths.defaults:
         for pattern in group_patterns(group, manifest.tests.command):
             manifest.patterns.glob(pattern)
-    program = sum(g.program_size for g in manifest.patterns.globs.values())
-    path_bytes = sum(
-        len(p.encode("utf-8", "surrogateescape")) + 1 for d in diffs for f in d.files for p in f.paths
-    )
-    MatchWork("the policy's path patterns against this change's paths").charge(program, path_bytes)
+    paths = [p for d in diffs for f in d.files for p in f.paths]
+    work = match_work(list(manifest.patterns.globs.values()), paths)
+    MatchWork("the policy's path patterns against this change's paths").charge(1, work)
 
 
 def _judge(

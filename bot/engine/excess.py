@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Protocol
 
+from bot.engine.bounds import MAX_EDIT_CELLS
 from bot.engine.change import Change
 from bot.engine.complexity import (
     FunctionComplexity,
@@ -32,6 +33,7 @@ from bot.engine.complexity import (
 from bot.engine.diff import FileDiff, FileStatus
 from bot.engine.distance import EditCount, difference, edit_count, layout_count, total
 from bot.engine.fan import Fan, in_order
+from bot.engine.gitpath import display_path
 from bot.engine.manifest import ExcessPolicy
 from bot.engine.patching import PatchApplyError, Reference, apply_file, base_path, measurable
 from bot.engine.tokens import Tokenizer, TokenMode, is_python
@@ -84,11 +86,13 @@ class ExcessResult:
     complexity_changes: tuple[ComplexityChange, ...] = ()
     complexity_unmeasured: tuple[str, ...] = ()  # Python files whose functions could not be read
     too_large: int | None = None  # characters of text, when above TEXT_LIMIT: nothing was measured
+    estimated: tuple[str, ...] = ()  # files compared in blocks, past MAX_EDIT_CELLS (distance.py)
 
     @property
     def not_measured(self) -> str | None:
-        """Why the numbers are absent (the receipt's `excess.not_measured`): a limit, or every changed
-        file left out; None when they were measured or there was nothing to measure."""
+        """Why the numbers are absent, or which files they only estimate (the receipt's
+        `excess.not_measured`): a limit, every changed file left out, or files compared in blocks;
+        None when every file was measured exactly or there was nothing to measure."""
         if self.too_large is not None:
             return (
                 f"the changed files hold {self.too_large:,} characters of text, above the {TEXT_LIMIT:,} "
@@ -96,7 +100,19 @@ class ExcessResult:
             )
         if self.distance is None and self.union_distance is None and self.excluded:
             return "every changed file was left out: " + left_out(self.excluded)
+        if self.estimated:
+            return estimated_text(", ".join(display_path(p) for p in self.estimated))
         return None
+
+
+def estimated_text(shown: str) -> str:
+    """Files compared in blocks (`shown`, as the medium writes paths), and why, as the receipt and
+    the summary say it."""
+    return (
+        f"compared in blocks, not token by token ({shown}): their two versions are too far apart for "
+        f"the {MAX_EDIT_CELLS:,} cells of edit distance one file gets, so only what lies between the "
+        "runs of tokens both hold once was compared, and their edits count as an upper bound"
+    )
 
 
 def left_out(excluded: tuple[Excluded, ...]) -> str:
@@ -140,12 +156,14 @@ class _Measure:
     def __init__(self) -> None:
         self.tokenizer = Tokenizer()
         self.unparsed: set[str] = set()
+        self.estimated: set[str] = set()
         self._units: dict[str, tuple[Unit, ...] | None] = {}
         self._names: dict[str, list[str] | None] = {}
 
     def forget(self) -> None:
         self.tokenizer = Tokenizer()
         self.unparsed = set()
+        self.estimated = set()
         self._units = {}
         self._names = {}
 
@@ -153,7 +171,10 @@ class _Measure:
         pair = self.tokenizer.pair(version.label, version.before, version.after)
         if is_python(version.label) and pair.mode is not TokenMode.NORMALIZED:
             self.unparsed.add(version.label)
-        return edit_count(pair.left, pair.right)
+        count = edit_count(pair.left, pair.right)
+        if count.estimated:
+            self.estimated.add(version.label)
+        return count
 
     def layout(self, version: _Version, count: EditCount) -> tuple[int, int]:
         """The file's edits as written, and how many of them are formatting: token edits the
@@ -161,6 +182,8 @@ class _Measure:
         views count slightly different units, so never below zero."""
         before, after = self.tokenizer.written_pair(version.label, version.before, version.after)
         layout = layout_count(before.tokens, before.gaps, after.tokens, after.gaps)
+        if layout.estimated:
+            self.estimated.add(version.label)
         return (
             layout.token_edits + layout.gap_edits,
             max(0, layout.token_edits - count.edits) + layout.gap_edits,
@@ -395,6 +418,7 @@ class _Part:
     raw_edits: int
     formatting: int
     unparsed: tuple[str, ...]
+    estimated: tuple[str, ...]
     note: bool | None
 
 
@@ -408,6 +432,7 @@ class _Tally:
     gold_side: dict[_Key, EditCount] = field(default_factory=dict)  # nd(G, C) over the union
     complexity: dict[_Key, tuple[str, _Complexity]] = field(default_factory=dict)
     unparsed: set[str] = field(default_factory=set)
+    estimated: set[str] = field(default_factory=set)
     raw_edits: int = 0
     formatting: int = 0
 
@@ -423,6 +448,7 @@ class _Tally:
         if part.complexity is not None:
             self.complexity[part.key] = part.complexity
         self.unparsed.update(part.unparsed)
+        self.estimated.update(part.estimated)
         self.raw_edits += part.raw_edits
         self.formatting += part.formatting
 
@@ -491,6 +517,7 @@ class _Files:
             raw,
             formatting,
             tuple(sorted(measure.unparsed)),
+            tuple(sorted(measure.estimated)),
             note,
         )
 
@@ -567,6 +594,7 @@ def measure_excess(
         added_complexity=added,
         excluded=tuple(sorted(set(excluded), key=lambda e: (e.path, e.reason.value))),
         unparsed=tuple(sorted(tally.unparsed)),
+        estimated=tuple(sorted(tally.estimated)),
         complexity_changes=tuple(changes),
         complexity_unmeasured=tuple(unmeasured),
     )

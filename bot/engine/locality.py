@@ -54,6 +54,8 @@ def _measured(
     removed: list[str], added: list[str], numbers: list[int], first: int, lexicon: Lexicon
 ) -> BlockMeasure:
     """`measure_block` of a block's texts: `numbers` are the added lines', `first` its first line's."""
+    if not removed or not added:
+        return _one_sided(removed or added, first, lexicon)
     old = [t for text in removed for t in tokenize_lines(text, lexicon)]
     new = [
         (number, t)
@@ -85,6 +87,22 @@ def _measured(
             unmatched_new += 1
     unmatched_old = sum(old_code.values())
     return BlockMeasure(max(unmatched_old, unmatched_new), formatting, first_formatting)
+
+
+def _one_sided(texts: list[str], first: int, lexicon: Lexicon) -> BlockMeasure:
+    """A block that only adds or only removes lines (a new file, a deleted one), as the general rule
+    measures it — every line with code counts, and a block of blank lines is formatting — counting
+    each line's tokens as they are read: a new file of a million lines would hold them all at once."""
+    lines = with_code = 0
+    commented = False
+    for text in texts:
+        for tokens in tokenize_lines(text, lexicon):
+            lines += 1
+            with_code += bool(tokens.code)
+            commented = commented or bool(tokens.comment)
+    if with_code:
+        return BlockMeasure(with_code, 0, None)
+    return BlockMeasure(0, 0, None) if commented else BlockMeasure(0, lines, first)
 
 
 def _measure_pair(old: LineTokens, new: LineTokens, line: int) -> BlockMeasure:

@@ -13,10 +13,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from bot.engine.diff import Diff, DiffParseError, FileDiff, FileStatus, Hunk, LineKind, parse_diff
-from bot.engine.errors import ReceiptError
-
-# Diff, DiffParseError, FileDiff, FileStatus, Hunk, LineKind, parse_diff
+from bot.engine.change import parse_bounded
+from bot.engine.diff import Diff, DiffParseError, FileDiff, FileStatus, Hunk, LineKind
+from bot.engine.errors import ReceiptError, TooLargeToAssess
+from bot.engine.gitpath import display_path
 
 
 class ReferencePatchError(ReceiptError, ValueError):
@@ -57,13 +57,23 @@ class Reference:
 
 
 def parse_reference(data: bytes, source: str) -> Reference:
-    """Parse patch bytes (a `git diff` or a plain unified diff) into a Reference without base texts."""
+    """Parse patch bytes (a `git diff` or a plain unified diff) into a Reference without base texts,
+    within the limits on the diff one receipt reads."""
     try:
-        diff = parse_diff(data)
+        diff = parse_bounded(data)
+    except TooLargeToAssess as exc:
+        raise ReferencePatchError(f"too large: {exc.reason}") from exc
     except DiffParseError as exc:
         raise ReferencePatchError(f"not a diff: {exc}") from exc
     if not diff.files:
         raise ReferencePatchError("not a diff: it changes no file")
+    for file in diff.files:
+        for path in file.paths:
+            if path.startswith("/") or any(part in ("", ".", "..") for part in path.split("/")):
+                raise ReferencePatchError(
+                    f"{display_path(path)!r} is not a path inside the repository (it has a leading '/', "
+                    "or a '.', '..' or empty part)"
+                )
     return Reference(source, "sha256:" + hashlib.sha256(data).hexdigest(), diff)
 
 
@@ -151,6 +161,7 @@ def apply_file(text: str, file: FileDiff) -> str:
     out: list[str] = []
     done = 0
     drift = 0  # where the previous hunk was found, relative to where it said it was
+    stated_end = 0  # where the previous hunk said it ends
     for number, hunk in enumerate(file.hunks, start=1):
         old = _side(hunk, (LineKind.CONTEXT, LineKind.REMOVED))
         # git numbers an insertion into an empty range after the line it follows
@@ -158,6 +169,15 @@ def apply_file(text: str, file: FileDiff) -> str:
         if stated > len(lines):  # git refuses it too: a hunk is looked for near where it says it is
             reason = f"it starts at line {hunk.old_start}, past the end of the base ({len(lines)} lines)"
             raise PatchApplyError(file.path, number, _hunk_header(hunk), reason)
+        if stated < stated_end:
+            # git refuses it too; and hunks that claim to go back and forth would each be looked for
+            # across the whole base (hunks × lines), where in order the searches add up to the base
+            reason = (
+                f"it starts at line {hunk.old_start}, before hunk {number - 1} ends (line {stated_end}): "
+                "a file's hunks come in order and do not overlap"
+            )
+            raise PatchApplyError(file.path, number, _hunk_header(hunk), reason)
+        stated_end = stated + hunk.old_len
         at = _locate(windows, old, stated + drift, done)
         if at is None:
             raise PatchApplyError(
@@ -175,17 +195,19 @@ def apply_file(text: str, file: FileDiff) -> str:
 
 
 def _mismatch(lines: list[str], old: list[str], expected: int) -> str:
-    """Why `old` is not at `expected`: the first line that differs."""
-    for i, want in enumerate(old):
-        at = expected + i
-        got = lines[at] if 0 <= at < len(lines) else None
-        if got is None:
-            return f"it expects line {at + 1}, past the end of the file ({len(lines)} lines)"
-        if got.rstrip("\n") == want.rstrip("\n") and got != want:
-            return f"line {at + 1} differs only in its line end (a newline at the end of the file)"
-        if got != want:
-            return f"line {at + 1} is {_show(got)} in the base, the patch expects {_show(want)}"
-    return "it overlaps the previous hunk"
+    """Why `old` is not at `expected`: the first line that differs. One does: hunks come in order, so
+    `expected` is never before the end of the previous hunk, and `_locate` would have found it there."""
+
+    def line(i: int) -> str | None:
+        return lines[expected + i] if expected + i < len(lines) else None
+
+    first = next(i for i, want in enumerate(old) if line(i) != want)
+    at, got, want = expected + first, line(first), old[first]
+    if got is None:
+        return f"it expects line {at + 1}, past the end of the file ({len(lines)} lines)"
+    if got.rstrip("\n") == want.rstrip("\n"):
+        return f"line {at + 1} differs only in its line end (a newline at the end of the file)"
+    return f"line {at + 1} is {_show(got)} in the base, the patch expects {_show(want)}"
 
 
 def _show(line: str) -> str:

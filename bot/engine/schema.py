@@ -80,12 +80,77 @@ def describe(node: yaml.Node) -> str:
     return _TYPE_NAMES.get(node.tag, f"a value tagged {node.tag}")
 
 
-def _scalar(node: yaml.Node) -> Any:
-    return SafeConstructor().construct_object(node, deep=True)
-
-
 def _shown(text: str) -> str:
     return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+def _value(value: object) -> str:
+    """A value read from a manifest, as a message shows it: a long number cut short like a text."""
+    if isinstance(value, str):
+        return _shown(value)
+    text = str(value)  # an integer has at most MAX_DIGITS digits: always writable
+    return text if len(text) <= 40 else _shown(text)
+
+
+class _NotPlain(ValueError):
+    """A number written in one of YAML 1.1's other notations, or too long to be any value here."""
+
+
+# Digits of a decimal integer read at most: far past any value a manifest holds (a float's range
+# needs 309), and below the least limit an interpreter may set on converting integers to and from
+# text (640 digits, `sys.set_int_max_str_digits`), so describing the value can never fail.
+MAX_DIGITS = 600
+_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+# Every integer YAML 1.1 reads (PyYAML's resolver): binary, octal, decimal, hexadecimal, base 60.
+_YAML_INTEGER = re.compile(
+    r"[-+]?(?:0b[0-1_]+|0[0-7_]+|(?:0|[1-9][0-9_]*)|0x[0-9a-fA-F_]+|[1-9][0-9_]*(?::[0-5]?[0-9])+)"
+)
+
+
+def _notation(text: str, integer: bool) -> str:
+    """What YAML 1.1 reads a number written other than in plain decimal digits as."""
+    digits = text.lstrip("+-")
+    if integer and digits.startswith(("0b", "0x")):
+        return "binary" if digits[1] == "b" else "hexadecimal"
+    if ":" in digits:
+        return "base 60 (1:30 is 90)"
+    if integer and digits[:1] == "0" and digits[1:]:
+        return "octal (010 is 8)"
+    return "a number with its '_' dropped"
+
+
+def _not_plain(text: str, kind: str) -> _NotPlain:
+    notation = _notation(text, kind == "integer")
+    return _NotPlain(
+        f"{_shown(text)} is not a plain decimal {kind}: YAML 1.1 reads it as {notation}; "
+        "write it in decimal digits"
+    )
+
+
+def _integer(text: str) -> int:
+    """A YAML integer's value, read only from plain decimal digits: YAML 1.1's other notations are
+    refused rather than read as a surprise (`files: 010` is 8, `1:30` is 90), and so is a number of
+    more than MAX_DIGITS digits (hexadecimal or base 60 could otherwise spell an integer too long to
+    write in decimal, and describing it would fail). _NotPlain for those, ValueError for text that
+    is no integer (an explicit `!!int x`)."""
+    if _DECIMAL.fullmatch(text):
+        digits = len(text.lstrip("+-"))
+        if digits > MAX_DIGITS:
+            raise _NotPlain(f"{_shown(text)} has {digits:,} digits, more than any value here can")
+        return int(text)
+    if _YAML_INTEGER.fullmatch(text):
+        raise _not_plain(text, "integer")
+    raise ValueError(text)
+
+
+def _scalar(node: yaml.Node) -> Any:
+    """The node's value as YAML reads it, numbers only from plain decimal notation (`_integer`);
+    _NotPlain for another notation, any other exception for text its tag cannot read."""
+    if node.tag == f"{_TAG}int":
+        return _integer(node.value)
+    if node.tag == f"{_TAG}float" and ("_" in node.value or ":" in node.value):
+        raise _not_plain(node.value, "number")
+    return SafeConstructor().construct_object(node, deep=True)
 
 
 class Spec(ABC):
@@ -123,6 +188,8 @@ class ScalarSpec(Spec):
             return walk.report(node, path, f"expected {self.expected}, got {describe(node)}")
         try:
             value = _scalar(node)
+        except _NotPlain as exc:
+            return walk.report(node, path, str(exc))
         except Exception:  # PyYAML's constructors fail on bad text in many ways (KeyError for `!!bool x`)
             return walk.report(node, path, f"unreadable value: {_shown(node.value)} is not {describe(node)}")
         try:
@@ -158,7 +225,7 @@ class Integer(ScalarSpec):
 
     def refine(self, value: Any, walk: Walk) -> str | None:
         if self.minimum is not None and value < self.minimum:
-            return f"must be at least {self.minimum}, got {value}"
+            return f"must be at least {self.minimum}, got {_value(value)}"
         if value > self.maximum:
             return f"must be at most {self.maximum}, got {_shown(str(value))}"
         return None
@@ -186,14 +253,14 @@ class Number(ScalarSpec):
         except OverflowError:  # an integer no float holds
             return f"must be a finite number, got {_shown(str(value))}"
         if not math.isfinite(number):
-            return f"must be a finite number, got {value}"
+            return f"must be a finite number, got {_value(value)}"
         if self.minimum is not None:
             if self.exclusive_minimum and number <= self.minimum:
-                return f"must be greater than {self.minimum}, got {value}"
+                return f"must be greater than {self.minimum}, got {_value(value)}"
             if number < self.minimum:
-                return f"must be at least {self.minimum}, got {value}"
+                return f"must be at least {self.minimum}, got {_value(value)}"
         if self.maximum is not None and number > self.maximum:
-            return f"must be at most {self.maximum}, got {value}"
+            return f"must be at most {self.maximum}, got {_value(value)}"
         return None
 
     def check(self, node: yaml.Node, path: str, walk: Walk) -> Any:
@@ -265,7 +332,7 @@ class Choice(ScalarSpec):
 
     def refine(self, value: Any, walk: Walk) -> str | None:
         if value not in self.values:
-            return f"expected {self.expected}, got {value!r}"
+            return f"expected {self.expected}, got {_value(value)}"
         return None
 
     def schema(self) -> JSON:
@@ -294,9 +361,10 @@ class ListOf(Spec):
             value = self.item.validate(child, f"{path}[{i}]", walk)
             out.append(value)
             where = f"{path}[{i}]"
-            if self.unique_key is not None and isinstance(value, dict):
+            if self.unique_key is not None:
                 where += f".{self.unique_key}"
-                value = value.get(self.unique_key)
+                # an entry invalid for another reason still has its key: an entry repeating it repeats it
+                value = _key_text(child, self.unique_key)
             if not (self.unique or self.unique_key) or not isinstance(value, str | int):
                 continue
             if value in seen:
@@ -312,6 +380,20 @@ class ListOf(Spec):
         if self.unique:
             out["uniqueItems"] = True
         return out
+
+
+def _key_text(node: yaml.Node, key: str) -> str | None:
+    """The text of a mapping node's string value at `key`, as written."""
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    for key_node, value_node in node.value:
+        if (
+            key_node.value == key
+            and isinstance(value_node, yaml.ScalarNode)
+            and value_node.tag == f"{_TAG}str"
+        ):
+            return str(value_node.value)
+    return None
 
 
 @dataclass

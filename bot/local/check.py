@@ -14,7 +14,9 @@ from pathlib import Path
 
 from bot.engine import (
     MANIFEST_PATH,
+    MAX_DESCRIPTION_CHARS,
     MAX_DIFF_BYTES,
+    MAX_MANIFEST_BYTES,
     Description,
     DescriptionSource,
     Inputs,
@@ -26,6 +28,7 @@ from bot.engine import (
     display_path,
     evaluate,
 )
+from bot.fileread import read_limited
 from bot.gather import GivenFile, MergeGiven, Request, Revisions, UsageError, gather
 from bot.local.fanout import Forked, usable_cores
 from bot.local.git import Git, GitError
@@ -68,9 +71,10 @@ def resolve_revisions(git: Git, base: str | None, head: str) -> Revisions:
     return Revisions(base_sha, head_sha, git.merge_base(base_sha, head_sha))
 
 
-def read_given(path: Path, label: str) -> GivenFile:
+def read_given(path: Path, label: str, limit: int) -> GivenFile:
+    """The file named on the command line, no more of it than its reader accepts (read_limited)."""
     try:
-        return GivenFile(str(path), path.read_bytes())
+        return GivenFile(str(path), read_limited(path, limit))
     except OSError as exc:
         raise UsageError(f"{label}: {exc.strerror}") from exc
 
@@ -84,13 +88,23 @@ def request_of(
     description: Description | None = None,
 ) -> Request:
     manifest, reference = options.manifest_file, options.reference
+    manifest_file = reference_file = None
+    if manifest is not None:
+        manifest_file = read_given(manifest, f"{manifest}: cannot read manifest", MAX_MANIFEST_BYTES)
+    if reference is not None:
+        reference_file = read_given(reference, f"--reference {reference}: cannot read", MAX_DIFF_BYTES)
     if options.description is not None:
-        given = read_given(options.description, f"--description {options.description}: cannot read")
+        # a character is at most 4 bytes of UTF-8: what is past that many is never shown
+        given = read_given(
+            options.description,
+            f"--description {options.description}: cannot read",
+            4 * MAX_DESCRIPTION_CHARS,
+        )
         description = Description(given.data.decode("utf-8", "replace"), DescriptionSource.FILE)
     return Request(
         manifest_path=options.manifest_path,
-        manifest_file=read_given(manifest, f"{manifest}: cannot read manifest") if manifest else None,
-        reference_file=read_given(reference, f"--reference {reference}: cannot read") if reference else None,
+        manifest_file=manifest_file,
+        reference_file=reference_file,
         reference_at_base=options.reference_at_base,
         repo=repo,
         pr=pr,

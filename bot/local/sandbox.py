@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import json
 import os
 import selectors
 import shutil
@@ -42,6 +41,7 @@ from functools import cache
 from pathlib import Path
 
 from bot.engine.semantic import SideEffect, SideEffectKind
+from bot.jsonread import JsonInputError, load_json_object
 from bot.local import _supervisor, sealed
 from bot.local.fsgate import compare, fingerprint
 from bot.local.git import Git, GitError
@@ -417,10 +417,9 @@ def _supervise(
 
 def _report(data: bytes) -> dict[str, object]:
     try:
-        value = json.loads(data.decode("utf-8", "replace") or "{}")
-    except ValueError:
+        return load_json_object(data or b"{}", "the sandbox's report")
+    except JsonInputError:
         return {}
-    return value if isinstance(value, dict) else {}
 
 
 def _collect(tree: Path, path: str, existed: bool) -> Collected:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.engine import MANIFEST_PATH, Description, DescriptionSource, Inputs
+from bot.engine import MANIFEST_PATH, MAX_MANIFEST_BYTES, Description, DescriptionSource, Inputs
 from bot.engine.whatif import WhatIfRow
 from bot.gather import GivenFile, Request, Revisions
 from bot.gather.whatif import NO_TESTS_REASON, whatif_row
@@ -29,7 +29,7 @@ class WhatIfOptions:
 def whatif_rows(options: WhatIfOptions) -> list[WhatIfRow]:
     """One row per first-parent commit that has a parent, newest first."""
     git = Git.open(options.repo)
-    new = read_given(options.manifest, f"{options.manifest}: cannot read manifest")
+    new = read_given(options.manifest, f"{options.manifest}: cannot read manifest", MAX_MANIFEST_BYTES)
     return first_parent_rows(git, options.branch, options.last, new, manifest_path=options.manifest_path)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from bot.engine import digest_bytes
 from bot.engine.manifest_spec import variable_name
 from bot.engine.schema import Field, Invalid, ListOf, Mapping_, String, Walk, YamlSyntaxError, compose
+from bot.fileread import read_limited
 from bot.replay.errors import ReplayError
 from bot.replay.tasks import check_name
 
@@ -161,20 +162,21 @@ class Arm:
         return found
 
 
-def _read(path: Path, what: str, limit: int) -> bytes:
+def read_input(path: Path, what: str, limit: int) -> bytes:
+    """A file replay is named (a task set, an arm file, a prompt, a manifest), no further than `limit`;
+    ReplayError naming it when it cannot be read or is larger."""
     try:
-        with path.open("rb") as handle:
-            data = handle.read(limit + 1)
+        data = read_limited(path, limit)
     except OSError as exc:
         raise ReplayError(f"{path}: cannot read {what}: {exc.strerror}") from exc
     if len(data) > limit:
-        raise ReplayError(f"{path}: {what} is larger than {limit} bytes")
+        raise ReplayError(f"{path}: {what} is larger than {limit:,} bytes")
     return data
 
 
 def load_arm_file(path: Path, name: str | None = None) -> Arm:
     """The arm an arm file describes, named `name` or by the file; ReplayError naming every problem."""
-    data = _read(path, "the arm file", MAX_ARM_FILE_BYTES)
+    data = read_input(path, "the arm file", MAX_ARM_FILE_BYTES)
     try:
         node = compose(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -193,7 +195,7 @@ def load_arm_file(path: Path, name: str | None = None) -> Arm:
     if "prompt" in raw:
         prompt_path = path.parent / raw["prompt"]
         try:
-            text = _read(prompt_path, "the prompt", MAX_PROMPT_BYTES).decode("utf-8")
+            text = read_input(prompt_path, "the prompt", MAX_PROMPT_BYTES).decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ReplayError(f"{prompt_path}: the prompt is not UTF-8 text: {exc.reason}") from exc
         prompt = Prompt(raw["prompt"], text)

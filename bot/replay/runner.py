@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from bot.engine import ReceiptError, digest_bytes, render_json
+from bot.engine import MAX_MANIFEST_BYTES, ReceiptError, digest_bytes, render_json
 from bot.gather import GivenFile
 from bot.local.git import Git, GitError
 from bot.local.sandbox import caller_directories, minimal_environment
 from bot.replay.agent import AgentRun, run_agent
-from bot.replay.arms import Arm
+from bot.replay.arms import Arm, read_input
 from bot.replay.errors import ReplayError
 from bot.replay.progress import Progress
 from bot.replay.score import Judging, hidden_tests_tree, score
@@ -56,11 +56,8 @@ class RunSummary:
         )
 
 
-def _read(path: Path, what: str) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise ReplayError(f"{path}: cannot read {what}: {exc.strerror}") from exc
+# A task set holds each task's gold patch and hidden tests: a few megabytes for hundreds of tasks.
+MAX_TASK_SET_BYTES = 256 << 20
 
 
 def _check_commits(git: Git, tasks: Sequence[Task]) -> None:
@@ -147,12 +144,14 @@ def run(options: RunOptions, stream: TextIO = sys.stderr) -> RunSummary:
         raise ReplayError("--attempts must be at least 1")
     if options.agent_timeout <= 0:
         raise ReplayError("--agent-timeout must be positive")
-    data = _read(options.tasks_file, "the task set")
+    data = read_input(options.tasks_file, "the task set", MAX_TASK_SET_BYTES)
     tasks = read_task_set(data, str(options.tasks_file))
     repo = Git.open(options.repo)
     manifest = None
     if options.manifest is not None:
-        manifest = GivenFile(str(options.manifest), _read(options.manifest, "the manifest"))
+        manifest = GivenFile(
+            str(options.manifest), read_input(options.manifest, "the manifest", MAX_MANIFEST_BYTES)
+        )
     spec = RunSpec(
         task_set=task_set_digest(data),
         tasks=len(tasks),

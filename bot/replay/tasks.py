@@ -18,6 +18,7 @@ from bot.engine import MANIFEST_PATH, ManifestError, ManifestSource, digest_byte
 from bot.engine.globs import matches
 from bot.engine.groups import GROUPS
 from bot.engine.patterns import PatternStore
+from bot.jsonread import JsonInputError, load_json_object
 from bot.local.git import Git, GitError
 from bot.replay.errors import ReplayError
 
@@ -241,9 +242,9 @@ def read_task_set(data: bytes, name: str) -> tuple[Task, ...]:
             continue
         where = f"{name}:{number}"
         try:
-            row = json.loads(line)
-        except ValueError as exc:
-            raise ReplayError(f"{where}: not JSON: {exc}") from exc
+            row = load_json_object(line, where)
+        except JsonInputError as exc:
+            raise ReplayError(exc.problem) from exc
         task = parse_task(row, where)
         if task.id in seen:
             raise ReplayError(f"{where}: task id {task.id!r} appears twice")

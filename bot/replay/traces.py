@@ -13,13 +13,14 @@ name; edits count only when made through the agent's edit tools (Codex `file_cha
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
+
+from bot.jsonread import JsonInputError, json_object
 
 READ_PROGRAMS = {
     "cat",
@@ -212,13 +213,8 @@ def parse_events(data: bytes) -> tuple[list[dict[str, Any]], int]:
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
-        except ValueError:
-            skipped += 1
-            continue
-        if isinstance(value, dict):
-            events.append(value)
-        else:
+            events.append(json_object(line, "a trace line"))
+        except JsonInputError:  # not JSON, too deep, or not an object
             skipped += 1
     return events, skipped
 

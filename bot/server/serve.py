@@ -16,6 +16,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from bot.engine.errors import ReceiptError
+from bot.fileread import read_limited
 from bot.github.checks import CheckRunRequest, PublishedCheckRun
 from bot.github.repo import RepoRef
 from bot.jsonread import MAX_PAYLOAD_BYTES, load_json_object
@@ -151,7 +152,7 @@ def receive(event: str, payload_path: Path, out: TextIO = sys.stdout) -> int:
             "(or RECEIPT_PRIVATE_KEY_PATH), and RECEIPT_GITHUB_API_URL for GitHub Enterprise Server"
         )
     configure_terminal_logging()
-    payload_bytes = payload_path.read_bytes()
+    payload_bytes = read_limited(payload_path, MAX_PAYLOAD_BYTES)
     payload = load_json_object(payload_bytes, str(payload_path), max_bytes=MAX_PAYLOAD_BYTES)
     from bot.github.events import parse_event
 

@@ -233,6 +233,37 @@ def test_malformed_diffs_name_the_problem(text: str, problem: str) -> None:
     assert err.value.line >= 1
 
 
+_DIGITS = "1" * 5000  # past the 4,300 digits Python reads as an integer at all
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (f"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -{_DIGITS} +1 @@\n-a\n+b\n", "line 4: hunk 1 of x"),
+        (f"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,{_DIGITS} +1 @@\n-a\n+b\n", "line 4: hunk 1 of x"),
+        (
+            f"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n@@ -9 +{_DIGITS},1 @@\n-a\n+b\n",
+            "line 7: hunk 2 of x",
+        ),
+        (f"--- a/x\n+++ b/x\n@@ -1 +1,{_DIGITS} @@\n-a\n+b\n", "line 3: hunk 1 of x"),
+        ("--- a/x\n+++ b/x\n@@ -1 +1,0000000000000000001 @@\n-a\n", "line 3: hunk 1 of x"),
+    ],
+)
+def test_a_hunk_header_number_of_too_many_digits_is_an_error_naming_the_hunk(text: str, problem: str) -> None:
+    with pytest.raises(DiffParseError) as err:
+        parse_diff(text)
+    assert str(err.value).startswith(f"diff {problem}: its header states a number of ")
+    assert str(err.value).endswith("digits, past any file (a line number or count has at most 18)")
+
+
+def test_hunk_header_numbers_of_eighteen_digits_are_read() -> None:
+    """The near miss: 18 digits are a number (the hunk then ends early, as any over-long count does)."""
+    with pytest.raises(DiffParseError, match="of x ends early: 0 base and 999999999999999998 head"):
+        parse_diff("--- a/x\n+++ b/x\n@@ -1 +1," + "9" * 18 + " @@\n-a\n+b\n")
+    (f,) = parse_diff("--- a/x\n+++ b/x\n@@ -000000000000000001 +000000000000000001 @@\n-a\n+b\n").files
+    assert f.hunks[0].old_start == 1
+
+
 def test_binary_patch_payload_is_skipped() -> None:
     text = (
         "diff --git a/img.bin b/img.bin\nnew file mode 100644\n"

@@ -4,10 +4,30 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.engine._glob_translations import TRANSLATIONS
-from bot.engine.globs import Caseless, GlobError, GlobMatch, compile_glob, last_match, matches
+from bot.engine.change import FileTexts
+from bot.engine.evaluation import Inputs, evaluate
+from bot.engine.gitpath import matchable
+from bot.engine.globs import (
+    PREFIX_CHARS,
+    Caseless,
+    GlobError,
+    GlobMatch,
+    compile_glob,
+    last_match,
+    literal_prefix,
+    match_one,
+    match_work,
+    matches,
+)
+from bot.engine.groups import MANIFEST_PATH
+from bot.engine.manifest import ManifestSource, load_manifest
 from bot.engine.patterns import PatternStore
+from bot.engine.receipt import Subject
+from tests.texts import change_with_texts
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import gen_glob_translations as generator
@@ -33,7 +53,10 @@ def test_the_built_in_globs_translate_as_pathspec_translates_them() -> None:
         ("/", "matches nothing"),
         ("[z-a]", "invalid character class range: z-a"),
         ("src/[z-a]/**", "invalid character class range: z-a"),
-        ("[[:alpha:]]", "missing ]: [[:alpha:]\\](?:(?P<ps_d>/)|$)"),
+        (
+            "[[:alpha:]]",
+            "missing ] (gitignore has no POSIX classes such as [:alpha:]; list the characters: [a-zA-Z])",
+        ),
         ("?" * 4000, "RE2 would need more than 64 KiB for it (the limit)"),
     ],
 )
@@ -147,10 +170,140 @@ def test_a_list_is_screened_before_its_patterns_are_tried_one_by_one(monkeypatch
 
     monkeypatch.setattr(globs, "match_one", counted)
     assert last_match(listed, "src/app.py", store) is None and tried == []  # no pattern can match
-    assert matches(listed, "a.lock", store, Caseless.INCLUDES) and tried == listed  # only in another case
+    # only in another case; the patterns under tests/ cannot match a.lock, and are not run
+    assert matches(listed, "a.lock", store, Caseless.INCLUDES) and tried == ["*.LOCK"]
     assert not matches(listed, "a.lock", store)  # the screen lets it through; the exact spelling decides
     assert not matches(listed, "tests/data/x", store)
     monkeypatch.setattr(patterns, "_SCREEN_MAX_MEM", 1 << 10)
     store = PatternStore()
     assert matches(["conftest.py", "**/.github/workflows/**"], "Tests/CONFTEST.py", store, Caseless.INCLUDES)
     assert not matches(["conftest.py", "**/.github/workflows/**"], "src/app.py", store)
+
+
+# A pattern's literal prefix: a path that does not begin with it (case folded) cannot match, so it
+# is not run, and matching work is counted only up to it (issue 20: a valid manifest of 1,000 globs,
+# each under its own directory, made any change of 5,000 paths "too large to assess").
+
+
+@pytest.mark.parametrize(
+    ("pattern", "prefix"),
+    [
+        ("src/d0/[a-z][0-9]*/**/*.py", "src/d0/"),
+        ("/Docs/API", "docs/api"),
+        ("a/**", "a/"),
+        ("src/a\\ ", "src/a "),
+        ("src/a ", "src/a"),
+        ("\\#x/y", "#x/y"),
+        ("!tests/data/**", "tests/data/"),
+        ("sr?/x", "sr"),
+        ("[s]rc/x", ""),
+        ("*.lock", ""),
+        ("foo/", ""),
+        ("**/foo", ""),
+        ("ÄRGER/x", ""),
+        ("src/ü/x", "src/"),
+    ],
+)
+def test_a_patterns_literal_prefix(pattern: str, prefix: str) -> None:
+    assert compile_glob(pattern).prefix == prefix
+
+
+def test_a_literal_prefix_is_claimed_only_where_certain() -> None:
+    assert literal_prefix("^ab|c") == ""  # an alternative outside any group could match anywhere
+    assert literal_prefix("^a(b|c)") == "a"
+    assert literal_prefix("^a[]|]b") == "a"  # a `|` in a character class is a member
+    assert literal_prefix("^ab*") == literal_prefix("^ab?") == literal_prefix("^ab{0,2}") == "a"
+    assert literal_prefix("^a\\d") == "a" and literal_prefix("a") == ""
+    assert literal_prefix("^" + "x" * 100) == "x" * PREFIX_CHARS
+
+
+_PATTERN_PIECES = st.sampled_from(
+    ["src", "/", "*", "**", "?", "[a-z]", "!", "K", "s", "S", "x.py", "\\ ", " ", "Docs", "ü", ".", "-"]
+)
+_PATH_PIECES = st.sampled_from(
+    ["src", "SRC", "Src", "/", "x.py", "X.PY", "docs", "DOCS", "\u212a", "k", "\u017f", "s", "ü", "Ü", "ß",
+     "\u0130", "\udcff", " ", ".", "-", "a"]
+)  # fmt: skip
+
+
+@given(
+    st.lists(_PATTERN_PIECES, min_size=1, max_size=6).map("".join),
+    st.lists(_PATH_PIECES, max_size=8).map("".join),
+)
+def test_no_path_a_pattern_matches_in_any_spelling_misses_its_prefix(pattern: str, path: str) -> None:
+    """Differential: every path the pattern or its case-insensitive twin matches begins with the
+    prefix, folded (the Kelvin sign and the long s fold to ASCII letters RE2 matches them to)."""
+    store = PatternStore()
+    try:
+        compiled = store.glob(pattern)
+    except GlobError:
+        return
+    for form in (path, path + "/"):
+        if (
+            compiled.match_file(form) is not None
+            or store.any_case(pattern).search(matchable(form)) is not None
+        ):
+            assert matchable(form).casefold().startswith(compiled.prefix), (pattern, form)
+
+
+def _every_pattern_run(patterns: list[str], path: str, store: PatternStore, caseless: Caseless) -> object:
+    """last_match as it was: every pattern of the list run on the path."""
+    decided = None
+    for index, pattern in enumerate(patterns):
+        found = match_one(pattern, path, store, caseless)
+        if found is not None:
+            decided = GlobMatch(pattern, index, found.include, found.folded)
+    return decided
+
+
+@given(
+    st.lists(st.lists(_PATTERN_PIECES, min_size=1, max_size=5).map("".join), max_size=6),
+    st.lists(_PATH_PIECES, max_size=8).map("".join),
+    st.sampled_from(list(Caseless)),
+)
+def test_patterns_skipped_by_their_prefix_decide_as_every_pattern_run(
+    patterns: list[str], path: str, caseless: Caseless
+) -> None:
+    store = PatternStore()
+    try:
+        for pattern in patterns:
+            store.glob(pattern)
+    except GlobError:
+        return
+    assert last_match(patterns, path, store, caseless) == _every_pattern_run(patterns, path, store, caseless)
+
+
+def test_a_thousand_globs_under_their_own_directories_cost_each_path_only_those_it_could_match() -> None:
+    """The auditor's manifest (`src/dN/[a-z][0-9]*/**/*.py`, N < 1,000) and 5,000 new files of 85-byte
+    paths: 15 billion instruction-bytes counted before, past the 8.6 billion limit, so the change was
+    too large to assess; the paths are read by the globs they could match, and the receipt is made."""
+    allow = "".join(f"  - 'src/d{n}/[a-z][0-9]*/**/*.py'\n" for n in range(1000))
+    manifest = load_manifest(
+        f"version: 1\npaths:\n  allow:\n{allow}".encode(), MANIFEST_PATH, ManifestSource.BASE
+    )
+    inside = [f"src/d{i % 1000}/a{i}/generated/module_{i:05d}/handler_for_payments.py" for i in range(2500)]
+    outside = [
+        f"services/payments/internal/handlers/v2/generated/module_{i:05d}/handler.py" for i in range(2500)
+    ]
+    diff = "".join(
+        f"diff --git a/{p} b/{p}\nnew file mode 100644\nindex 0000000..e69de29\n" for p in inside + outside
+    )
+    change = change_with_texts(diff.encode(), {p: FileTexts("", "") for p in inside + outside})
+    receipt = evaluate(
+        Inputs(change=change, manifest=manifest, subject=Subject("c" * 40, "c" * 40, "c" * 40))
+    )
+    outside_allowlist = [v for v in receipt.scope if v.rule.value == "outside-allowlist"]
+    assert len(outside_allowlist) == 2500 and all(
+        (v.path or "").startswith("services/") for v in outside_allowlist
+    )
+
+
+def test_globs_that_could_match_any_path_still_count_every_byte() -> None:
+    """The near miss: unanchored globs read every path whole, and are counted so (as before)."""
+    store = PatternStore()
+    hostile = [store.glob("?" * 100 + str(i)) for i in range(900)]
+    anchored = [store.glob("src/" + "?" * 100 + str(i)) for i in range(900)]
+    paths = ["d" * 3000 + str(i) for i in range(40)]
+    program = sum(g.program_size for g in hostile)
+    assert match_work(hostile, paths) >= program * sum(len(p) + 1 for p in paths)
+    assert match_work(anchored, paths) < match_work(anchored, ["src/" + p for p in paths]) // 100

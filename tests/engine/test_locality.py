@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import tracemalloc
+from collections.abc import Callable
+
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -8,7 +11,7 @@ from bot.engine.change import change_from_diff
 from bot.engine.diff import DiffLine, FileDiff, LineKind, parse_diff
 from bot.engine.groups import MANIFEST_PATH
 from bot.engine.lexing import LineTokens, _split_comments, lexicon_for, tokenize_line, tokenize_lines
-from bot.engine.locality import evaluate_locality, measure_block, measure_file
+from bot.engine.locality import _measured, evaluate_locality, measure_block, measure_file
 from bot.engine.manifest import parse_manifest
 from bot.engine.sourcetext import split_line
 from bot.local.git import Git
@@ -49,12 +52,48 @@ def _block(old: list[str], new: list[str], path: str = "f.py") -> tuple[int, int
         (["a = 1  # x", "b = 2"], ["a = 1  # y", "b = 2"], (0, 0, None)),
         ([""], ["x = 1"], (1, 0, None)),
         (["# note"], ["x = 1"], (1, 0, None)),
+        ([], ["# only a comment", ""], (0, 0, None)),
+        (["# gone", "  "], [], (0, 0, None)),
+        ([], ["x = 1\r# a comment after a lone CR", "# c"], (1, 0, None)),
+        ([], ["", "\r "], (0, 3, 1)),
     ],
 )
 def test_logical_and_formatting_lines(
     old: list[str], new: list[str], expected: tuple[int, int, int | None]
 ) -> None:
     assert _block(old, new) == expected
+
+
+def _peak(work: Callable[[], object]) -> int:
+    """Bytes Python allocated at the peak of `work`, above what was allocated before it."""
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        work()
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("quote", ["'", '"', "`"])
+@pytest.mark.parametrize("body", ["abcd efgh ", "\\'x"])
+def test_a_long_string_is_lexed_in_memory_proportional_to_it(quote: str, body: str) -> None:
+    """Python's engine kept a place to backtrack to for each character of a string (about 115 bytes
+    each: a one-line 32 MB file took 3.9 GB to measure); the string's pattern is possessive now."""
+    line = f"k = {quote}" + body * 100_000 + quote
+    tokens = tokenize_line(line, lexicon_for("conf.js"))
+    assert len(tokens.code) == 3
+    assert _peak(lambda: tokenize_line(line, lexicon_for("conf.js"))) < 4 * len(line)
+
+
+def test_lines_only_added_are_measured_a_line_at_a_time() -> None:
+    """A new file of 100,000 lines is counted as it is read, not held as every line's tokens (25
+    times its size before)."""
+    lines = [f"v{i} = foo(a, b{i % 13}) + bar[c] * 3" for i in range(100_000)]
+    numbers = list(range(1, len(lines) + 1))
+    removed = _lines(LineKind.REMOVED, lines)
+    assert measure_block(removed, [], lexicon_for("big.txt")).logical == 100_000
+    assert _peak(lambda: _measured([], lines, numbers, 1, lexicon_for("big.txt"))) < 2 * sum(map(len, lines))
 
 
 def test_javascript_block_comments_and_quotes() -> None:

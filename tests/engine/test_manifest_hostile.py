@@ -56,7 +56,8 @@ MALFORMED = [
     ),
     (
         "version: 1\npaths:\n  allow: ['[[:alpha:]]']\n",
-        "m.yml:3:11: paths.allow[0]: missing ]: [[:alpha:]\\](?:(?P<ps_d>/)|$)",
+        "m.yml:3:11: paths.allow[0]: missing ] (gitignore has no POSIX classes such as [:alpha:]; list the "
+        "characters: [a-zA-Z])",
     ),
     (
         "version: 1\npaths:\n  allow_binary: !!bool maybe\n",
@@ -92,7 +93,63 @@ MALFORMED = [
     ),
     (
         "version: " + "1" * 5000 + "\n",
-        "m.yml:1:10: version: unreadable value: '1111111111111111111111111111111111111...' is not an integer",
+        "m.yml:1:10: version: '1111111111111111111111111111111111111...' has 5,000 digits, more than any value here can",
+    ),
+    # Numbers in YAML 1.1's other notations: hexadecimal or binary can spell an integer too long to
+    # write in decimal (Python refuses past 4,300 digits), and the rest read as values no one meant.
+    (
+        "version: 1\nbudgets:\n  files: 0x" + "F" * 4000 + "\n",
+        "m.yml:3:10: budgets.files: '0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF...' is not a plain decimal integer: "
+        "YAML 1.1 reads it as hexadecimal; write it in decimal digits",
+    ),
+    (
+        "version: 1\nexcess:\n  max_distance: 0b" + "1" * 15000 + "\n",
+        "m.yml:3:17: excess.max_distance: '0b11111111111111111111111111111111111...' is not a plain decimal "
+        "integer: YAML 1.1 reads it as binary; write it in decimal digits",
+    ),
+    (
+        "version: -0x" + "f" * 5000 + "\n",
+        "m.yml:1:10: version: '-0xffffffffffffffffffffffffffffffffff...' is not a plain decimal integer: "
+        "YAML 1.1 reads it as hexadecimal; write it in decimal digits",
+    ),
+    (
+        "version: 1\ntests:\n  timeout_minutes: " + "1:" * 3000 + "1\n",
+        "m.yml:3:20: tests.timeout_minutes: '1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1...' is not a plain decimal "
+        "integer: YAML 1.1 reads it as base 60 (1:30 is 90); write it in decimal digits",
+    ),
+    (
+        "version: 1\nbudgets:\n  files: 190:20:30\n",
+        "m.yml:3:10: budgets.files: '190:20:30' is not a plain decimal integer: YAML 1.1 reads it as base 60 "
+        "(1:30 is 90); write it in decimal digits",
+    ),
+    (
+        "version: 1\nbudgets:\n  hunks: 010\n",
+        "m.yml:3:10: budgets.hunks: '010' is not a plain decimal integer: YAML 1.1 reads it as octal (010 is 8); "
+        "write it in decimal digits",
+    ),
+    (
+        "version: 1\nbudgets:\n  hunks: !!int 1_000_\n",
+        "m.yml:3:10: budgets.hunks: '1_000_' is not a plain decimal integer: YAML 1.1 reads it as a number with "
+        "its '_' dropped; write it in decimal digits",
+    ),
+    (
+        "version: 1\nexcess:\n  max_distance: 0_0.5\n",
+        "m.yml:3:17: excess.max_distance: '0_0.5' is not a plain decimal number: YAML 1.1 reads it as a number "
+        "with its '_' dropped; write it in decimal digits",
+    ),
+    (
+        "version: 1\nexcess:\n  max_distance: 0:30.5\n",
+        "m.yml:3:17: excess.max_distance: '0:30.5' is not a plain decimal number: YAML 1.1 reads it as base 60 "
+        "(1:30 is 90); write it in decimal digits",
+    ),
+    (
+        "version: 1\nbudgets:\n  files: -" + "1" * 700 + "\n",
+        "m.yml:3:10: budgets.files: '-111111111111111111111111111111111111...' has 700 digits, more than any "
+        "value here can",
+    ),
+    (
+        "version: " + "2" * 45 + "\n",
+        "m.yml:1:10: version: expected one of 1, got '2222222222222222222222222222222222222...'",
     ),
     (
         "version: 1\npaths:\n  allow: [!!binary 'AAAA']\n",
@@ -136,8 +193,39 @@ def test_a_malformed_value_is_a_positioned_manifest_error(text: str, problem: st
     assert _problems(text) == [problem]
 
 
+@pytest.mark.parametrize(
+    ("text", "budget"),
+    [("0", 0), ("7", 7), ("+7", 7), ("-0", 0), ("'7'", None), ("9007199254740991", 9007199254740991)],
+)
+def test_plain_decimal_numbers_are_read_as_written(text: str, budget: int | None) -> None:
+    """The near misses: a plain decimal, signed or not, is a number; a quoted one stays a string."""
+    if budget is None:
+        assert _problems(f"version: 1\nbudgets: {{files: {text}}}\n") == [
+            "m.yml:2:18: budgets.files: expected an integer, got a string"
+        ]
+        return
+    manifest = parse_manifest(f"version: 1\nbudgets: {{files: {text}}}\nexcess: {{max_distance: 0.25}}\n")
+    assert manifest.budgets.files == budget and manifest.excess.max_distance == 0.25
+
+
 def test_a_manifest_given_as_text_with_a_lone_surrogate_is_not_utf8() -> None:
     assert _problems("version: 1\n# \ud800\n") == ["m.yml:1:1: not UTF-8 text: invalid continuation byte"]
+
+
+def test_a_repeated_id_names_the_first_entry_with_it_even_when_that_entry_is_invalid() -> None:
+    """It said "repeats entry 51" of entries all repeating entry 0, whose pattern did not compile."""
+    problems = _problems(
+        "version: 1\ncontent:\n  banned:\n    - {id: x, pattern: '(?=a)'}\n    - {id: x, pattern: b}\n"
+        "    - {id: 3, pattern: c}\n    - {id: 3, pattern: d}\n"
+    )
+    assert problems[1:] == [
+        "m.yml:5:7: content.banned[1].id: repeats entry 0 ('x')",
+        "m.yml:6:12: content.banned[2].id: expected a string, got an integer",
+        "m.yml:7:12: content.banned[3].id: expected a string, got an integer",
+    ]
+    assert _problems("version: 1\ncontent:\n  banned: [x, {id: x, pattern: a}]\n") == [
+        "m.yml:3:12: content.banned[0]: expected a mapping, got a string"
+    ]
 
 
 def test_a_recursive_alias_is_no_infinite_walk() -> None:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
@@ -125,3 +126,111 @@ def test_shared_ends_are_the_longest(head: list[str], a: list[str], b: list[str]
     left, right = head + a + tail, head + b + tail
     assert _affixes(left, right) == _naive_affixes(left, right)
     assert _affixes(tuple(left), tuple(right)) == _naive_affixes(left, right)
+
+
+# Past the budget of exact comparison (MAX_EDIT_CELLS, made small here): a rewrite of a file of
+# hundreds of thousands of tokens was quadratic (15 s for 300,000 tokens; four rewritten 2 MiB files
+# took 529 s end to end).
+
+
+def _code(lines: int, seed: int = 0) -> list[str]:
+    """Lines of code: each its own words (so most runs of 8 tokens occur once) and shared punctuation."""
+    return [t for i in range(lines) for t in (f"v{seed}_{i}", "=", "f", "(", f"a{i}", ",", "1", ")", "\n")]
+
+
+def _exact(left: list[str], right: list[str]) -> int:
+    return int(Levenshtein.distance(left, right))
+
+
+def test_within_the_budget_a_band_finds_the_exact_distance() -> None:
+    left = _code(200)  # 1,800 tokens: the whole table is 3.2 million cells
+    right = list(left)
+    right[5], right[900], right[1700] = "x", "y", "z"
+    del right[1000:1010]
+    assert edit_count(left, right, budget=500_000) == EditCount(_exact(left, right), 1800)  # one band
+    many = list(left)
+    for i in range(0, 1700, 18):
+        many[i] = "w"  # 95 edits: the second band, twice as wide
+    assert edit_count(left, many, budget=2_000_000) == EditCount(_exact(left, many), 1800)
+
+
+def test_past_the_budget_the_versions_are_compared_in_blocks() -> None:
+    left = _code(200)
+    right = list(left)
+    for i in range(0, 1700, 18):
+        right[i] = "w"
+    right[300:300] = ["new", "(", ")", "\n"] * 5
+    count = edit_count(left, right, budget=1000)
+    assert count == EditCount(_exact(left, right), len(right), estimated=True)  # the blocks hold it
+    layout = layout_count(left, [" "] * len(left), right, [" "] * len(right), budget=1000)
+    assert (layout.token_edits, layout.estimated) == (count.edits, True)
+
+
+def test_a_rewrite_past_the_budget_counts_every_token() -> None:
+    left, right = _code(300, seed=1), _code(300, seed=2)
+    assert edit_count(left, right, budget=1000) == EditCount(_exact(left, right), 2700, estimated=True)
+    assert edit_count(left, ["a"] * 3000, budget=1000) == EditCount(3000, 3000, estimated=True)
+
+
+_FEW = st.lists(st.sampled_from(["a", "b", "c", "d", "(", ")", "\n"]), max_size=60)
+
+
+@given(_FEW, _FEW, st.integers(0, 400))
+def test_in_blocks_the_count_is_an_alignment_never_below_the_distance(
+    left: list[str], right: list[str], budget: int
+) -> None:
+    count = edit_count(left, right, budget=budget)
+    exact = _exact(left, right)
+    assert exact <= count.edits <= count.length
+    assert count.estimated or count.edits == exact
+    gaps_left, gaps_right = [" "] * len(left), ["  "] * len(right)
+    layout = layout_count(left, gaps_left, right, gaps_right, budget=budget)
+    assert exact <= layout.token_edits <= max(len(left), len(right))
+
+
+@given(st.lists(st.integers(0, 30), max_size=40), st.integers(0, 5))
+def test_runs_moved_past_each_other_keep_the_longest_chain(order: list[int], shift: int) -> None:
+    """Lines reordered: the runs both versions hold once pin only a chain in order on both sides."""
+    left = _code(31)
+    right = [t for i in order for t in left[9 * i : 9 * i + 9]] + ["\n"] * shift
+    count = edit_count(left, right, budget=0)
+    assert _exact(left, right) <= count.edits <= max(len(left), len(right))
+
+
+class _Counting:
+    """rapidfuzz's Levenshtein, counting the table cells each call may fill (a band's, with a cutoff)."""
+
+    def __init__(self) -> None:
+        self.cells = 0
+
+    def distance(self, a: list[int], b: list[int], score_cutoff: int | None = None) -> int:
+        whole = len(a) * len(b)
+        self.cells += (
+            whole if score_cutoff is None else min(whole, (2 * score_cutoff + 1) * max(len(a), len(b)))
+        )
+        return int(Levenshtein.distance(a, b, score_cutoff=score_cutoff))
+
+    def opcodes(self, a: list[int], b: list[int], score_hint: int | None = None) -> object:
+        whole = len(a) * len(b)
+        self.cells += whole if score_hint is None else min(whole, (2 * score_hint + 1) * max(len(a), len(b)))
+        return Levenshtein.opcodes(a, b, score_hint=score_hint)
+
+
+@pytest.mark.parametrize("edits", [0, 30, 2000, 20_000])
+def test_a_large_file_costs_its_budget_at_most_however_far_apart_its_versions(
+    edits: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """20,000 tokens each side: the whole table is 400 million cells, the budget 2 million (before,
+    every comparison filled the whole table: 300,000 tokens took 15 s, quadratic)."""
+    budget = 2_000_000
+    monkeypatch.setattr("bot.engine.distance.MAX_EDIT_CELLS", budget)
+    counting = _Counting()
+    monkeypatch.setattr("bot.engine.distance.Levenshtein", counting)
+    left = _code(2223)[:20_000]
+    right = list(left)
+    for i in range(0, 20_000, max(1, 20_000 // max(edits, 1)))[:edits]:
+        right[i] = "edited"
+    count = edit_count(left, right)
+    layout = layout_count(left, [" "] * 20_000, right, [" "] * 20_000)
+    assert count.edits == layout.token_edits >= edits
+    assert counting.cells <= 4 * budget  # each comparison at most twice its budget (bands double)

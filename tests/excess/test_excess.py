@@ -17,6 +17,7 @@ from bot.engine.excess import (
 )
 from bot.engine.manifest import ExcessPolicy
 from bot.engine.patching import PatchApplyError, Reference, parse_reference
+from bot.engine.render.excess_text import notes
 from bot.engine.tokens import Tokenizer
 from tests.texts import change_with_texts
 
@@ -122,6 +123,32 @@ def test_a_change_with_some_files_measured_is_not_said_unmeasured() -> None:
     x = measure_excess(change(("logo.png", "binary", None, None), ("a.py", "modified", C, G)))
     assert x.distance is not None and x.not_measured is None
     assert measure_excess(change()).not_measured is None  # nothing to measure is not a gap
+
+
+def test_files_past_the_edit_budget_are_compared_in_blocks_and_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file whose versions are too far apart for exact comparison within its budget is measured in
+    blocks (an upper bound, here exact), and `not_measured` and the summary name it; a file within
+    the budget is measured as before, and a change of such files alone says nothing."""
+    for module in ("distance", "excess"):
+        monkeypatch.setattr(f"bot.engine.{module}.MAX_EDIT_CELLS", 20_000)
+    big_c = "".join(f"v{i} = f(a{i}, 1)\n" for i in range(300))
+    big_m = big_c.replace("1)\n", "2)\n", 40).replace("v299 = ", "w299 = ")
+    x = measure_excess(change(("big.py", "modified", big_c, big_m), ("a.py", "modified", C, G)))
+    monkeypatch.setattr("bot.engine.distance.MAX_EDIT_CELLS", 1 << 32)
+    exact = [nd("big.py", big_c, big_m), nd("a.py", C, G)]  # exact: the whole table
+    assert x.distance == sum(e for e, _ in exact) / sum(n for _, n in exact)
+    assert x.estimated == ("big.py",)
+    assert x.not_measured == (
+        "compared in blocks, not token by token (big.py): their two versions are too far apart for the "
+        "20,000 cells of edit distance one file gets, so only what lies between the runs of tokens both "
+        "hold once was compared, and their edits count as an upper bound"
+    )
+    assert notes(x, lambda t: f"`{t}`")[-1] == (
+        "Estimated: compared in blocks, not token by token (`big.py`): their two versions are too far "
+        "apart for the 20,000 cells of edit distance one file gets, so only what lies between the runs "
+        "of tokens both hold once was compared, and their edits count as an upper bound."
+    )
+    assert measure_excess(change(("a.py", "modified", C, G))).not_measured is None
 
 
 def test_added_deleted_and_empty_files() -> None:

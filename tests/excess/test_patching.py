@@ -128,7 +128,7 @@ def test_mismatch_reasons() -> None:
     with pytest.raises(PatchApplyError, match=r"the patch expects 'x{57}\.\.\.'"):
         apply_file("a\n", _file(f"--- a/f\n+++ b/f\n@@ -1 +1 @@\n-{long_line}\n+b\n"))
     overlapping = "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n@@ -2 +2 @@\n-b\n+C\n"
-    with pytest.raises(PatchApplyError, match="it overlaps the previous hunk"):
+    with pytest.raises(PatchApplyError, match=r"before hunk 1 ends \(line 2\): a file's hunks come in order"):
         apply_file("a\nb\n", _file(overlapping))
 
 

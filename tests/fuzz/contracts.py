@@ -121,6 +121,9 @@ def check_tokens(path: str, left: str, right: str) -> None:
     pair = tokenizer.pair(path, left, right)
     count = edit_count(pair.left, pair.right)
     assert 0 <= count.edits <= count.length and 0.0 <= count.nd <= 1.0
+    # past a budget of 64 cells, compared in blocks: an alignment, so never below the distance
+    blocks = edit_count(pair.left, pair.right, budget=64)
+    assert count.edits <= blocks.edits <= blocks.length and (blocks.estimated or blocks.edits == count.edits)
     for written, text in zip(tokenizer.written_pair(path, left, right), (left, right), strict=True):
         # the written view loses nothing: its gaps and tokens are the text
         assert "".join(g + t for g, t in zip(written.gaps, written.tokens, strict=True)) == text

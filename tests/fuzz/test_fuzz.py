@@ -14,6 +14,8 @@ from datetime import timedelta
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.engine import schema
+from bot.engine.manifest_spec import SPEC
 from tests.fuzz import contracts
 
 EXAMPLES = int(os.environ.get("RECEIPT_FUZZ_EXAMPLES", "200"))
@@ -39,15 +41,29 @@ SPECIAL_LINES = [
 ]  # fmt: skip
 
 
+# A hunk header's numbers: small, far beyond any file, and too long to read as an integer at all
+# (Python refuses past 4,300 digits).
+_HUNK_NUMBERS = st.one_of(
+    st.integers(0, 100).map(str),
+    st.sampled_from(["1000000000000", "9" * 18, "0" * 18 + "1", "1" * 19, "1" * 4301, "9" * 5000]),
+)
+
+
 @st.composite
 def mutated_diffs(draw: st.DrawFn) -> bytes:
-    """A real diff with lines deleted, duplicated, swapped or replaced, and bytes flipped."""
+    """A real diff with lines deleted, duplicated, swapped or replaced, bytes flipped, and hunk
+    headers renumbered."""
     lines = draw(st.sampled_from(SEEDS)).splitlines(keepends=True)
     for _ in range(draw(st.integers(0, 8))):
         if not lines:
             break
         at = draw(st.integers(0, len(lines) - 1))
-        action = draw(st.sampled_from(["delete", "duplicate", "insert", "flip", "truncate"]))
+        action = draw(st.sampled_from(["delete", "duplicate", "insert", "flip", "truncate", "renumber"]))
+        headers = [i for i, line in enumerate(lines) if line.startswith(b"@@ -")]
+        if action == "renumber" and headers:
+            old, old_len, new, new_len = (draw(_HUNK_NUMBERS) for _ in range(4))
+            lines[draw(st.sampled_from(headers))] = f"@@ -{old},{old_len} +{new},{new_len} @@\n".encode()
+            continue
         if action == "delete":
             del lines[at]
         elif action == "duplicate":
@@ -83,6 +99,12 @@ _SCALARS = ["1", "0", "-1", "true", "maybe", "!!bool x", "!!int _", "!!float 1e"
             "'[z-a]'", "'src/**'", "'*a*a*a*b'", "'\\\\'", '"\\ud800"', "!!binary AAAA", "~", "'(?=x)'",
             "'\\pL{1000}'", "&a [x]", "*a", "!!python/object:os.system x", "'" + "?" * 5000 + "'", "[]", "{}",
             "[" * 40 + "]" * 40, "forbid", "!!timestamp 2020-13-45", "0x", "1:2:x"]  # fmt: skip
+# Numbers in every notation YAML 1.1 reads, some too long to write in decimal (Python refuses past
+# 4,300 digits): what a number field reads.
+_NUMBERS = ["0x" + "F" * 4000, "-0b" + "1" * 15000, "0" + "7" * 5000, "1:" * 3000 + "1", "9" * 5000,
+            "!!int 0x" + "f" * 4000, "0x1F", "010", "1_000_", "190:20:30", "1_0.5", "1:30.5", "-.inf",
+            "!!float 1e400", "9007199254740992", "+7", "-0"]  # fmt: skip
+_SCALARS += _NUMBERS
 
 
 @st.composite
@@ -104,8 +126,47 @@ def manifests(draw: st.DrawFn) -> bytes:
     return "\n".join(lines).encode("utf-8", "surrogatepass")
 
 
+def _valid_scalars(spec: schema.Spec) -> list[str]:
+    if isinstance(spec, schema.Boolean):
+        return ["true", "false"]
+    if isinstance(spec, schema.Integer):
+        return ["0", "3", "9007199254740991"]
+    if isinstance(spec, schema.Number):
+        return ["0", "0.25", "1"]
+    if isinstance(spec, schema.Date):
+        return ["2030-01-01"]
+    if isinstance(spec, schema.Choice):
+        return [str(v) for v in spec.values]
+    return ["'src/**'", "x", "'[z-a]'", "'^a+$'"]
+
+
+@st.composite
+def schema_manifests(draw: st.DrawFn) -> bytes:
+    """Manifests shaped by the schema itself, every key where it belongs, each value valid or
+    hostile: a hostile value then reaches the code that reads values of its kind (a number field,
+    a glob, a date) instead of failing at an unknown key first."""
+
+    def value(spec: schema.Spec, depth: int) -> str:
+        if isinstance(spec, schema.Either):
+            return value(draw(st.sampled_from(list(spec.options))), depth)
+        if isinstance(spec, schema.Mapping_):
+            required = [k for k, f in spec.fields.items() if f.required]
+            chosen = draw(st.lists(st.sampled_from(sorted(spec.fields)), unique=True, max_size=4))
+            keys = required + [k for k in chosen if k not in required]
+            return "{" + ", ".join(f"{k}: {value(spec.fields[k].spec, depth + 1)}" for k in keys) + "}"
+        if isinstance(spec, schema.ListOf):
+            count = draw(st.integers(0, 3 if depth < 4 else 1))
+            return "[" + ", ".join(value(spec.item, depth + 1) for _ in range(count)) + "]"
+        if draw(st.integers(0, 3)):
+            return draw(st.sampled_from(_valid_scalars(spec)))
+        numeric = isinstance(spec, schema.Integer | schema.Number | schema.Choice)
+        return draw(st.sampled_from(_NUMBERS if numeric and draw(st.booleans()) else _SCALARS))
+
+    return value(SPEC, 0).encode("utf-8", "surrogatepass")
+
+
 @fuzz
-@given(manifests())
+@given(st.one_of(manifests(), schema_manifests()))
 def test_the_manifest_loader(text: bytes) -> None:
     contracts.check_manifest(text)
 

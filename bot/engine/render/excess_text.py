@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.engine.excess import ExcessResult, left_out
+from bot.engine.excess import ExcessResult, estimated_text, left_out
 from bot.engine.gitpath import display_path
 
 _MAX_FUNCTIONS = 5
@@ -82,6 +82,8 @@ def notes(x: ExcessResult, quote: Callable[[str], str]) -> list[str]:
     if unmeasured:
         shown = [quote(display_path(p)) for p in unmeasured]
         out.append("Complexity not measured (does not parse): " + ", ".join(shown) + ".")
+    if x.estimated:
+        out.append(f"Estimated: {estimated_text(', '.join(quote(display_path(p)) for p in x.estimated))}.")
     if x.excluded:
         out.append(f"Left out: {left_out(x.excluded)}.")
     return out
