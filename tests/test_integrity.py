@@ -556,6 +556,22 @@ def test_a_pipe_the_run_puts_at_the_receipts_path_is_replaced_not_waited_on(
     capsys.readouterr()
 
 
+def _drain(fd: int, written: threading.Event) -> bytes:
+    """What a pipe's writer wrote into `fd` (non-blocking) until `written` and the pipe is empty."""
+    chunks: list[bytes] = []
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            chunk = None
+        if chunk:
+            chunks.append(chunk)
+        elif written.is_set() and chunk == b"":
+            return b"".join(chunks)
+        else:
+            time.sleep(0.01)
+
+
 def test_a_pipe_given_for_the_receipt_is_written_when_read_and_an_error_when_not(
     repo: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -563,10 +579,18 @@ def test_a_pipe_given_for_the_receipt_is_written_when_read_and_an_error_when_not
     pipe = tmp_path / "pipe"
     os.mkfifo(pipe)
     read: list[bytes] = []
-    reader = threading.Thread(target=lambda: read.append(pipe.read_bytes()), daemon=True)
+    # receipt does not wait for a reader, so the reader is open before it starts; it reads without
+    # waiting, since a pipe that no writer holds reads as its end until receipt opens it
+    reader_fd = os.open(pipe, os.O_RDONLY | os.O_NONBLOCK)
+    written = threading.Event()
+    reader = threading.Thread(target=lambda: read.append(_drain(reader_fd, written)), daemon=True)
     reader.start()
-    assert main(["check", "--repo", str(pr.root), "--base", "main", "--no-tests", "--json", str(pipe)]) == 0
-    reader.join(timeout=30)
+    try:
+        assert main(["check", "--repo", str(pr.root), "--base", "main", "--no-tests", "--json", str(pipe)]) == 0
+    finally:
+        written.set()
+        reader.join(timeout=30)
+        os.close(reader_fd)
     assert json.loads(read[0])["schema"] == "receipt/1" and stat.S_ISFIFO(pipe.lstat().st_mode)
     capsys.readouterr()
     args = ["check", "--repo", str(pr.root), "--base", "main", "--no-tests", "--json", str(pipe)]

@@ -31,7 +31,7 @@ from typing import Any
 from bot.server import logs
 from bot.server.plan import Plan
 from bot.server.store.db import Database
-from bot.server.store.jobs import DeliveryInfo, Recorded, record_deliveries
+from bot.server.store.jobs import DeliveryInfo, Recorded, mark_not_enqueued, record_deliveries
 
 MAX_BATCH = 32  # recorded in a few ms, so a delivery behind a full batch still waits little
 POSTGRES_THREADS = 8
@@ -168,4 +168,11 @@ class Intake:
             except Exception as exc:
                 logs.failure("could not enqueue a recorded job; the sweep will", exc=exc, job=job_id,
                              delivery=waiting.info.guid)  # fmt: skip
+                self._not_enqueued(job_id)
         waiting.answer.set_result(result)
+
+    def _not_enqueued(self, job_id: int) -> None:
+        try:
+            mark_not_enqueued(self._db, [job_id])
+        except Exception as exc:  # the job still runs once its message looks lost
+            logs.failure("could not mark a job not enqueued", exc=exc, job=job_id)

@@ -123,6 +123,8 @@ def test_a_token_github_stops_accepting_is_dropped_and_a_new_one_fetched(
     host.serve()
     github_app.send_pull_request("opened")
     _completed(github_app, github_app.pull.head_sha)
+    # the job's requests are all answered only once it is done (a run completes before its last one)
+    wait_until(lambda: _job(host, "state = 'done'"), what="the first job done")
     [held] = fake.issued  # the one token the App has cached
     fake.revoke_token(held)
     revoked_at = len(fake.requests)

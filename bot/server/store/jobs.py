@@ -371,6 +371,13 @@ def mark_enqueued(db: Database, job_ids: Sequence[int]) -> None:
         session.execute(update(Job).where(Job.id.in_(list(job_ids))).values(enqueued_at=utcnow()))
 
 
+def mark_not_enqueued(db: Database, job_ids: Sequence[int]) -> None:
+    """The queue refused these jobs' messages: the next sweep (or start) enqueues them without
+    first waiting for them to look lost."""
+    with db.session() as session:
+        session.execute(update(Job).where(Job.id.in_(list(job_ids))).values(enqueued_at=None))
+
+
 def take_lease(db: Database, name: str, holder: str, seconds: float) -> bool:
     """True for exactly one caller per period across the fleet (settled by the database)."""
     now = utcnow()
