@@ -578,6 +578,7 @@ def test_a_pipe_given_for_the_receipt_is_written_when_read_and_an_error_when_not
     pr = _pull_request(repo, None, {})
     pipe = tmp_path / "pipe"
     os.mkfifo(pipe)
+    args = ["check", "--repo", str(pr.root), "--base", "main", "--no-tests", "--json", str(pipe)]
     read: list[bytes] = []
     # receipt does not wait for a reader, so the reader is open before it starts; it reads without
     # waiting, since a pipe that no writer holds reads as its end until receipt opens it
@@ -586,14 +587,13 @@ def test_a_pipe_given_for_the_receipt_is_written_when_read_and_an_error_when_not
     reader = threading.Thread(target=lambda: read.append(_drain(reader_fd, written)), daemon=True)
     reader.start()
     try:
-        assert main(["check", "--repo", str(pr.root), "--base", "main", "--no-tests", "--json", str(pipe)]) == 0
+        assert main(args) == 0
     finally:
         written.set()
         reader.join(timeout=30)
         os.close(reader_fd)
     assert json.loads(read[0])["schema"] == "receipt/1" and stat.S_ISFIFO(pipe.lstat().st_mode)
     capsys.readouterr()
-    args = ["check", "--repo", str(pr.root), "--base", "main", "--no-tests", "--json", str(pipe)]
     assert (
         _within(60, lambda: main(args)) == 2
         and f"{pipe}: cannot write: a named pipe nobody reads" in capsys.readouterr().err
