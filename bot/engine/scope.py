@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -182,10 +182,22 @@ def _side_violations(
                 path,
                 None,
                 f"{path_label(path)} is outside paths.allow ({why}); {action}. Keep "
-                f"the change inside {', '.join(allow) or 'the allowed paths'}, or {_OVERRIDE} "
+                f"the change inside {_patterns_named(allow)}, or {_OVERRIDE} "
                 "(paths.allow).",
                 "paths.allow",
             )
+
+
+_NAMED_PATTERNS = 5
+
+
+def _patterns_named(patterns: Sequence[str]) -> str:
+    """The first few of a list of patterns, then how many more (a message per path, not a policy dump)."""
+    if not patterns:
+        return "the allowed paths"
+    named = ", ".join(patterns[:_NAMED_PATTERNS])
+    rest = len(patterns) - _NAMED_PATTERNS
+    return f"{named} and {rest} more" if rest > 0 else named
 
 
 def symlink_target(file: FileDiff) -> str | None:

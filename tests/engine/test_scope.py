@@ -61,6 +61,27 @@ def test_path_rules(repo: GitRepo, change: dict[str, str], expected: list[tuple[
     assert rules(check(repo)) == expected
 
 
+@pytest.mark.parametrize(("count", "named"), [(5, "d4/**"), (8, "d4/** and 3 more")])
+def test_a_path_outside_a_long_allowlist_names_its_first_patterns_and_counts_the_rest(
+    repo: GitRepo, count: int, named: str
+) -> None:
+    allow = ", ".join(f'"d{i}/**"' for i in range(count))
+    _base(repo, f"version: 1\npaths:\n  allow: [{allow}]\n", {"d0/a.txt": "a\n"})
+    repo.write("README.md", "hi\n")
+    repo.commit("pr")
+    [outside] = check(repo).scope
+    assert f"inside d0/**, d1/**, d2/**, d3/**, {named}, or " in outside.message
+    assert "d5/**" not in outside.message
+
+
+def test_an_empty_allowlist_allows_nothing_and_says_so(repo: GitRepo) -> None:
+    _base(repo, "version: 1\npaths:\n  allow: []\n", {"a.txt": "a\n"})
+    repo.write("README.md", "hi\n")
+    repo.commit("pr")
+    [outside] = check(repo).scope
+    assert "matched by no pattern" in outside.message and "inside the allowed paths, or" in outside.message
+
+
 def test_deleting_a_protected_test_and_renaming_out_of_the_protected_directory(repo: GitRepo) -> None:
     _base(repo, POLICY, {"tests/test_a.py": "a = 1\n", "tests/test_b.py": "b = 1\n"})
     repo.remove("tests/test_a.py")
