@@ -91,6 +91,9 @@ def test_summary_of_excess_dry_run_and_checks(receipt: Receipt) -> None:
     text = render_markdown(shown)
     assert "distance 0.123, excess \\+0.050 over the reference ⚠️ alarm" in text
     assert "**dry run** of the proposed policy" in text and "- the proposed policy is invalid:" in text
+    assert "This change edits the policy." in text, "a range or a merge group is no pull request"
+    numbered = replace(shown, subject=replace(shown.subject, pr=7))
+    assert "This pull request edits the policy." in render_markdown(numbered)
     assert text.count("m.yml:") == 20 and "  - … and 5 more" in text
     assert "| semantic | ❌ fail | pytest -q: failure |" in text
     valid = replace(

@@ -124,6 +124,11 @@ def _waiver_lines(receipt: Receipt) -> list[str]:
     return lines
 
 
+def _changer(receipt: Receipt) -> str:
+    """What the receipt judges, as its reader knows it (a merge queue's group has no number)."""
+    return "This pull request" if receipt.subject.pr is not None else "This change"
+
+
 def _policy_lines(receipt: Receipt, base_ref: str | None) -> list[str]:
     m = receipt.manifest
     at = f"{base_ref}:" if base_ref else ""
@@ -137,7 +142,7 @@ def _policy_lines(receipt: Receipt, base_ref: str | None) -> list[str]:
     if dry is not None:
         lines.append("")
         lines.append(
-            "This pull request changes the policy. It is judged by the base branch's "
+            f"{_changer(receipt)} edits the policy. It is judged by the base branch's "
             "policy; **dry run** of the proposed policy:"
         )
         if dry.valid and dry.verdict is not None:
