@@ -312,3 +312,30 @@ def test_without_the_new_text_lines_are_judged_alone(repo: GitRepo) -> None:
 
 def test_digits_and_underscores_belong_to_no_script(repo: GitRepo) -> None:
     assert _invisible(repo, {"a.py": "\u043f\u0440\u0438\u0432\u0435\u0442_2\u0663 = 1\n"}) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ("x = 1\ry = p\u0430ypal\n", 1),  # a lone CR: the name is on Python's second line
+        ("a = 0\nx = 1\rdef is_\u0430dmin(): pass\n", 2),
+        ("s = '''it's''' ; p\u0430ypal = 1\n", 1),  # quotes a line scan pairs wrongly
+        ("s = \"a\\\"\" ; r = '\\'' ; p\u0430ypal = 1\n", 1),
+        ("x = (1,\n     p\u0430ypal)\n", 2),
+    ],
+)
+def test_python_identifiers_are_the_ones_its_tokenizer_reads(repo: GitRepo, source: str, line: int) -> None:
+    assert where(_invisible(repo, {"a.py": source})) == [("a.py", line, "mixed-script")]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = 1\rs = 'p\u0430ypal'\n",
+        "s = '''it's p\u0430ypal'''\n",
+        'def f():\n    """Quote \' then p\u0430ypal."""\n',
+        "s = f'{x} p\u0430ypal'\n",
+    ],
+)
+def test_python_strings_hold_no_identifiers_wherever_their_quotes_fall(repo: GitRepo, source: str) -> None:
+    assert _invisible(repo, {"a.py": source}) == []

@@ -209,14 +209,38 @@ def _names_on_lines(fragment: Fragment, kind: Kind) -> Iterator[_Name]:
         yield _Name(fragment.line_at(start), column, match.group(0).decode("utf-8", "replace"))
 
 
-def _python_names(head: str, lines: frozenset[int]) -> set[tuple[int, int]] | None:
-    """(line, column) of every identifier Python's tokenizer reads on `lines` of `head` (a line of
-    a docstring holds none); None when it cannot read the file."""
-    names: set[tuple[int, int]] = set()
+def _identifier_tokens(head: str) -> Iterator[tokenize.TokenInfo]:
+    """Python's identifiers in `head`, from its tokenizer. The `tokenize` module reads a name as
+    `\\w+`, so a character Python's own tokenizer takes in one (a combining mark, a fullwidth `＿`)
+    comes out as an error token beside it: a run of such tokens that touch is one identifier."""
+    run: tokenize.TokenInfo | None = None
+    for token in tokenize.generate_tokens(io.StringIO(head).readline):
+        if token.type in (tokenize.NAME, tokenize.ERRORTOKEN) and f"a{token.string}".isidentifier():
+            if run is not None and run.end == token.start:
+                run = run._replace(string=run.string + token.string, end=token.end)
+                continue
+            if run is not None:
+                yield run
+            run = token
+        elif run is not None:  # the stream ends with ENDMARKER: no run is left at its end
+            yield run
+            run = None
+
+
+def _python_names(file: AddedFile) -> list[_Name] | None:
+    """The identifiers holding a character that is not ASCII that Python's tokenizer reads on the
+    added lines of the file's new text (so strings, comments and docstrings hold none, however their
+    quotes fall on a line), each on its diff line; None when the text is unknown or does not
+    tokenize."""
+    if file.head is None:
+        return None
+    added = file.added_numbers()
+    names: list[_Name] = []
     try:
-        for token in tokenize.generate_tokens(io.StringIO(head).readline):
-            if token.type == tokenize.NAME and token.start[0] in lines:
-                names.add((token.start[0], token.start[1] + 1))
+        for token in _identifier_tokens(file.head):
+            line = file.diff_line(token.start[0])
+            if not token.string.isascii() and line in added:
+                names.append(_Name(line, token.start[1] + 1, token.string))
     except (tokenize.TokenError, SyntaxError):
         return None
     return names
@@ -255,22 +279,27 @@ def _confusable(name: _Name, kind: Kind) -> tuple[str, str] | None:
     return None
 
 
-def _mixed_violations(file: AddedFile) -> Iterator[Violation]:
-    found = [
-        (name, judged)
+def _names(file: AddedFile) -> Iterator[_Name]:
+    """The identifiers of the added lines worth judging: Python's as its tokenizer reads them from
+    the new text, else words outside the comments and strings of their line."""
+    names = _python_names(file) if file.kind is Kind.PYTHON else None
+    if names is not None:
+        return iter(names)
+    return (
+        name
         for fragment in file.fragments
         if not fragment.data.isascii()
         for name in _names_on_lines(fragment, file.kind)
-        if (judged := _confusable(name, file.kind)) is not None
-    ]
-    if not found:
+    )
+
+
+def _mixed_violations(file: AddedFile) -> Iterator[Violation]:
+    if all(fragment.data.isascii() for fragment in file.fragments):
         return
-    tokens = None
-    if file.kind is Kind.PYTHON and file.head is not None:
-        tokens = _python_names(file.head, frozenset(name.line for name, _ in found))
-    for name, (rule_id, message) in found:
-        if tokens is None or (name.line, name.column) in tokens:
-            yield Violation(RuleId.INVISIBLE_UNICODE, file.path, name.line, message, rule_id)
+    for name in _names(file):
+        judged = _confusable(name, file.kind)
+        if judged is not None:
+            yield Violation(RuleId.INVISIBLE_UNICODE, file.path, name.line, judged[1], judged[0])
 
 
 def _file_violations(file: AddedFile) -> Iterator[Violation]:
