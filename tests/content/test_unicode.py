@@ -339,3 +339,59 @@ def test_python_identifiers_are_the_ones_its_tokenizer_reads(repo: GitRepo, sour
 )
 def test_python_strings_hold_no_identifiers_wherever_their_quotes_fall(repo: GitRepo, source: str) -> None:
     assert _invisible(repo, {"a.py": source}) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "column", "mark"),
+    [
+        ("a.py", "e\u0301val = 1", 1, "U+0301 COMBINING ACUTE ACCENT"),
+        ("a.py", "if adm\u0336in: pass", 4, "U+0336 COMBINING LONG STROKE OVERLAY"),
+        ("a.py", "admin\u0323 = True", 1, "U+0323 COMBINING DOT BELOW"),
+        ("a.py", "is_admin\u0331\u0332 = 1", 1, "U+0331 COMBINING MACRON BELOW"),
+        ("a.js", "const adm\u0307in = 1;", 7, "U+0307 COMBINING DOT ABOVE"),
+        ("a.ts", "let user_2\u0338 = 0;", 5, "U+0338 COMBINING LONG SOLIDUS OVERLAY"),
+    ],
+)
+def test_combining_marks_on_ascii_letters_of_an_identifier_fire(
+    repo: GitRepo, path: str, text: str, column: int, mark: str
+) -> None:
+    found = _invisible(repo, {path: f"first = 1\n{text}\n"})
+    assert where(found) == [(path, 2, "combining-mark")]
+    assert f"at column {column}:" in found[0].message
+    assert mark in found[0].message
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("a.py", "caf\u00e9 = 1"),  # a precomposed letter is a letter of its own
+        ("a.py", "\u0928\u092e\u0938\u094d\u0924\u0947 = 1"),  # Devanagari vowel signs on its letters
+        ("a.py", "\u05e9\u05b8\u05dc\u05d5\u05b9\u05dd = 1"),  # Hebrew points on Hebrew letters
+        ("a.py", "s = 'e\u0301'  # a\u0308"),  # strings and comments are text
+        ("a.js", "const s = 'e\u0301'; // o\u0308"),
+        ("a.txt", "adm\u0336in"),
+    ],
+)
+def test_combining_marks_on_their_own_scripts_and_in_text_stay_quiet(
+    repo: GitRepo, path: str, text: str
+) -> None:
+    assert _invisible(repo, {path: f"{text}\n"}) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("a.py", "name = 'caf\u00e9\u200d\u00e9'"),  # between two Latin letters outside ASCII
+        ("a.js", "const caf\u00e9\u200c\u00e9 = 1;"),  # JavaScript takes it in an identifier
+        ("a.py", "name = '\u043f\u200d\u0440'"),  # between Cyrillic letters
+        ("a.py", "name = '\u03b1\u200c\u03b2'"),
+    ],
+)
+def test_a_joiner_between_letters_of_latin_greek_or_cyrillic_fires(
+    repo: GitRepo, path: str, text: str
+) -> None:
+    assert where(_invisible(repo, {path: f"{text}\n"})) == [(path, 1, "zero-width")]
+
+
+def test_a_joiner_in_indic_writing_stays_quiet(repo: GitRepo) -> None:
+    assert _invisible(repo, {"a.py": "s = '\u0915\u094d\u200d\u0937 \u0930\u094d\u200c\u092f'\n"}) == []

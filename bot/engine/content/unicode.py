@@ -31,7 +31,7 @@ from bot.engine.content.exclude import read_files
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
 from bot.engine.content.linescan import LineScan
-from bot.engine.content.scripts import ascii_alias, mixed_scripts, passes_for_latin
+from bot.engine.content.scripts import ascii_alias, marked_ascii, mixed_scripts, passes_for_latin, script_of
 from bot.engine.findings import RuleId, Violation
 from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2
@@ -59,12 +59,12 @@ _invisible = cache(
         r"\x{1BCA0}-\x{1BCA3}\x{1D173}-\x{1D17A}\x{E0000}-\x{E0FFF}]+",
     )
 )
-# A word holding a letter that is not ASCII, a letter-like number (`Ⅰ`) or a connector that is not
-# `_` (`＿`, which Python reads as one): the identifiers worth judging for confusable letters.
+# A word holding a letter that is not ASCII, a letter-like number (`Ⅰ`), a connector that is not
+# `_` (`＿`, which Python reads as one) or a combining mark: the identifiers worth judging.
 _non_ascii_word = cache(
     partial(
         compile_re2,
-        r"[\pL\pN\pM\p{Pc}]*(?:[^\x00-\x7F\PL]|\p{Nl}|[^\x00-\x7F\P{Pc}])[\pL\pN\pM\p{Pc}]*",
+        r"[\pL\pN\pM\p{Pc}]*(?:[^\x00-\x7F\PL]|\p{Nl}|[^\x00-\x7F\P{Pc}]|\pM)[\pL\pN\pM\p{Pc}]*",
     )
 )
 _CODE = frozenset({Kind.PYTHON, Kind.JAVASCRIPT})
@@ -110,8 +110,8 @@ def _selects_a_variant(before: str, after: str) -> bool:
 def _is_writing(char: str, before: str, after: str) -> bool:
     """Whether the invisible `char`, between `before` and `after` (one character each, or empty),
     is part of writing."""
-    if char in _JOINERS:
-        return before > "\x7f" and after > "\x7f"
+    if char in _JOINERS:  # Latin, Greek and Cyrillic writing joins no letters
+        return before > "\x7f" and after > "\x7f" and script_of(before) is None and script_of(after) is None
     if char in _MARKS:
         return _right_to_left(before or "a") or _right_to_left(after or "a")
     if char in _SELECTORS:
@@ -256,9 +256,22 @@ def _mixed_message(name: _Name, scripts: tuple[str, ...], letters: tuple[str, ..
 
 
 def _confusable(name: _Name, kind: Kind) -> tuple[str, str] | None:
-    """What is wrong with an identifier (the finding's id and message), if anything: it mixes
-    scripts, passes for a Latin name in another script's letters, or (Python) is an ASCII name
-    written in letters that normalize to it (scripts.py)."""
+    """What is wrong with an identifier (the finding's id and message), if anything: a combining
+    mark sits on an ASCII character of it, it mixes scripts, passes for a Latin name in another
+    script's letters, or (Python) is an ASCII name written in letters that normalize to it
+    (scripts.py)."""
+    # Invisible marks (variation selectors, the grapheme joiner) are reported as such.
+    visible = (
+        _invisible().sub(b"", name.text.encode("utf-8", "surrogatepass")).decode("utf-8", "surrogatepass")
+    )
+    marked = marked_ascii(visible)
+    if marked is not None:
+        base, mark = marked
+        return "combining-mark", (
+            f"{name.text!r} at column {name.column}: {_describe(mark)} sits on the ASCII {base!r}, so "
+            f"this identifier looks like a plain name it is not, or hides the mark. Spell it without "
+            f"the mark. {_OVERRIDE}"
+        )
     mixed = mixed_scripts(name.text)
     if mixed is not None:
         return "mixed-script", _mixed_message(name, mixed.scripts, mixed.letters)
