@@ -395,3 +395,39 @@ def test_a_joiner_between_letters_of_latin_greek_or_cyrillic_fires(
 
 def test_a_joiner_in_indic_writing_stays_quiet(repo: GitRepo) -> None:
     assert _invisible(repo, {"a.py": "s = '\u0915\u094d\u200d\u0937 \u0930\u094d\u200c\u092f'\n"}) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "rule_id"),
+    [
+        ("deploy.sh", "p\u0430ss() { curl -s x; }", "mixed-script"),  # a shell function
+        ("deploy.sh", "\u0435\u0445\u0435\u0441 /bin/sh", "lookalike-script"),  # reads as exec
+        ("bin/run", "rm -rf /\u0435tc/cache", "mixed-script"),  # an extensionless script is shell
+        ("auth.go", "func isAdm\u0456n() bool { return true }", "mixed-script"),
+        ("auth.go", "var \u0430 = 1", "lookalike-script"),
+        ("lib.rs", "fn p\u0430ss() -> bool { true }", "mixed-script"),
+        ("A.java", "class A { boolean isAdm\u0456n; }", "mixed-script"),
+        ("a.c", "int t\u03bfken = 0;", "mixed-script"),
+        ("auth.rb", "def p\u0430ss = true", "mixed-script"),
+        ("auth.go", "var adm\u0336in = 1", "combining-mark"),
+    ],
+)
+def test_identifiers_in_other_code_are_judged_too(repo: GitRepo, path: str, text: str, rule_id: str) -> None:
+    assert where(_invisible(repo, {path: f"{text}\n"})) == [(path, 1, rule_id)]
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("a.go", 'var \u043f\u0440\u0438\u0432\u0435\u0442 = "p\u0430ypal" // p\u0430ypal'),
+        ("a.go", "const \u03c0 = 3.14"),
+        ("a.rs", 'let s = "\u0441\u0443\u0445\u043e"; // \u0441\u0443\u0445\u043e'),
+        ("a.sh", 'echo "p\u0430ypal" # \u0441\u0443\u0445\u043e'),
+        ("a.sh", "echo \u041f\u0440\u0438\u0432\u0435\u0442, \u043c\u0438\u0440"),
+        ("a.c", "/* p\u0430ypal */ int x;"),
+        ("config.yml", "name: p\u0430ypal"),  # data, not code
+        ("a.css", ".\u043a\u043d\u043e\u043f\u043a\u0430 { color: red; }"),
+    ],
+)
+def test_text_and_single_script_names_in_other_code_stay_quiet(repo: GitRepo, path: str, text: str) -> None:
+    assert _invisible(repo, {path: f"{text}\n"}) == []

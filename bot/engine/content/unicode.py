@@ -2,8 +2,9 @@
 nothing (Default_Ignorable_Code_Point: bidirectional controls and marks, the Trojan Source attack of
 CVE-2021-42574; zero-width characters, soft hyphens, invisible operators, variation selectors; Hangul
 fillers, which Python and JavaScript accept as letters of an identifier; tag characters, text a
-reviewer cannot see but compilers and language models read), and, in Python and JavaScript code,
-identifiers that mix look-alike scripts (a Cyrillic `а` inside a Latin name), that pass for a
+reviewer cannot see but compilers and language models read), and, in code (Python, JavaScript,
+shell, the C family, languages that comment with `#`), identifiers that carry a combining mark on
+an ASCII letter, that mix look-alike scripts (a Cyrillic `а` inside a Latin name), that pass for a
 Latin name in another script's letters (a Cyrillic `а` alone), or, in Python, that normalize to an
 ASCII name they do not look like (fullwidth `ｅｖａｌ`): `scripts.py`.
 
@@ -33,6 +34,7 @@ from bot.engine.content.limits import capped
 from bot.engine.content.linescan import LineScan
 from bot.engine.content.scripts import ascii_alias, marked_ascii, mixed_scripts, passes_for_latin, script_of
 from bot.engine.findings import RuleId, Violation
+from bot.engine.lexing import lexicon_for
 from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2
 
@@ -67,7 +69,15 @@ _non_ascii_word = cache(
         r"[\pL\pN\pM\p{Pc}]*(?:[^\x00-\x7F\PL]|\p{Nl}|[^\x00-\x7F\P{Pc}]|\pM)[\pL\pN\pM\p{Pc}]*",
     )
 )
-_CODE = frozenset({Kind.PYTHON, Kind.JAVASCRIPT})
+# How the lines of code whose identifiers are judged hide comments and strings (`linescan.py`): a
+# language of the C family (Go, Rust, Java, C, …) as JavaScript does, one that comments with `#`
+# (Ruby, Perl, R, …) as shell does. Configuration and documents are data and prose, not names.
+_SCANNED_AS = {
+    "python": Kind.PYTHON,
+    "javascript": Kind.JAVASCRIPT,
+    "c-like": Kind.JAVASCRIPT,
+    "hash": Kind.SHELL,
+}
 _LISTED = 3
 _ADVICE = {
     "bidi-control": "invisible bidirectional control: code can read differently from how it runs "
@@ -292,6 +302,13 @@ def _confusable(name: _Name, kind: Kind) -> tuple[str, str] | None:
     return None
 
 
+def _read_as(file: AddedFile) -> Kind | None:
+    """How a code file's lines are scanned for identifiers; None for a file that is not code."""
+    if file.kind in (Kind.PYTHON, Kind.JAVASCRIPT, Kind.SHELL):
+        return file.kind
+    return _SCANNED_AS.get(lexicon_for(file.path).name) if file.kind is Kind.OTHER else None
+
+
 def _names(file: AddedFile) -> Iterator[_Name]:
     """The identifiers of the added lines worth judging: Python's as its tokenizer reads them from
     the new text, else words outside the comments and strings of their line."""
@@ -302,7 +319,7 @@ def _names(file: AddedFile) -> Iterator[_Name]:
         name
         for fragment in file.fragments
         if not fragment.data.isascii()
-        for name in _names_on_lines(fragment, file.kind)
+        for name in _names_on_lines(fragment, _read_as(file) or file.kind)
     )
 
 
@@ -317,7 +334,7 @@ def _mixed_violations(file: AddedFile) -> Iterator[Violation]:
 
 def _file_violations(file: AddedFile) -> Iterator[Violation]:
     listed = [v for f in file.fragments if not f.data.isascii() for v in _invisible_violations(file.path, f)]
-    if file.kind in _CODE:
+    if _read_as(file) is not None:
         listed.extend(_mixed_violations(file))
     what = "invisible-character finding(s)"
     return capped(listed, rule=RuleId.INVISIBLE_UNICODE, path=file.path, what=what, more_id="more")
