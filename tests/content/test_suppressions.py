@@ -320,3 +320,69 @@ def test_without_the_base_text_a_removed_skip_is_read_from_its_line(repo: GitRep
     texts = {("test_a.py", "test_a.py"): FileTexts(base=None, head=head)}
     found = scan(RULE, change_from_diff(diff, texts))
     assert where(found) == [("test_a.py", 2, "pytest-skip")]  # the base's alias is unknown
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "line", "marker_id"),
+    [
+        ("a.js", "x = 1;\n/*\n  eslint-disable\n*/\n", 3, "eslint-disable"),
+        ("a.ts", "x = 1;\n/**\n * eslint-disable-next-line no-eval\n */\neval(x);\n", 3, "eslint-disable"),
+        ("a.js", "x = 1;\n/*\n  eslint no-eval: 0\n*/\n", 3, "eslint-disable"),
+        ("a.js", "x = 1;\n/*\n * istanbul ignore next\n */\n", 3, "pragma-no-cover"),
+    ],
+)
+def test_a_directive_on_a_later_line_of_a_block_comment_fires(
+    repo: GitRepo, path: str, source: str, line: int, marker_id: str
+) -> None:
+    """ESLint and istanbul read a block comment's text with its leading white space (line breaks
+    too) trimmed."""
+    assert where(_suppressions(repo, {path: source})) == [(path, line, marker_id)]
+
+
+@pytest.mark.parametrize(
+    ("path", "line", "written"),
+    [
+        ("lib.rs", "#[allow(dead_code)]", "#[allow("),
+        ("lib.rs", "#![allow(clippy::all)]", "#![allow("),
+        ("lib.rs", "#[expect(unused_variables)]", "#[expect("),
+        ("A.java", '@SuppressWarnings("unchecked")', "@SuppressWarnings"),
+        ("A.kt", '@Suppress("UNCHECKED_CAST")', "@Suppress"),
+        ("A.kt", '@file:Suppress("unused")', "@file:Suppress"),
+        ("A.cs", "#pragma warning disable CS0168", "#pragma warning disable"),
+        ("A.cs", '[SuppressMessage("Microsoft.Design", "CA1031")]', "SuppressMessage"),
+        ("a.c", '#pragma GCC diagnostic ignored "-Wformat"', "#pragma GCC diagnostic ignored"),
+        ("a.cpp", '#pragma clang diagnostic ignored "-Wall"', "#pragma clang diagnostic ignored"),
+        ("a.c", "#pragma warning(disable: 4996)", "#pragma warning(disable"),
+        ("main.go", "x := f() //lint:ignore SA1019 old API", "lint:ignore"),
+        ("main.go", "//lint:file-ignore U1000 generated", "lint:file-ignore"),
+        ("A.swift", "// swiftlint:disable force_cast", "swiftlint:disable"),
+        ("a.php", "// phpcs:ignore", "phpcs:ignore"),
+        ("a.php", "/** @phpstan-ignore-next-line */", "@phpstan-ignore"),
+        ("a.php", "/** @psalm-suppress InvalidArgument */", "@psalm-suppress"),
+    ],
+)
+def test_other_languages_suppressions_fire(repo: GitRepo, path: str, line: str, written: str) -> None:
+    found = _suppressions(repo, {path: f"first = 1\n{line}\n"})
+    assert where(found) == [(path, 2, "lint-ignore")]
+    assert found[0].message.startswith(f"Adds `{written}`")
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("lib.rs", "#[derive(Debug)]"),
+        ("lib.rs", "#[cfg(test)]"),
+        ("lib.rs", "let allowed = allow(x);"),
+        ("A.java", "@Override"),
+        ("A.java", "// we never use @SuppressWarnings here"),
+        ("A.cs", "#pragma warning restore CS0168"),
+        ("a.c", "#pragma once"),
+        ("a.c", "#pragma GCC diagnostic push"),
+        ("a.js", "const s = 'eslint-disable';"),
+        ("a.js", "x = 1;\n  eslint = require('eslint');"),
+        ("a.py", "x = 1\n    istanbul ignore next"),
+        ("a.md", "/*\n eslint-disable\n*/"),
+    ],
+)
+def test_other_languages_near_misses_stay_quiet(repo: GitRepo, path: str, line: str) -> None:
+    assert _suppressions(repo, {path: f"{line}\n"}) == []

@@ -59,9 +59,15 @@ _TEST = "a test: it stops running (or its failure stops counting), which turns a
 
 _TYPES = "the type checker"
 _OTHER_LINTERS = (
-    "linter findings (Biome, deno lint, oxlint, ShellCheck, hadolint, golangci-lint, clang-tidy, RuboCop)"
+    "linter and compiler warnings (Biome, deno lint, oxlint, ShellCheck, hadolint, golangci-lint, "
+    "staticcheck, clang-tidy, RuboCop, SwiftLint, PHP_CodeSniffer, PHPStan, Psalm; the Rust, Java, "
+    "Kotlin, C#, C and C++ compilers)"
 )
 _EXCUSED = "a test's failure: it stops counting, which turns a red suite green"
+# Kinds of file with no block comments: a line that only looks like one's is not a directive there.
+_NO_BLOCK_COMMENTS = frozenset(
+    {Kind.PYTHON, Kind.SHELL, Kind.DOCKERFILE, Kind.MAKEFILE, Kind.CONFIG, Kind.CI, Kind.PATCH}
+)
 
 
 def _python_tool(marker_id: str, regex: str, silences: str) -> Marker:
@@ -98,6 +104,15 @@ MARKERS: tuple[Marker, ...] = (
         r"/\*[ \t]*(eslint[ \t]+[@\w/-]+[ \t]*:[ \t]*\[?[ \t]*(?:[01]\b|[\"']?(?:off|warn)\b[\"']?))",
         "ESLint rules",
     ),
+    # ESLint reads a block comment's text trimmed of leading white space, line breaks included: a
+    # directive can start any line of a block comment (after the ` * ` of its conventional margin).
+    Marker(
+        "eslint-disable",
+        r"(?m)^[ \t]*\*?[ \t]*(eslint-disable(?:-next-line|-line)?|eslint[ \t]+[@\w/-]+[ \t]*:[ \t]*\[?[ \t]*"
+        r"(?:[01]\b|[\"']?(?:off|warn)\b[\"']?))",
+        "ESLint rules",
+        unread_in=_NO_BLOCK_COMMENTS,
+    ),
     Marker("ts-ignore", r"(@ts-ignore)\b", "TypeScript errors"),
     Marker("ts-ignore", r"(@ts-nocheck)\b", "TypeScript errors"),
     Marker("ts-ignore", r"(@ts-expect-error)\b", "TypeScript errors"),
@@ -105,7 +120,27 @@ MARKERS: tuple[Marker, ...] = (
         "pragma-no-cover", r"(?i)#[ \t]*(pragma:?[ \t]*no[ \t]*(?:cover|branch))\b", "coverage measurement"
     ),
     Marker("pragma-no-cover", r"(?://|/\*)[ \t]*((?:istanbul|c8|v8)[ \t]+ignore)\b", "coverage measurement"),
+    Marker(
+        "pragma-no-cover",
+        r"(?m)^[ \t]*\*?[ \t]*(istanbul[ \t]+ignore)\b",
+        "coverage measurement",
+        unread_in=_NO_BLOCK_COMMENTS,
+    ),
     Marker("lint-ignore", r"(?://|/\*)[ \t]*(biome-ignore|deno-lint-ignore|oxlint-disable)", _OTHER_LINTERS),
+    # Compilers' and their linters' own: Rust's lint attributes, Java's and Kotlin's annotations,
+    # C#'s, GCC's, Clang's and MSVC's pragmas, staticcheck, SwiftLint, PHP_CodeSniffer, PHPStan, Psalm.
+    Marker("lint-ignore", r"(#!?\[[ \t]*(?:allow|expect)[ \t]*\()", _OTHER_LINTERS),
+    Marker("lint-ignore", r"(@(?:file:)?Suppress(?:Warnings)?)[ \t]*\(", _OTHER_LINTERS),
+    Marker("lint-ignore", r"\b(SuppressMessage)(?:Attribute)?[ \t]*\(", _OTHER_LINTERS),
+    Marker(
+        "lint-ignore",
+        r"(#[ \t]*pragma[ \t]+(?:warning[ \t]+disable|warning[ \t]*\([ \t]*disable|"
+        r"(?:GCC|clang)[ \t]+diagnostic[ \t]+ignored))",
+        _OTHER_LINTERS,
+    ),
+    Marker("lint-ignore", r"//[ \t]*(lint:(?:file-)?ignore)\b", _OTHER_LINTERS),
+    Marker("lint-ignore", r"//[ \t]*(swiftlint:disable)\b", _OTHER_LINTERS),
+    Marker("lint-ignore", r"(phpcs:(?:ignore|disable)|@phpstan-ignore|@psalm-suppress)", _OTHER_LINTERS),
     Marker("lint-ignore", r"#[ \t]*(shellcheck[ \t]+disable|hadolint[ \t]+ignore)\b", _OTHER_LINTERS),
     Marker("lint-ignore", r"//[ \t]*(nolint|NOLINT)", _OTHER_LINTERS),
     Marker("lint-ignore", r"#[ \t]*(rubocop:[ \t]*(?:disable|todo))\b", _OTHER_LINTERS),
