@@ -386,3 +386,41 @@ def test_other_languages_suppressions_fire(repo: GitRepo, path: str, line: str, 
 )
 def test_other_languages_near_misses_stay_quiet(repo: GitRepo, path: str, line: str) -> None:
     assert _suppressions(repo, {path: f"{line}\n"}) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "marker_id"),
+    [
+        ("import pytest\n\n@pytest.mark.\\\nskip\ndef test_a(): pass\n", 3, "pytest-skip"),
+        ("import pytest\n\n@pytest . mark . skip\ndef test_a(): pass\n", 3, "pytest-skip"),
+        ("import pytest\n\n@(pytest.mark\n  .skip)\ndef test_a(): pass\n", 3, "pytest-skip"),
+        ("import unittest\n\ndef test_a():\n    raise unittest.case.SkipTest('x')\n", 4, "unittest-skip"),
+        ("import pytest\n\nmark = pytest.mark\n\n@mark.skip\ndef test_a(): pass\n", 5, "pytest-skip"),
+        (
+            "import pytest as pt\n\nm = pt.mark\nsk = m.skipif\n\n@sk(True, reason='')\ndef test_a(): pass\n",
+            4,
+            "pytest-skip",
+        ),
+        ("import pytest\n\n@getattr(pytest.mark, 'skip')\ndef test_a(): pass\n", 3, "pytest-skip"),
+    ],
+)
+def test_skips_written_any_way_python_reads_them_fire(
+    repo: GitRepo, source: str, line: int, marker_id: str
+) -> None:
+    found = _suppressions(repo, {"test_a.py": source})
+    assert (("test_a.py", line, marker_id)) in where(found)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import pytest\n\nmark = pytest.mark\n\n@mark.parametrize('x', [1])\ndef test_a(x): pass\n",
+        "import pytest\n\nskip = True\nif skip:\n    pass\n",
+        "import pytest\n\nsettings.mark = pytest.mark\nskip_all = settings.mark\n",
+        "import pytest\n\nskip_marks = [getattr(pytest.mark, name) for name in names]\n",
+        "import pytest\n\ndef test_a(skip):\n    assert skip.count == 0\n",
+        "import unittest\n\nclass T(unittest.TestCase):\n    skip_slow = False\n",
+    ],
+)
+def test_the_word_skip_beside_pytest_is_no_skip(repo: GitRepo, source: str) -> None:
+    assert _suppressions(repo, {"test_a.py": source}) == []

@@ -179,8 +179,15 @@ _ALIASING = (
     r"|\bfrom[ \t]+(?:pytest|_pytest|unittest)\b[\w.]*[ \t]+import\b(?:[ \t]*\([^)]*|[^;\n]*)"
     r"\b(?:skip\w*|xfail|mark|importorskip|SkipTest|expectedFailure|case|outcomes)\b"
 )
-PREFILTER_GROUPS = {MARKED: tuple(m.regex for m in MARKERS), ALIASED: (_ALIASING,)}
+# A skip can also be written in a way no marker's pattern follows (`pytest . mark . skip`, across a
+# backslash or a bracket, `unittest.case.SkipTest`, through `mark = pytest.mark`): added text that
+# names a skip's last word in a file that imports pytest or unittest is read on the syntax tree too.
+SKIP_WORDS = "suppression-skip-words"
+_SKIP_WORD = r"\b(?:skip\w*|xfail|SkipTest|importorskip|expectedFailure)\b"
+_IMPORTS_TESTING = r"(?m)^[ \t]*(?:import|from)[ \t]+(?:pytest|_pytest|unittest)\b"
+PREFILTER_GROUPS = {MARKED: tuple(m.regex for m in MARKERS), ALIASED: (_ALIASING,), SKIP_WORDS: (_SKIP_WORD,)}
 _ALIASING_RE = compile_re2(_ALIASING)
+_IMPORTS_TESTING_RE = compile_re2(_IMPORTS_TESTING)
 
 
 @cache
@@ -307,6 +314,8 @@ def _read_on_the_tree(file: AddedFile, prefilter: Prefilter) -> bool:
         return False
     if any(prefilter.present(f, ALIASED) for f in file.fragments):
         return True
+    if any(prefilter.present(f, SKIP_WORDS) for f in file.fragments):
+        return _IMPORTS_TESTING_RE.search(file.head) is not None
     if file.file.status is FileStatus.ADDED:
         return False  # a new file's added text is all of it
     return _ALIASING_RE.search(file.head) is not None
