@@ -424,3 +424,44 @@ def test_skips_written_any_way_python_reads_them_fire(
 )
 def test_the_word_skip_beside_pytest_is_no_skip(repo: GitRepo, source: str) -> None:
     assert _suppressions(repo, {"test_a.py": source}) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "base", "head"),
+    [
+        ("a.py", "x = f()  # noqa: E501\n", "x = f()  # noqa\n"),
+        ("a.py", "x = f()  # noqa: E501\n", "x = f()  # noqa: E501,F401\n"),
+        ("a.py", "x = f()  # noqa: E501\n", "x = f()  # noqa E501\n"),  # no colon: every code
+        ("a.py", "x = f()  # type: ignore[attr-defined]\n", "x = f()  # type: ignore\n"),
+        ("a.py", "x = f()  # pyright: ignore[reportX]\n", "x = f()  # pyright: ignore[reportX, reportY]\n"),
+        ("a.py", "x = f()  # pylint: disable=a\n", "x = f()  # pylint: disable=a,b\n"),
+        ("a.py", "x = f()  # nosec B602\n", "x = f()  # nosec\n"),
+        ("a.js", "eval(x); // eslint-disable-line no-eval\n", "eval(x); // eslint-disable-line\n"),
+        ("a.go", "x := f() //nolint:errcheck\n", "x := f() //nolint\n"),
+        ("a.sh", "# shellcheck disable=SC2086\n", "# shellcheck disable=SC2086,SC2046\n"),
+    ],
+)
+def test_a_kept_marker_that_silences_more_is_added(repo: GitRepo, path: str, base: str, head: str) -> None:
+    assert len(_suppressions(repo, {path: head}, {path: base})) == 1
+
+
+@pytest.mark.parametrize(
+    ("path", "base", "head"),
+    [
+        ("a.py", "x = f()  # noqa\n", "x = f()  # noqa: E501\n"),  # narrowed
+        ("a.py", "x = f()  # noqa: E501,F401\n", "x = g()  # noqa: F401, E501\n"),  # reordered
+        ("a.py", "x = f()  # noqa: E501, F401\n", "x = f()  # noqa: F401\n"),
+        ("a.py", "x = f()  # type: ignore[a, b]\n", "x = f()  # type: ignore[b]\n"),
+        ("a.py", "x = f()  # nosec B602 -- reviewed\n", "x = f()  # nosec B602 -- reviewed again\n"),
+        (
+            "a.js",
+            "eval(x); // eslint-disable-line no-eval -- why\n",
+            "eval(y); // eslint-disable-line no-eval\n",
+        ),
+        ("a.ts", "// @ts-ignore because\nx()\n", "// @ts-ignore since\nx()\n"),
+    ],
+)
+def test_a_kept_marker_that_silences_as_much_or_less_is_not_added(
+    repo: GitRepo, path: str, base: str, head: str
+) -> None:
+    assert _suppressions(repo, {path: head}, {path: base}) == []

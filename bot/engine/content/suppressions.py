@@ -19,6 +19,7 @@ adds nothing; one that removes one marker and adds two adds one.
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -342,6 +343,45 @@ def _added_side(file: AddedFile) -> _Side:
     return _Side(fragments, file.head, file.head_lines)
 
 
+# What a marker's text after it names (`noqa: E501`, `type: ignore[attr-defined]`, `disable=a,b`,
+# `eslint-disable-line no-eval`, `nosec B602`): the codes it silences. A marker with none silences
+# every code; one that names no code any way below (`@ts-ignore`, a skip) has nothing to compare.
+_BRACKETED = re.compile(r"\[([^\]]*)\]")
+_ASSIGNED = re.compile(r"(?:-next)?[ \t]*[:=][ \t]*\"?([\w./@ ,-]*)")
+_LISTED_AFTER_SPACE = re.compile(r"[ \t]+([A-Za-z@][\w./@-]*(?:[ \t]*,[ \t]*[A-Za-z@][\w./@-]*)*)")
+_NOSEC_CODES = re.compile(r"[ \t]*:?[ \t]*([A-Z]+\d+(?:[ \t,]+[A-Z]+\d+)*)")
+_CODED = frozenset({"noqa", "type-ignore", "pylint-disable", "nosec", "eslint-disable", "lint-ignore"})
+
+
+def _codes(use: _Use) -> frozenset[str] | None:
+    """The codes the marker names; None when it names none, so silences all of them."""
+    rest = use.tail[len(use.written) :]
+    if use.marker == "nosec":
+        found = _NOSEC_CODES.match(rest)
+    elif use.marker == "noqa":  # flake8 and ruff read codes only after a colon
+        found = _ASSIGNED.match(rest)
+    else:
+        found = _BRACKETED.match(rest) or _ASSIGNED.match(rest) or _LISTED_AFTER_SPACE.match(rest)
+    if found is None:
+        return None
+    codes = frozenset(c for c in re.split(r"[\s,]+", found.group(1)) if c)
+    return codes or None
+
+
+def _silences_more(added: _Use, removed: _Use) -> bool:
+    """Whether the added marker silences what the removed one did and more (`# noqa: E501` made
+    `# noqa`, or given `F401` too). One whose codes were replaced (`ignore[no-any-return]` by
+    `ignore[arg-type]` on a rewritten line) is the same marker kept: the code it names follows the
+    code it sits on."""
+    if added.marker not in _CODED:
+        return False
+    kept = _codes(removed)
+    if kept is None:
+        return False
+    now = _codes(added)
+    return now is None or now > kept
+
+
 class _Pool:
     """Removed uses filed under keys, each to be taken once whichever key it is taken by; a key's
     cursor only moves forward, so taking every one costs one pass."""
@@ -354,16 +394,23 @@ class _Pool:
     def file(self, key: object, index: int) -> None:
         self._filed[key].append(index)
 
-    def take(self, key: object) -> bool:
+    def take(self, key: object, fits: Callable[[int], bool]) -> bool:
+        """Take the first use left under `key` that `fits`."""
         filed = self._filed.get(key, [])
         cursor = self._cursor[key]
         while cursor < len(filed) and filed[cursor] in self._taken:
             cursor += 1
         self._cursor[key] = cursor
-        if cursor == len(filed):
-            return False
-        self._taken.add(filed[cursor])
-        return True
+        for index in filed[cursor:]:
+            if index not in self._taken and fits(index):
+                self._taken.add(index)
+                return True
+        return False
+
+
+def _no_more_than(added: _Use, removed: list[_Use]) -> Callable[[int], bool]:
+    """Whether the removed use at an index silences as much as `added` (so can account for it)."""
+    return lambda index: not _silences_more(added, removed[index])
 
 
 def _unpaired(added: list[_Use], removed: list[_Use], file: AddedFile) -> Iterator[_Use]:
@@ -374,7 +421,8 @@ def _unpaired(added: list[_Use], removed: list[_Use], file: AddedFile) -> Iterat
     and codes moved onto another line (a `def`'s onto its decorator), then any one (the line the
     change replaced). Each removed use accounts for one, and only the same text reaches across
     hunks: a hunk never adds fewer markers than it adds less what it removes, and a marker moved to
-    another hunk onto other code counts."""
+    another hunk onto other code counts. A removed use never accounts for an added one that silences
+    more (`_silences_more`)."""
     keys: tuple[Callable[[_Use, tuple[int, int]], object], ...] = (
         lambda u, place: (u.marker, "place", place),
         lambda u, place: (u.marker, "text", u.text),
@@ -389,7 +437,11 @@ def _unpaired(added: list[_Use], removed: list[_Use], file: AddedFile) -> Iterat
             pool.file(key(use, removed_places[use.line]), index)
     left = added
     for key in keys:
-        left = [use for use in left if not pool.take(key(use, added_places[use.line]))]
+        left = [
+            use
+            for use in left
+            if not pool.take(key(use, added_places[use.line]), _no_more_than(use, removed))
+        ]
     return iter(left)
 
 
