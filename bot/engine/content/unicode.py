@@ -34,6 +34,7 @@ from bot.engine.content.limits import capped
 from bot.engine.content.linescan import LineScan
 from bot.engine.content.scripts import ascii_alias, marked_ascii, mixed_scripts, passes_for_latin, script_of
 from bot.engine.findings import RuleId, Violation
+from bot.engine.ignorable import re2_class
 from bot.engine.lexing import lexicon_for
 from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2
@@ -50,17 +51,9 @@ _KEYCAP = "\u20e3"
 _FLAG = "\U0001f3f4"
 _CANCEL_TAG = "\U000e007f"
 _FLAG_TAGS = frozenset(map(chr, [*range(0xE0030, 0xE003A), *range(0xE0061, 0xE007B)]))
-# Default_Ignorable_Code_Point, from Unicode's DerivedCoreProperties.txt (unchanged since 6.0 but
-# for U+180F, which was one already as a reserved code point). Both patterns are compiled on first
-# use: only a fragment that is not ASCII asks, and the property classes cost RE2 5 ms of every start.
-_invisible = cache(
-    partial(
-        compile_re2,
-        r"[\x{00AD}\x{034F}\x{061C}\x{115F}\x{1160}\x{17B4}\x{17B5}\x{180B}-\x{180F}\x{200B}-\x{200F}"
-        r"\x{202A}-\x{202E}\x{2060}-\x{206F}\x{3164}\x{FE00}-\x{FE0F}\x{FEFF}\x{FFA0}\x{FFF0}-\x{FFF8}"
-        r"\x{1BCA0}-\x{1BCA3}\x{1D173}-\x{1D17A}\x{E0000}-\x{E0FFF}]+",
-    )
-)
+# Default_Ignorable_Code_Point (`ignorable.py`). Both patterns are compiled on first use: only a
+# fragment that is not ASCII asks, and the property classes cost RE2 5 ms of every start.
+_invisible = cache(partial(compile_re2, re2_class() + "+"))
 # A word holding a letter that is not ASCII, a letter-like number (`Ⅰ`), a connector that is not
 # `_` (`＿`, which Python reads as one) or a combining mark: the identifiers worth judging.
 _non_ascii_word = cache(
