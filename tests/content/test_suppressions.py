@@ -465,3 +465,40 @@ def test_a_kept_marker_that_silences_as_much_or_less_is_not_added(
     repo: GitRepo, path: str, base: str, head: str
 ) -> None:
     assert _suppressions(repo, {path: head}, {path: base}) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "s = 'x  # type: ignore'\n",
+        'def f():\n    """Write\n    x = g()  # type: ignore[attr-defined]\n    when you must."""\n',
+        'HELP = """\n# pylint: disable=broad-except\n"""\n',
+        "msg = f'{x}  # pyright: ignore'\n",
+        "cmd = 'bandit  # nosec'\n",
+        "s = '''\n# mypy: ignore-errors\n'''\n",
+    ],
+)
+def test_a_type_checker_or_pylint_marker_in_a_python_string_is_text(repo: GitRepo, source: str) -> None:
+    """mypy, pyright, pyre, pytype, pylint and bandit read their markers in comment tokens only."""
+    assert _suppressions(repo, {"a.py": source}) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "marker_id"),
+    [
+        ("s = '# type: ignore'  # type: ignore\n", 1, "type-ignore"),
+        ("s = 'it\\'s'  # pylint: disable=x\n", 1, "pylint-disable"),
+        ("s = '''x'''; t = f()  # nosec\n", 1, "nosec"),
+        ("x = 1  # noqa: E501 in a comment\ns = '# noqa'\n", 1, "noqa"),
+        ("s = 'x  # noqa'\n", 1, "noqa"),  # flake8 reads `# noqa` anywhere on the physical line
+        ("s = 'x  # pragma: no cover'\n", 1, "pragma-no-cover"),  # coverage.py's regex reads lines
+    ],
+)
+def test_a_marker_its_tool_reads_still_fires(repo: GitRepo, source: str, line: int, marker_id: str) -> None:
+    assert (("a.py", line, marker_id)) in where(_suppressions(repo, {"a.py": source}))
+
+
+def test_a_marker_in_a_removed_string_accounts_for_no_added_comment(repo: GitRepo) -> None:
+    base = {"a.py": "s = 'x  # type: ignore'\n"}
+    head = {"a.py": "x: int = f()  # type: ignore\n"}
+    assert where(_suppressions(repo, head, base)) == [("a.py", 1, "type-ignore")]

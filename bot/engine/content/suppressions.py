@@ -19,11 +19,13 @@ adds nothing; one that removes one marker and adds two adds one.
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, ClassVar
 
 from bot.engine.change import Change
@@ -54,6 +56,7 @@ class Marker:
     silences: str
     code: bool = False
     unread_in: frozenset[Kind] = frozenset()
+    comment_only: bool = False  # its tools read it in a Python comment token only, never a string
 
 
 _TEST = "a test: it stops running (or its failure stops counting), which turns a red suite green"
@@ -71,9 +74,15 @@ _NO_BLOCK_COMMENTS = frozenset(
 )
 
 
-def _python_tool(marker_id: str, regex: str, silences: str) -> Marker:
+def _python_tool(marker_id: str, regex: str, silences: str, *, comment_only: bool = False) -> Marker:
     """A marker a tool of Python code reads: in code, never in a configuration file's comments."""
-    return Marker(marker_id, regex, silences, unread_in=_CONFIGURATION)
+    return Marker(marker_id, regex, silences, unread_in=_CONFIGURATION, comment_only=comment_only)
+
+
+def _checker(marker_id: str, regex: str, silences: str) -> Marker:
+    """A marker mypy, pyright, pyre, pytype or pylint reads: in a comment token of the tokenizer's
+    (flake8 and coverage.py match theirs on the line's text, in a string too)."""
+    return _python_tool(marker_id, regex, silences, comment_only=True)
 
 
 MARKERS: tuple[Marker, ...] = (
@@ -81,17 +90,17 @@ MARKERS: tuple[Marker, ...] = (
     _python_tool(
         "noqa", r"(?i)#[ \t]*((?:ruff|flake8)[ \t]*:[ \t]*noqa)\b", "flake8/ruff findings in the whole file"
     ),
-    _python_tool("type-ignore", r"#[ \t]*(type:[ \t]*ignore)\b", _TYPES),
-    _python_tool("type-ignore", r"#[ \t]*(mypy:[ \t]*(?:ignore-errors|disable-error-code))\b", _TYPES),
-    _python_tool(
+    _checker("type-ignore", r"#[ \t]*(type:[ \t]*ignore)\b", _TYPES),
+    _checker("type-ignore", r"#[ \t]*(mypy:[ \t]*(?:ignore-errors|disable-error-code))\b", _TYPES),
+    _checker(
         "type-ignore",
         r"#[ \t]*(pyright:[ \t]*(?:ignore|basic|report\w+[ \t]*=[ \t]*(?:false|none|information|warning)))\b",
         _TYPES,
     ),
-    _python_tool("type-ignore", r"#[ \t]*(pyre-(?:ignore|fixme))\b", _TYPES),
-    _python_tool("type-ignore", r"#[ \t]*(pytype:[ \t]*disable)\b", _TYPES),
-    _python_tool("pylint-disable", r"#[ \t]*(pylint:[ \t]*(?:disable|skip-file))\b", "pylint findings"),
-    Marker("nosec", r"#[ \t]*(nosec)\b", "security scanner findings (bandit, gosec)"),
+    _checker("type-ignore", r"#[ \t]*(pyre-(?:ignore|fixme))\b", _TYPES),
+    _checker("type-ignore", r"#[ \t]*(pytype:[ \t]*disable)\b", _TYPES),
+    _checker("pylint-disable", r"#[ \t]*(pylint:[ \t]*(?:disable|skip-file))\b", "pylint findings"),
+    Marker("nosec", r"#[ \t]*(nosec)\b", "security scanner findings (bandit, gosec)", comment_only=True),
     Marker("nosemgrep", r"\b(nosemgrep)\b", "Semgrep findings"),
     Marker("gitleaks-allow", r"(gitleaks:allow)", "gitleaks secret findings"),
     Marker(
@@ -258,11 +267,14 @@ def _regex_uses(
             continue
         scan = LineScan(data, kind) if marker.code else None
         marked: set[int] = set()  # a marker counts once a line (`_uses`): later ones are not read
+        comments = _comments_of(side, kind) if marker.comment_only else None
         for match in regexes[index].finditer(data):
             at = match.start(1)
             if scan is not None and scan.hidden(at):
                 continue
             start, end = fragment.line_bounds(at)
+            if comments is not None and not _in_comment(comments, fragment, start, at):
+                continue
             if kind is Kind.PATCH and not data.startswith(b"+", start):
                 continue  # a line the patch removes or keeps: its text, not code it adds
             line = fragment.index_at(at)
@@ -276,6 +288,33 @@ def _regex_uses(
             written = match.group(1).decode("utf-8", "replace")
             number = fragment.numbers[line]
             yield _Use(marker.id, number, written, hunk, texts[line], code, tail)
+
+
+def _comments_of(side: _Side, kind: Kind) -> dict[int, int] | None:
+    """`_comment_columns` of a Python side's text, when its lines are the diff's own."""
+    if kind is not Kind.PYTHON or side.source is None or side.lines is not None:
+        return None
+    return _comment_columns(side.source)
+
+
+@lru_cache(maxsize=2)
+def _comment_columns(source: str) -> dict[int, int] | None:
+    """Where a comment token starts on each line of `source` that holds one (0-based column);
+    None when it does not tokenize."""
+    columns: dict[int, int] = {}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.COMMENT:
+                columns[token.start[0]] = token.start[1]
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return columns
+
+
+def _in_comment(comments: dict[int, int], fragment: Fragment, start: int, at: int) -> bool:
+    """Whether byte `at` of the fragment (on the line starting at `start`) is in a comment token."""
+    column = comments.get(fragment.line_at(at))
+    return column is not None and len(fragment.data[start:at].decode("utf-8", "replace")) >= column
 
 
 def _parse(source: str) -> ast.Module | None:
