@@ -489,7 +489,7 @@ def test_a_type_checker_or_pylint_marker_in_a_python_string_is_text(repo: GitRep
         ("s = '# type: ignore'  # type: ignore\n", 1, "type-ignore"),
         ("s = 'it\\'s'  # pylint: disable=x\n", 1, "pylint-disable"),
         ("s = '''x'''; t = f()  # nosec\n", 1, "nosec"),
-        ("x = 1  # noqa: E501 in a comment\ns = '# noqa'\n", 1, "noqa"),
+        ("x = 1  # noqa: E501\ns = '# noqa'\n", 1, "noqa"),
         ("s = 'x  # noqa'\n", 1, "noqa"),  # flake8 reads `# noqa` anywhere on the physical line
         ("s = 'x  # pragma: no cover'\n", 1, "pragma-no-cover"),  # coverage.py's regex reads lines
     ],
