@@ -431,3 +431,14 @@ def test_identifiers_in_other_code_are_judged_too(repo: GitRepo, path: str, text
 )
 def test_text_and_single_script_names_in_other_code_stay_quiet(repo: GitRepo, path: str, text: str) -> None:
     assert _invisible(repo, {path: f"{text}\n"}) == []
+
+
+@pytest.mark.parametrize("path", ["page.html", "App.vue", "Form.svelte"])
+def test_identifiers_in_a_markup_files_script_blocks_are_judged(repo: GitRepo, path: str) -> None:
+    source = "<template><p>Пример: pаypal</p></template>\n<script>\nconst isAdmіn = true;\n</script>\n"
+    assert where(_invisible(repo, {path: source})) == [(path, 3, "mixed-script")]
+
+
+def test_a_markup_files_text_outside_script_blocks_is_prose(repo: GitRepo) -> None:
+    source = "<p>p\u0430ypal \u0441\u0443\u0445\u043e</p>\n<script>const s = 'p\u0430ypal';</script>\n"
+    assert _invisible(repo, {"page.html": source}) == []

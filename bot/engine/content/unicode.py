@@ -33,6 +33,7 @@ from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
 from bot.engine.content.linescan import LineScan
 from bot.engine.content.scripts import ascii_alias, marked_ascii, mixed_scripts, passes_for_latin, script_of
+from bot.engine.content.textconstructs import script_at_line_starts, script_only
 from bot.engine.findings import RuleId, Violation
 from bot.engine.ignorable import re2_class
 from bot.engine.lexing import lexicon_for
@@ -200,10 +201,11 @@ class _Name:
     text: str
 
 
-def _names_on_lines(fragment: Fragment, kind: Kind) -> Iterator[_Name]:
-    """Words holding a non-ASCII letter outside the comments and strings of their own line."""
-    scan = LineScan(fragment.data, kind)
-    for match in _non_ascii_word().finditer(fragment.data):
+def _names_on_lines(fragment: Fragment, kind: Kind, data: bytes) -> Iterator[_Name]:
+    """Words holding a non-ASCII letter outside the comments and strings of their own line, in
+    `data` (the fragment's bytes, or a markup fragment's with what is outside scripts blanked)."""
+    scan = LineScan(data, kind)
+    for match in _non_ascii_word().finditer(data):
         start = match.start()
         if scan.hidden(start):
             continue
@@ -297,22 +299,27 @@ def _confusable(name: _Name, kind: Kind) -> tuple[str, str] | None:
 
 def _read_as(file: AddedFile) -> Kind | None:
     """How a code file's lines are scanned for identifiers; None for a file that is not code."""
-    if file.kind in (Kind.PYTHON, Kind.JAVASCRIPT, Kind.SHELL):
+    if file.kind in (Kind.PYTHON, Kind.JAVASCRIPT, Kind.SHELL, Kind.MARKUP):
         return file.kind
     return _SCANNED_AS.get(lexicon_for(file.path).name) if file.kind is Kind.OTHER else None
 
 
 def _names(file: AddedFile) -> Iterator[_Name]:
     """The identifiers of the added lines worth judging: Python's as its tokenizer reads them from
-    the new text, else words outside the comments and strings of their line."""
+    the new text, else words outside the comments and strings of their line (in markup, of its
+    `<script>` blocks)."""
     names = _python_names(file) if file.kind is Kind.PYTHON else None
     if names is not None:
         return iter(names)
+    kind = _read_as(file) or file.kind
+    states = script_at_line_starts(file) if kind is Kind.MARKUP else {}
     return (
         name
         for fragment in file.fragments
         if not fragment.data.isascii()
-        for name in _names_on_lines(fragment, _read_as(file) or file.kind)
+        for name in _names_on_lines(
+            fragment, kind, script_only(fragment, states) if kind is Kind.MARKUP else fragment.data
+        )
     )
 
 
