@@ -442,3 +442,27 @@ def test_identifiers_in_a_markup_files_script_blocks_are_judged(repo: GitRepo, p
 def test_a_markup_files_text_outside_script_blocks_is_prose(repo: GitRepo) -> None:
     source = "<p>p\u0430ypal \u0441\u0443\u0445\u043e</p>\n<script>const s = 'p\u0430ypal';</script>\n"
     assert _invisible(repo, {"page.html": source}) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "msg = '\u05e9\u05dc\u05d5\u05dd \u200f!'",  # a mark after Hebrew and a space orders the `!`
+        "msg = '\u0645\u0631\u062d\u0628\u0627 (1)\u200f'",
+        "price = '\u200f 42 \u05e9\"\u05d7'",  # before a number and the shekel abbreviation
+    ],
+)
+def test_a_directional_mark_in_right_to_left_text_is_writing(repo: GitRepo, text: str) -> None:
+    assert _invisible(repo, {"a.py": f"{text}\n"}) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "if user == 'admin' \u200f:",  # the nearest letters either side are Latin
+        "x = '\u200f\u200f' == y",  # marks beside marks only
+        "y = 1 \u200e 2",
+    ],
+)
+def test_a_directional_mark_in_left_to_right_code_fires(repo: GitRepo, text: str) -> None:
+    assert len(_invisible(repo, {"a.py": f"{text}\n"})) == 1

@@ -21,7 +21,7 @@ from __future__ import annotations
 import io
 import tokenize
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, partial
 from typing import ClassVar
@@ -42,6 +42,9 @@ from bot.engine.regex import compile_re2
 
 _BIDI = frozenset(map(chr, [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]))
 _MARKS = frozenset("\u061c\u200e\u200f")
+_STRONG = frozenset({"L", "R", "AL"})
+_RTL = frozenset({"R", "AL"})
+_NEAR = 32  # how far a mark's neighbours are looked for: a mark orders the text beside it
 _JOINERS = frozenset("\u200c\u200d\u180e")
 _FILLERS = frozenset("\u115f\u1160\u3164\uffa0")
 _SELECTORS = frozenset(map(chr, [*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)]))
@@ -98,10 +101,6 @@ def _describe(char: str) -> str:
     return f"U+{ord(char):04X} {unicodedata.name(char, 'unassigned')}"
 
 
-def _right_to_left(char: str) -> bool:
-    return unicodedata.bidirectional(char) in ("R", "AL")
-
-
 def _selects_a_variant(before: str, after: str) -> bool:
     """Whether a variation selector after `before` (and before `after`) selects a glyph: of an
     emoji or symbol, an ideograph, or the digit of a keycap."""
@@ -111,13 +110,29 @@ def _selects_a_variant(before: str, after: str) -> bool:
     return not category.startswith("L") or unicodedata.name(before, "").startswith("CJK")
 
 
+def _strong_direction(chars: Iterable[str]) -> str:
+    """The direction (`L`, `R`, `AL`) of the first character of `chars` that has a strong one, past
+    spaces, punctuation, digits and the directional marks themselves; "" when none does."""
+    for char in chars:
+        direction = unicodedata.bidirectional(char)
+        if direction in _STRONG and char not in _MARKS:
+            return direction
+    return ""
+
+
+def _in_right_to_left_text(line: str, column: int) -> bool:
+    """Whether the directional mark at `column` orders right-to-left text: the nearest letter with
+    a strong direction on either side of it (within a few characters) is a right-to-left one."""
+    before = line[max(0, column - _NEAR) : column]
+    after = line[column + 1 : column + 1 + _NEAR]
+    return _strong_direction(reversed(before)) in _RTL or _strong_direction(after) in _RTL
+
+
 def _is_writing(char: str, before: str, after: str) -> bool:
     """Whether the invisible `char`, between `before` and `after` (one character each, or empty),
     is part of writing."""
     if char in _JOINERS:  # Latin, Greek and Cyrillic writing joins no letters
         return before > "\x7f" and after > "\x7f" and script_of(before) is None and script_of(after) is None
-    if char in _MARKS:
-        return _right_to_left(before or "a") or _right_to_left(after or "a")
     if char in _SELECTORS:
         return _selects_a_variant(before, after)
     if char in _MONGOLIAN_SELECTORS:
@@ -160,7 +175,11 @@ def _line_hits(line: str, at_file_start: bool) -> Iterator[_Hit]:
             column = start + offset
             before = line[column - 1] if column else ""
             after = line[column + 1] if column + 1 < len(line) else ""
-            if _is_writing(char, before, after) or (char == _BOM and at_file_start and column == 0):
+            if char in _MARKS:
+                writing = _in_right_to_left_text(line, column)
+            else:
+                writing = _is_writing(char, before, after)
+            if writing or (char == _BOM and at_file_start and column == 0):
                 continue
             by_kind.setdefault(_kind(char), []).append((column, char))
     for kind, found in by_kind.items():
