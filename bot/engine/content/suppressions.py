@@ -194,10 +194,13 @@ _ALIASING = (
 # names a skip's last word in a file that imports pytest or unittest is read on the syntax tree too.
 SKIP_WORDS = "suppression-skip-words"
 _SKIP_WORD = r"\b(?:skip\w*|xfail|SkipTest|importorskip|expectedFailure)\b"
-_IMPORTS_TESTING = r"(?m)^[ \t]*(?:import|from)[ \t]+(?:pytest|_pytest|unittest)\b"
+_IMPORTS_TESTING = r"\b(?:import|from)[ \t]+(?:pytest|_pytest|unittest)\b"
 PREFILTER_GROUPS = {MARKED: tuple(m.regex for m in MARKERS), ALIASED: (_ALIASING,), SKIP_WORDS: (_SKIP_WORD,)}
 _ALIASING_RE = compile_re2(_ALIASING)
 _IMPORTS_TESTING_RE = compile_re2(_IMPORTS_TESTING)
+_SKIP_WORD_TEXT = re.compile(_SKIP_WORD)
+_SPELLED_OUT = ("pytest.mark.", "pytest.", "unittest.", "self.")
+_LONGEST = max(map(len, _SPELLED_OUT))
 
 
 @cache
@@ -349,13 +352,26 @@ def _uses(side: _Side, kind: Kind, prefilter: Prefilter, *, tree: bool) -> list[
     return sorted(found.values(), key=lambda u: (u.line, u.marker))
 
 
+def _written_otherwise(fragment: Fragment) -> bool:
+    """Whether the fragment names a skip's word other than right after the names the markers spell
+    out (`pytest.mark.`, `pytest.`, `unittest.`, `self.`), which need no syntax tree."""
+    text = fragment.text
+    return any(
+        not text[max(0, found.start() - _LONGEST) : found.start()].endswith(_SPELLED_OUT)
+        for found in _SKIP_WORD_TEXT.finditer(text)
+    )
+
+
 def _read_on_the_tree(file: AddedFile, prefilter: Prefilter) -> bool:
     if file.kind is not Kind.PYTHON or file.head is None:
         return False
     if any(prefilter.present(f, ALIASED) for f in file.fragments):
         return True
-    if any(prefilter.present(f, SKIP_WORDS) for f in file.fragments):
-        return _IMPORTS_TESTING_RE.search(file.head) is not None
+    written_otherwise = any(
+        prefilter.present(f, SKIP_WORDS) and _written_otherwise(f) for f in file.fragments
+    )
+    if written_otherwise and _IMPORTS_TESTING_RE.search(file.head) is not None:
+        return True
     if file.file.status is FileStatus.ADDED:
         return False  # a new file's added text is all of it
     return _ALIASING_RE.search(file.head) is not None
