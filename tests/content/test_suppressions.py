@@ -160,7 +160,7 @@ def test_every_marker_is_documented_by_an_id_the_readme_lists() -> None:
     assert ids == {
         "noqa", "type-ignore", "pylint-disable", "nosec", "nosemgrep", "gitleaks-allow",
         "pragma-allowlist-secret", "eslint-disable", "ts-ignore", "pragma-no-cover", "pytest-skip",
-        "pytest-xfail", "unittest-skip", "unittest-xfail", "js-skip", "js-only", "lint-ignore",
+        "pytest-xfail", "unittest-skip", "unittest-xfail", "js-skip", "js-xfail", "js-only", "lint-ignore",
     }  # fmt: skip
     assert set(SKIPS.values()) <= ids
     readme = (Path(__file__).parents[2] / "README.md").read_text()
@@ -490,7 +490,7 @@ def test_a_type_checker_or_pylint_marker_in_a_python_string_is_text(repo: GitRep
         ("s = 'it\\'s'  # pylint: disable=x\n", 1, "pylint-disable"),
         ("s = '''x'''; t = f()  # nosec\n", 1, "nosec"),
         ("x = 1  # noqa: E501\ns = '# noqa'\n", 1, "noqa"),
-        ("s = 'x  # noqa'\n", 1, "noqa"),  # flake8 reads `# noqa` anywhere on the physical line
+        ("s = 'x  # noqa'\n", 1, "noqa"),  # flake8 reads its marker anywhere on the physical line
         ("s = 'x  # pragma: no cover'\n", 1, "pragma-no-cover"),  # coverage.py's regex reads lines
     ],
 )
@@ -502,3 +502,26 @@ def test_a_marker_in_a_removed_string_accounts_for_no_added_comment(repo: GitRep
     base = {"a.py": "s = 'x  # type: ignore'\n"}
     head = {"a.py": "x: int = f()  # type: ignore\n"}
     assert where(_suppressions(repo, head, base)) == [("a.py", 1, "type-ignore")]
+
+
+@pytest.mark.parametrize(
+    ("path", "line", "written"),
+    [
+        ("a.py", "# pytype: skip-file", "pytype: skip-file"),
+        ("a.test.ts", "it.skipIf(isCI)('works', () => {});", "it.skipIf"),
+        ("a.test.ts", "describe.skipIf(true)('suite', () => {});", "describe.skipIf"),
+        ("a.test.ts", "test.concurrent.skip('x', async () => {});", "test.concurrent.skip"),
+        ("a.test.js", "test.failing('known bug', () => {});", "test.failing"),
+    ],
+)
+def test_more_forms_of_skips_and_file_level_markers_fire(
+    repo: GitRepo, path: str, line: str, written: str
+) -> None:
+    found = _suppressions(repo, {path: f"{line}\n"})
+    assert len(found) == 1
+    assert found[0].message.startswith(f"Adds `{written}`")
+
+
+@pytest.mark.parametrize("line", ["it.skipped = 1;", "test.failingCount = 0;", "retest.skipIf(x);"])
+def test_more_forms_near_misses(repo: GitRepo, line: str) -> None:
+    assert _suppressions(repo, {"a.test.js": f"{line}\n"}) == []

@@ -98,7 +98,7 @@ MARKERS: tuple[Marker, ...] = (
         _TYPES,
     ),
     _checker("type-ignore", r"#[ \t]*(pyre-(?:ignore|fixme))\b", _TYPES),
-    _checker("type-ignore", r"#[ \t]*(pytype:[ \t]*disable)\b", _TYPES),
+    _checker("type-ignore", r"#[ \t]*(pytype:[ \t]*(?:disable|skip-file))\b", _TYPES),
     _checker("pylint-disable", r"#[ \t]*(pylint:[ \t]*(?:disable|skip-file))\b", "pylint findings"),
     Marker("nosec", r"#[ \t]*(nosec)\b", "security scanner findings (bandit, gosec)", comment_only=True),
     Marker("nosemgrep", r"\b(nosemgrep)\b", "Semgrep findings"),
@@ -161,7 +161,15 @@ MARKERS: tuple[Marker, ...] = (
     Marker("unittest-skip", r"(unittest\.(?:skip(?:If|Unless)?|SkipTest))\b", _TEST, code=True),
     Marker("unittest-skip", r"(\.skipTest)[ \t]*\(", _TEST, code=True),
     Marker("unittest-xfail", r"(unittest\.expectedFailure)\b", _EXCUSED, code=True),
-    Marker("js-skip", r"(?m)(?:^|[^\w$.])((?:it|describe|test|context)\.skip)\b", _TEST, code=True),
+    Marker(
+        "js-skip",
+        r"(?m)(?:^|[^\w$.])((?:it|describe|test|context|suite)(?:\.(?:concurrent|sequential))?\.skip(?:If)?)\b",
+        _TEST,
+        code=True,
+    ),
+    Marker(  # Jest's and Vitest's test that passes when it fails
+        "js-xfail", r"(?m)(?:^|[^\w$.])((?:it|test)(?:\.concurrent)?\.failing)\b", _EXCUSED, code=True
+    ),
     Marker("js-skip", r"(?m)(?:^|[^\w$.])(x(?:it|describe|test|context))[ \t]*\(", _TEST, code=True),
     Marker(
         "js-only",
