@@ -36,6 +36,17 @@ NAMES = {
     b"src/\x1b[2Jclear.py": '"src/\\033[2Jclear.py"',
     "src/rev\u202eyp.txt".encode(): '"src/rev\\342\\200\\256yp.txt"',
     "src/ünïcode ok.py".encode(): "src/ünïcode ok.py",
+    # characters that render as nothing though Python calls them printable: letters (Hangul
+    # fillers) and marks (the grapheme joiner, variation selectors, Khmer inherent vowels)
+    "src/\u3164.py".encode(): '"src/\\343\\205\\244.py"',
+    "src/admin\u034f.py".encode(): '"src/admin\\315\\217.py"',
+    "src/a\ufe0f.py".encode(): '"src/a\\357\\270\\217.py"',
+    "src/a\U000e0100.py".encode(): '"src/a\\363\\240\\204\\200.py"',
+    "src/a\u17b4.py".encode(): '"src/a\\341\\236\\264.py"',
+    b"src/new\nline.py": '"src/new\\nline.py"',
+    b'src/tab\tand "quote".py': '"src/tab\\tand \\"quote\\".py"',
+    b"-rf --no-preserve-root.py": "-rf --no-preserve-root.py",
+    "src/caf\u00e9 \u2800 \u3000.py".encode(): '"src/caf\u00e9 \u2800 \\343\\200\\200.py"',
 }
 
 

@@ -6,11 +6,14 @@ UTF-8 becomes the lone surrogate U+DC80 + byte, so the bytes come back exactly a
 collide. A receipt (JSON and its digest, Markdown, terminal, annotations) shows a path as it is when
 it is printable and does not start with a double quote, and otherwise in git's C-quoted form:
 in double quotes, `\"`, `\\` and `\a \b \t \n \v \f \r` escaped, every byte that is not
-valid UTF-8 or belongs to a character that does not print (controls, bidi and zero-width marks) as
-a three-digit octal escape, printable characters kept. `unquote` reads that form back.
+valid UTF-8 or belongs to a character that does not print (controls, bidi and zero-width marks,
+and every character that renders as nothing: `ignorable.py`) as a three-digit octal escape,
+printable characters kept. `unquote` reads that form back.
 """
 
 from __future__ import annotations
+
+from bot.engine.ignorable import renders_as_nothing
 
 _ESCAPES = {
     "a": 0x07, "b": 0x08, "t": 0x09, "n": 0x0A, "v": 0x0B, "f": 0x0C, "r": 0x0D,
@@ -53,7 +56,7 @@ def c_quote(path: str, *, ascii_only: bool = False) -> str:
             out.append(_QUOTED_AS[char])
         elif ord(char) in _ESCAPED_BYTES:
             out.append(f"\\{ord(char) - 0xDC00:03o}")
-        elif char.isprintable() and (char.isascii() or not ascii_only):
+        elif _shows(char) and (char.isascii() or not ascii_only):
             out.append(char)
         else:  # a lone surrogate no name can hold is written as its UTF-8-like bytes
             out.extend(f"\\{byte:03o}" for byte in char.encode("utf-8", "surrogatepass"))
@@ -61,9 +64,13 @@ def c_quote(path: str, *, ascii_only: bool = False) -> str:
     return "".join(out)
 
 
+def _shows(char: str) -> bool:
+    return char.isprintable() and not renders_as_nothing(char)
+
+
 def display_path(path: str) -> str:
     """How a receipt shows `path` (the module's docstring): itself, or C-quoted."""
-    if path.isprintable() and not path.startswith('"'):
+    if path.isprintable() and not path.startswith('"') and (path.isascii() or all(map(_shows, path))):
         return path
     return c_quote(path)
 

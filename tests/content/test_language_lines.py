@@ -4,6 +4,8 @@ in JavaScript), with every finding placed on the diff's line that holds it."""
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -184,3 +186,13 @@ def test_an_encoding_declared_before_the_change_is_not_reported_again(repo: GitR
     base = {"old.py": "# coding: latin-1\nx = 1\n"}
     head = {"old.py": "# coding: latin-1\nx = 2\n"}
     assert _dangerous(repo, head, base) == []
+
+
+@pytest.mark.parametrize("separator", ["\x0c", "\x0b", "\x1c", "\x85"])
+def test_a_form_feed_and_other_splitlines_breaks_end_no_python_comment(repo: GitRepo, separator: str) -> None:
+    """CPython's tokenizer ends a line at LF, CR and CRLF only: a form feed (whitespace that resets
+    indentation at a line's start), a vertical tab, U+001C and NEL are part of the comment, though
+    `str.splitlines` breaks at them. The interpreter runs nothing after them."""
+    source = f"x = 1  # note{separator}eval(y)\n"
+    assert len(ast.parse(source).body) == 1  # the assignment alone: eval(y) is the comment's
+    assert _dangerous(repo, {"a.py": source}) == []

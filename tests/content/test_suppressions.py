@@ -160,7 +160,7 @@ def test_every_marker_is_documented_by_an_id_the_readme_lists() -> None:
     assert ids == {
         "noqa", "type-ignore", "pylint-disable", "nosec", "nosemgrep", "gitleaks-allow",
         "pragma-allowlist-secret", "eslint-disable", "ts-ignore", "pragma-no-cover", "pytest-skip",
-        "pytest-xfail", "unittest-skip", "unittest-xfail", "js-skip", "js-only", "lint-ignore",
+        "pytest-xfail", "unittest-skip", "unittest-xfail", "js-skip", "js-xfail", "js-only", "lint-ignore",
     }  # fmt: skip
     assert set(SKIPS.values()) <= ids
     readme = (Path(__file__).parents[2] / "README.md").read_text()
@@ -320,3 +320,208 @@ def test_without_the_base_text_a_removed_skip_is_read_from_its_line(repo: GitRep
     texts = {("test_a.py", "test_a.py"): FileTexts(base=None, head=head)}
     found = scan(RULE, change_from_diff(diff, texts))
     assert where(found) == [("test_a.py", 2, "pytest-skip")]  # the base's alias is unknown
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "line", "marker_id"),
+    [
+        ("a.js", "x = 1;\n/*\n  eslint-disable\n*/\n", 3, "eslint-disable"),
+        ("a.ts", "x = 1;\n/**\n * eslint-disable-next-line no-eval\n */\neval(x);\n", 3, "eslint-disable"),
+        ("a.js", "x = 1;\n/*\n  eslint no-eval: 0\n*/\n", 3, "eslint-disable"),
+        ("a.js", "x = 1;\n/*\n * istanbul ignore next\n */\n", 3, "pragma-no-cover"),
+    ],
+)
+def test_a_directive_on_a_later_line_of_a_block_comment_fires(
+    repo: GitRepo, path: str, source: str, line: int, marker_id: str
+) -> None:
+    """ESLint and istanbul read a block comment's text with its leading white space (line breaks
+    too) trimmed."""
+    assert where(_suppressions(repo, {path: source})) == [(path, line, marker_id)]
+
+
+@pytest.mark.parametrize(
+    ("path", "line", "written"),
+    [
+        ("lib.rs", "#[allow(dead_code)]", "#[allow("),
+        ("lib.rs", "#![allow(clippy::all)]", "#![allow("),
+        ("lib.rs", "#[expect(unused_variables)]", "#[expect("),
+        ("A.java", '@SuppressWarnings("unchecked")', "@SuppressWarnings"),
+        ("A.kt", '@Suppress("UNCHECKED_CAST")', "@Suppress"),
+        ("A.kt", '@file:Suppress("unused")', "@file:Suppress"),
+        ("A.cs", "#pragma warning disable CS0168", "#pragma warning disable"),
+        ("A.cs", '[SuppressMessage("Microsoft.Design", "CA1031")]', "SuppressMessage"),
+        ("a.c", '#pragma GCC diagnostic ignored "-Wformat"', "#pragma GCC diagnostic ignored"),
+        ("a.cpp", '#pragma clang diagnostic ignored "-Wall"', "#pragma clang diagnostic ignored"),
+        ("a.c", "#pragma warning(disable: 4996)", "#pragma warning(disable"),
+        ("main.go", "x := f() //lint:ignore SA1019 old API", "lint:ignore"),
+        ("main.go", "//lint:file-ignore U1000 generated", "lint:file-ignore"),
+        ("A.swift", "// swiftlint:disable force_cast", "swiftlint:disable"),
+        ("a.php", "// phpcs:ignore", "phpcs:ignore"),
+        ("a.php", "/** @phpstan-ignore-next-line */", "@phpstan-ignore"),
+        ("a.php", "/** @psalm-suppress InvalidArgument */", "@psalm-suppress"),
+    ],
+)
+def test_other_languages_suppressions_fire(repo: GitRepo, path: str, line: str, written: str) -> None:
+    found = _suppressions(repo, {path: f"first = 1\n{line}\n"})
+    assert where(found) == [(path, 2, "lint-ignore")]
+    assert found[0].message.startswith(f"Adds `{written}`")
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("lib.rs", "#[derive(Debug)]"),
+        ("lib.rs", "#[cfg(test)]"),
+        ("lib.rs", "let allowed = allow(x);"),
+        ("A.java", "@Override"),
+        ("A.java", "// we never use @SuppressWarnings here"),
+        ("A.cs", "#pragma warning restore CS0168"),
+        ("a.c", "#pragma once"),
+        ("a.c", "#pragma GCC diagnostic push"),
+        ("a.js", "const s = 'eslint-disable';"),
+        ("a.js", "x = 1;\n  eslint = require('eslint');"),
+        ("a.py", "x = 1\n    istanbul ignore next"),
+        ("a.md", "/*\n eslint-disable\n*/"),
+    ],
+)
+def test_other_languages_near_misses_stay_quiet(repo: GitRepo, path: str, line: str) -> None:
+    assert _suppressions(repo, {path: f"{line}\n"}) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "marker_id"),
+    [
+        ("import pytest\n\n@pytest.mark.\\\nskip\ndef test_a(): pass\n", 3, "pytest-skip"),
+        ("import pytest\n\n@pytest . mark . skip\ndef test_a(): pass\n", 3, "pytest-skip"),
+        ("import pytest\n\n@(pytest.mark\n  .skip)\ndef test_a(): pass\n", 3, "pytest-skip"),
+        ("import unittest\n\ndef test_a():\n    raise unittest.case.SkipTest('x')\n", 4, "unittest-skip"),
+        ("import pytest\n\nmark = pytest.mark\n\n@mark.skip\ndef test_a(): pass\n", 5, "pytest-skip"),
+        (
+            "import pytest as pt\n\nm = pt.mark\nsk = m.skipif\n\n@sk(True, reason='')\ndef test_a(): pass\n",
+            4,
+            "pytest-skip",
+        ),
+        ("import pytest\n\n@getattr(pytest.mark, 'skip')\ndef test_a(): pass\n", 3, "pytest-skip"),
+    ],
+)
+def test_skips_written_any_way_python_reads_them_fire(
+    repo: GitRepo, source: str, line: int, marker_id: str
+) -> None:
+    found = _suppressions(repo, {"test_a.py": source})
+    assert (("test_a.py", line, marker_id)) in where(found)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import pytest\n\nmark = pytest.mark\n\n@mark.parametrize('x', [1])\ndef test_a(x): pass\n",
+        "import pytest\n\nskip = True\nif skip:\n    pass\n",
+        "import pytest\n\nsettings.mark = pytest.mark\nskip_all = settings.mark\n",
+        "import pytest\n\nskip_marks = [getattr(pytest.mark, name) for name in names]\n",
+        "import pytest\n\ndef test_a(skip):\n    assert skip.count == 0\n",
+        "import unittest\n\nclass T(unittest.TestCase):\n    skip_slow = False\n",
+    ],
+)
+def test_the_word_skip_beside_pytest_is_no_skip(repo: GitRepo, source: str) -> None:
+    assert _suppressions(repo, {"test_a.py": source}) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "base", "head"),
+    [
+        ("a.py", "x = f()  # noqa: E501\n", "x = f()  # noqa\n"),
+        ("a.py", "x = f()  # noqa: E501\n", "x = f()  # noqa: E501,F401\n"),
+        ("a.py", "x = f()  # noqa: E501\n", "x = f()  # noqa E501\n"),  # no colon: every code
+        ("a.py", "x = f()  # type: ignore[attr-defined]\n", "x = f()  # type: ignore\n"),
+        ("a.py", "x = f()  # pyright: ignore[reportX]\n", "x = f()  # pyright: ignore[reportX, reportY]\n"),
+        ("a.py", "x = f()  # pylint: disable=a\n", "x = f()  # pylint: disable=a,b\n"),
+        ("a.py", "x = f()  # nosec B602\n", "x = f()  # nosec\n"),
+        ("a.js", "eval(x); // eslint-disable-line no-eval\n", "eval(x); // eslint-disable-line\n"),
+        ("a.go", "x := f() //nolint:errcheck\n", "x := f() //nolint\n"),
+        ("a.sh", "# shellcheck disable=SC2086\n", "# shellcheck disable=SC2086,SC2046\n"),
+    ],
+)
+def test_a_kept_marker_that_silences_more_is_added(repo: GitRepo, path: str, base: str, head: str) -> None:
+    assert len(_suppressions(repo, {path: head}, {path: base})) == 1
+
+
+@pytest.mark.parametrize(
+    ("path", "base", "head"),
+    [
+        ("a.py", "x = f()  # noqa\n", "x = f()  # noqa: E501\n"),  # narrowed
+        ("a.py", "x = f()  # noqa: E501,F401\n", "x = g()  # noqa: F401, E501\n"),  # reordered
+        ("a.py", "x = f()  # noqa: E501, F401\n", "x = f()  # noqa: F401\n"),
+        ("a.py", "x = f()  # type: ignore[a, b]\n", "x = f()  # type: ignore[b]\n"),
+        ("a.py", "x = f()  # nosec B602 -- reviewed\n", "x = f()  # nosec B602 -- reviewed again\n"),
+        (
+            "a.js",
+            "eval(x); // eslint-disable-line no-eval -- why\n",
+            "eval(y); // eslint-disable-line no-eval\n",
+        ),
+        ("a.ts", "// @ts-ignore because\nx()\n", "// @ts-ignore since\nx()\n"),
+    ],
+)
+def test_a_kept_marker_that_silences_as_much_or_less_is_not_added(
+    repo: GitRepo, path: str, base: str, head: str
+) -> None:
+    assert _suppressions(repo, {path: head}, {path: base}) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "s = 'x  # type: ignore'\n",
+        'def f():\n    """Write\n    x = g()  # type: ignore[attr-defined]\n    when you must."""\n',
+        'HELP = """\n# pylint: disable=broad-except\n"""\n',
+        "msg = f'{x}  # pyright: ignore'\n",
+        "cmd = 'bandit  # nosec'\n",
+        "s = '''\n# mypy: ignore-errors\n'''\n",
+    ],
+)
+def test_a_type_checker_or_pylint_marker_in_a_python_string_is_text(repo: GitRepo, source: str) -> None:
+    """mypy, pyright, pyre, pytype, pylint and bandit read their markers in comment tokens only."""
+    assert _suppressions(repo, {"a.py": source}) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "marker_id"),
+    [
+        ("s = '# type: ignore'  # type: ignore\n", 1, "type-ignore"),
+        ("s = 'it\\'s'  # pylint: disable=x\n", 1, "pylint-disable"),
+        ("s = '''x'''; t = f()  # nosec\n", 1, "nosec"),
+        ("x = 1  # noqa: E501\ns = '# noqa'\n", 1, "noqa"),
+        ("s = 'x  # noqa'\n", 1, "noqa"),  # flake8 reads its marker anywhere on the physical line
+        ("s = 'x  # pragma: no cover'\n", 1, "pragma-no-cover"),  # coverage.py's regex reads lines
+    ],
+)
+def test_a_marker_its_tool_reads_still_fires(repo: GitRepo, source: str, line: int, marker_id: str) -> None:
+    assert (("a.py", line, marker_id)) in where(_suppressions(repo, {"a.py": source}))
+
+
+def test_a_marker_in_a_removed_string_accounts_for_no_added_comment(repo: GitRepo) -> None:
+    base = {"a.py": "s = 'x  # type: ignore'\n"}
+    head = {"a.py": "x: int = f()  # type: ignore\n"}
+    assert where(_suppressions(repo, head, base)) == [("a.py", 1, "type-ignore")]
+
+
+@pytest.mark.parametrize(
+    ("path", "line", "written"),
+    [
+        ("a.py", "# pytype: skip-file", "pytype: skip-file"),
+        ("a.test.ts", "it.skipIf(isCI)('works', () => {});", "it.skipIf"),
+        ("a.test.ts", "describe.skipIf(true)('suite', () => {});", "describe.skipIf"),
+        ("a.test.ts", "test.concurrent.skip('x', async () => {});", "test.concurrent.skip"),
+        ("a.test.js", "test.failing('known bug', () => {});", "test.failing"),
+    ],
+)
+def test_more_forms_of_skips_and_file_level_markers_fire(
+    repo: GitRepo, path: str, line: str, written: str
+) -> None:
+    found = _suppressions(repo, {path: f"{line}\n"})
+    assert len(found) == 1
+    assert found[0].message.startswith(f"Adds `{written}`")
+
+
+@pytest.mark.parametrize("line", ["it.skipped = 1;", "test.failingCount = 0;", "retest.skipIf(x);"])
+def test_more_forms_near_misses(repo: GitRepo, line: str) -> None:
+    assert _suppressions(repo, {"a.test.js": f"{line}\n"}) == []

@@ -312,3 +312,157 @@ def test_without_the_new_text_lines_are_judged_alone(repo: GitRepo) -> None:
 
 def test_digits_and_underscores_belong_to_no_script(repo: GitRepo) -> None:
     assert _invisible(repo, {"a.py": "\u043f\u0440\u0438\u0432\u0435\u0442_2\u0663 = 1\n"}) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ("x = 1\ry = p\u0430ypal\n", 1),  # a lone CR: the name is on Python's second line
+        ("a = 0\nx = 1\rdef is_\u0430dmin(): pass\n", 2),
+        ("s = '''it's''' ; p\u0430ypal = 1\n", 1),  # quotes a line scan pairs wrongly
+        ("s = \"a\\\"\" ; r = '\\'' ; p\u0430ypal = 1\n", 1),
+        ("x = (1,\n     p\u0430ypal)\n", 2),
+    ],
+)
+def test_python_identifiers_are_the_ones_its_tokenizer_reads(repo: GitRepo, source: str, line: int) -> None:
+    assert where(_invisible(repo, {"a.py": source})) == [("a.py", line, "mixed-script")]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = 1\rs = 'p\u0430ypal'\n",
+        "s = '''it's p\u0430ypal'''\n",
+        'def f():\n    """Quote \' then p\u0430ypal."""\n',
+        "s = f'{x} p\u0430ypal'\n",
+    ],
+)
+def test_python_strings_hold_no_identifiers_wherever_their_quotes_fall(repo: GitRepo, source: str) -> None:
+    assert _invisible(repo, {"a.py": source}) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "column", "mark"),
+    [
+        ("a.py", "e\u0301val = 1", 1, "U+0301 COMBINING ACUTE ACCENT"),
+        ("a.py", "if adm\u0336in: pass", 4, "U+0336 COMBINING LONG STROKE OVERLAY"),
+        ("a.py", "admin\u0323 = True", 1, "U+0323 COMBINING DOT BELOW"),
+        ("a.py", "is_admin\u0331\u0332 = 1", 1, "U+0331 COMBINING MACRON BELOW"),
+        ("a.js", "const adm\u0307in = 1;", 7, "U+0307 COMBINING DOT ABOVE"),
+        ("a.ts", "let user_2\u0338 = 0;", 5, "U+0338 COMBINING LONG SOLIDUS OVERLAY"),
+    ],
+)
+def test_combining_marks_on_ascii_letters_of_an_identifier_fire(
+    repo: GitRepo, path: str, text: str, column: int, mark: str
+) -> None:
+    found = _invisible(repo, {path: f"first = 1\n{text}\n"})
+    assert where(found) == [(path, 2, "combining-mark")]
+    assert f"at column {column}:" in found[0].message
+    assert mark in found[0].message
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("a.py", "caf\u00e9 = 1"),  # a precomposed letter is a letter of its own
+        ("a.py", "\u0928\u092e\u0938\u094d\u0924\u0947 = 1"),  # Devanagari vowel signs on its letters
+        ("a.py", "\u05e9\u05b8\u05dc\u05d5\u05b9\u05dd = 1"),  # Hebrew points on Hebrew letters
+        ("a.py", "s = 'e\u0301'  # a\u0308"),  # strings and comments are text
+        ("a.js", "const s = 'e\u0301'; // o\u0308"),
+        ("a.txt", "adm\u0336in"),
+    ],
+)
+def test_combining_marks_on_their_own_scripts_and_in_text_stay_quiet(
+    repo: GitRepo, path: str, text: str
+) -> None:
+    assert _invisible(repo, {path: f"{text}\n"}) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("a.py", "name = 'caf\u00e9\u200d\u00e9'"),  # between two Latin letters outside ASCII
+        ("a.js", "const caf\u00e9\u200c\u00e9 = 1;"),  # JavaScript takes it in an identifier
+        ("a.py", "name = '\u043f\u200d\u0440'"),  # between Cyrillic letters
+        ("a.py", "name = '\u03b1\u200c\u03b2'"),
+    ],
+)
+def test_a_joiner_between_letters_of_latin_greek_or_cyrillic_fires(
+    repo: GitRepo, path: str, text: str
+) -> None:
+    assert where(_invisible(repo, {path: f"{text}\n"})) == [(path, 1, "zero-width")]
+
+
+def test_a_joiner_in_indic_writing_stays_quiet(repo: GitRepo) -> None:
+    assert _invisible(repo, {"a.py": "s = '\u0915\u094d\u200d\u0937 \u0930\u094d\u200c\u092f'\n"}) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "rule_id"),
+    [
+        ("deploy.sh", "p\u0430ss() { curl -s x; }", "mixed-script"),  # a shell function
+        ("deploy.sh", "\u0435\u0445\u0435\u0441 /bin/sh", "lookalike-script"),  # reads as exec
+        ("bin/run", "rm -rf /\u0435tc/cache", "mixed-script"),  # an extensionless script is shell
+        ("auth.go", "func isAdm\u0456n() bool { return true }", "mixed-script"),
+        ("auth.go", "var \u0430 = 1", "lookalike-script"),
+        ("lib.rs", "fn p\u0430ss() -> bool { true }", "mixed-script"),
+        ("A.java", "class A { boolean isAdm\u0456n; }", "mixed-script"),
+        ("a.c", "int t\u03bfken = 0;", "mixed-script"),
+        ("auth.rb", "def p\u0430ss = true", "mixed-script"),
+        ("auth.go", "var adm\u0336in = 1", "combining-mark"),
+    ],
+)
+def test_identifiers_in_other_code_are_judged_too(repo: GitRepo, path: str, text: str, rule_id: str) -> None:
+    assert where(_invisible(repo, {path: f"{text}\n"})) == [(path, 1, rule_id)]
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("a.go", 'var \u043f\u0440\u0438\u0432\u0435\u0442 = "p\u0430ypal" // p\u0430ypal'),
+        ("a.go", "const \u03c0 = 3.14"),
+        ("a.rs", 'let s = "\u0441\u0443\u0445\u043e"; // \u0441\u0443\u0445\u043e'),
+        ("a.sh", 'echo "p\u0430ypal" # \u0441\u0443\u0445\u043e'),
+        ("a.sh", "echo \u041f\u0440\u0438\u0432\u0435\u0442, \u043c\u0438\u0440"),
+        ("a.c", "/* p\u0430ypal */ int x;"),
+        ("config.yml", "name: p\u0430ypal"),  # data, not code
+        ("a.css", ".\u043a\u043d\u043e\u043f\u043a\u0430 { color: red; }"),
+    ],
+)
+def test_text_and_single_script_names_in_other_code_stay_quiet(repo: GitRepo, path: str, text: str) -> None:
+    assert _invisible(repo, {path: f"{text}\n"}) == []
+
+
+@pytest.mark.parametrize("path", ["page.html", "App.vue", "Form.svelte"])
+def test_identifiers_in_a_markup_files_script_blocks_are_judged(repo: GitRepo, path: str) -> None:
+    source = "<template><p>Пример: pаypal</p></template>\n<script>\nconst isAdmіn = true;\n</script>\n"
+    assert where(_invisible(repo, {path: source})) == [(path, 3, "mixed-script")]
+
+
+def test_a_markup_files_text_outside_script_blocks_is_prose(repo: GitRepo) -> None:
+    source = "<p>p\u0430ypal \u0441\u0443\u0445\u043e</p>\n<script>const s = 'p\u0430ypal';</script>\n"
+    assert _invisible(repo, {"page.html": source}) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "msg = '\u05e9\u05dc\u05d5\u05dd \u200f!'",  # a mark after Hebrew and a space orders the `!`
+        "msg = '\u0645\u0631\u062d\u0628\u0627 (1)\u200f'",
+        "price = '\u200f 42 \u05e9\"\u05d7'",  # before a number and the shekel abbreviation
+    ],
+)
+def test_a_directional_mark_in_right_to_left_text_is_writing(repo: GitRepo, text: str) -> None:
+    assert _invisible(repo, {"a.py": f"{text}\n"}) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "if user == 'admin' \u200f:",  # the nearest letters either side are Latin
+        "x = '\u200f\u200f' == y",  # marks beside marks only
+        "y = 1 \u200e 2",
+    ],
+)
+def test_a_directional_mark_in_left_to_right_code_fires(repo: GitRepo, text: str) -> None:
+    assert len(_invisible(repo, {"a.py": f"{text}\n"})) == 1

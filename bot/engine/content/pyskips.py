@@ -49,18 +49,60 @@ def _marker(resolved: str) -> str | None:
     return None
 
 
+_TESTING = frozenset({"pytest", "_pytest", "unittest"})
+
+
+class _SkipNames:
+    """Names as the module's imports define them (`name_resolver`), and as its assignments of
+    pytest's and unittest's objects do (`mark = pytest.mark`, `sk = mark.skip`), in source order;
+    `getattr(pytest.mark, "skip")` is `pytest.mark.skip`."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self._resolve = name_resolver(tree)
+        self._assigned: dict[str, str] = {}
+        assignments = [n for n in ast.walk(tree) if isinstance(n, ast.Assign | ast.AnnAssign)]
+        for node in sorted(assignments, key=lambda n: (n.lineno, n.col_offset)):
+            value = None if node.value is None else self.name(node.value)
+            if value is None or value.split(".", 1)[0] not in _TESTING:
+                continue
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(target, ast.Name):
+                    self._assigned[target.id] = value
+
+    def name(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Name) and node.id in self._assigned:
+            return self._assigned[node.id]
+        if isinstance(node, ast.Attribute):
+            base = self.name(node.value)
+            return None if base is None else f"{base}.{node.attr}"
+        got = self._attribute_got(node)
+        if got is not None:
+            base = self.name(got[0])
+            return None if base is None else f"{base}.{got[1]}"
+        return self._resolve(node)
+
+    def _attribute_got(self, node: ast.expr) -> tuple[ast.expr, str] | None:
+        """What `getattr(x, "name")` reads: `x` and `name`."""
+        if not isinstance(node, ast.Call) or len(node.args) < 2 or self._resolve(node.func) != "getattr":
+            return None
+        owner, attribute = node.args[:2]
+        if isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
+            return owner, attribute.value
+        return None
+
+
 def skip_uses(tree: ast.Module, lines: Sequence[int]) -> Iterator[SkipUse]:
     """The skips whose name starts on one of `lines` (sorted), walking only the subtrees that span
     one of them."""
-    resolve = name_resolver(tree)
+    names = _SkipNames(tree)
     wanted = frozenset(lines)
     pending: list[ast.AST] = [tree]
     while pending:
         node = pending.pop()
         if not spans_a_line(node, lines):
             continue
-        if isinstance(node, ast.Name | ast.Attribute) and node.lineno in wanted:
-            resolved = resolve(node)
+        if isinstance(node, ast.Name | ast.Attribute | ast.Call) and node.lineno in wanted:
+            resolved = names.name(node)
             marker = None if resolved is None else _marker(resolved)
             if marker is not None:
                 yield SkipUse(marker, node.lineno, ast.unparse(node))

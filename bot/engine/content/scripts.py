@@ -16,7 +16,8 @@ Latin one (a Cyrillic `а` beside a Latin `a`, a Cyrillic `ехес`): `passes_f
 A lone Greek letter is mathematics (`ρ`, `ν`), not a disguise; Armenian, Cherokee, Coptic and Lisu
 look-alikes are judged only beside other scripts. And Python reads an identifier NFKC-normalized,
 so one written in letters that normalize to ASCII (fullwidth `ｅｖａｌ`, a ligature `ﬁle`, a math
-bold `𝐞𝐯𝐚𝐥`) is that ASCII name in disguise: `ascii_alias` says which.
+bold `𝐞𝐯𝐚𝐥`) is that ASCII name in disguise: `ascii_alias` says which. A combining mark on an ASCII
+letter (`adm̶in`, `admiṇ`) is a name written to pass for a plain one: `marked_ascii` finds it.
 """
 
 from __future__ import annotations
@@ -86,3 +87,16 @@ def ascii_alias(identifier: str) -> str | None:
     """The ASCII name Python reads `identifier` as, when it is written otherwise (NFKC)."""
     normalized = unicodedata.normalize("NFKC", identifier)
     return normalized if normalized != identifier and normalized.isascii() else None
+
+
+def marked_ascii(identifier: str) -> tuple[str, str] | None:
+    """The first ASCII character of `identifier` (as written) that carries a combining mark, and the
+    mark: a name no script writes so (a letter with a diacritic is written precomposed, `é`; the
+    scripts whose signs are marks put them on their own letters)."""
+    base = ""
+    for char in identifier:
+        if not unicodedata.category(char).startswith("M"):
+            base = char
+        elif base.isascii() and base:
+            return base, char
+    return None

@@ -19,10 +19,13 @@ adds nothing; one that removes one marker and adds two adds one.
 from __future__ import annotations
 
 import ast
+import io
+import re
+import tokenize
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, ClassVar
 
 from bot.engine.change import Change
@@ -53,20 +56,33 @@ class Marker:
     silences: str
     code: bool = False
     unread_in: frozenset[Kind] = frozenset()
+    comment_only: bool = False  # its tools read it in a Python comment token only, never a string
 
 
 _TEST = "a test: it stops running (or its failure stops counting), which turns a red suite green"
 
 _TYPES = "the type checker"
 _OTHER_LINTERS = (
-    "linter findings (Biome, deno lint, oxlint, ShellCheck, hadolint, golangci-lint, clang-tidy, RuboCop)"
+    "linter and compiler warnings (Biome, deno lint, oxlint, ShellCheck, hadolint, golangci-lint, "
+    "staticcheck, clang-tidy, RuboCop, SwiftLint, PHP_CodeSniffer, PHPStan, Psalm; the Rust, Java, "
+    "Kotlin, C#, C and C++ compilers)"
 )
 _EXCUSED = "a test's failure: it stops counting, which turns a red suite green"
+# Kinds of file with no block comments: a line that only looks like one's is not a directive there.
+_NO_BLOCK_COMMENTS = frozenset(
+    {Kind.PYTHON, Kind.SHELL, Kind.DOCKERFILE, Kind.MAKEFILE, Kind.CONFIG, Kind.CI, Kind.PATCH}
+)
 
 
-def _python_tool(marker_id: str, regex: str, silences: str) -> Marker:
+def _python_tool(marker_id: str, regex: str, silences: str, *, comment_only: bool = False) -> Marker:
     """A marker a tool of Python code reads: in code, never in a configuration file's comments."""
-    return Marker(marker_id, regex, silences, unread_in=_CONFIGURATION)
+    return Marker(marker_id, regex, silences, unread_in=_CONFIGURATION, comment_only=comment_only)
+
+
+def _checker(marker_id: str, regex: str, silences: str) -> Marker:
+    """A marker mypy, pyright, pyre, pytype or pylint reads: in a comment token of the tokenizer's
+    (flake8 and coverage.py match theirs on the line's text, in a string too)."""
+    return _python_tool(marker_id, regex, silences, comment_only=True)
 
 
 MARKERS: tuple[Marker, ...] = (
@@ -74,17 +90,17 @@ MARKERS: tuple[Marker, ...] = (
     _python_tool(
         "noqa", r"(?i)#[ \t]*((?:ruff|flake8)[ \t]*:[ \t]*noqa)\b", "flake8/ruff findings in the whole file"
     ),
-    _python_tool("type-ignore", r"#[ \t]*(type:[ \t]*ignore)\b", _TYPES),
-    _python_tool("type-ignore", r"#[ \t]*(mypy:[ \t]*(?:ignore-errors|disable-error-code))\b", _TYPES),
-    _python_tool(
+    _checker("type-ignore", r"#[ \t]*(type:[ \t]*ignore)\b", _TYPES),
+    _checker("type-ignore", r"#[ \t]*(mypy:[ \t]*(?:ignore-errors|disable-error-code))\b", _TYPES),
+    _checker(
         "type-ignore",
         r"#[ \t]*(pyright:[ \t]*(?:ignore|basic|report\w+[ \t]*=[ \t]*(?:false|none|information|warning)))\b",
         _TYPES,
     ),
-    _python_tool("type-ignore", r"#[ \t]*(pyre-(?:ignore|fixme))\b", _TYPES),
-    _python_tool("type-ignore", r"#[ \t]*(pytype:[ \t]*disable)\b", _TYPES),
-    _python_tool("pylint-disable", r"#[ \t]*(pylint:[ \t]*(?:disable|skip-file))\b", "pylint findings"),
-    Marker("nosec", r"#[ \t]*(nosec)\b", "security scanner findings (bandit, gosec)"),
+    _checker("type-ignore", r"#[ \t]*(pyre-(?:ignore|fixme))\b", _TYPES),
+    _checker("type-ignore", r"#[ \t]*(pytype:[ \t]*(?:disable|skip-file))\b", _TYPES),
+    _checker("pylint-disable", r"#[ \t]*(pylint:[ \t]*(?:disable|skip-file))\b", "pylint findings"),
+    Marker("nosec", r"#[ \t]*(nosec)\b", "security scanner findings (bandit, gosec)", comment_only=True),
     Marker("nosemgrep", r"\b(nosemgrep)\b", "Semgrep findings"),
     Marker("gitleaks-allow", r"(gitleaks:allow)", "gitleaks secret findings"),
     Marker(
@@ -98,6 +114,15 @@ MARKERS: tuple[Marker, ...] = (
         r"/\*[ \t]*(eslint[ \t]+[@\w/-]+[ \t]*:[ \t]*\[?[ \t]*(?:[01]\b|[\"']?(?:off|warn)\b[\"']?))",
         "ESLint rules",
     ),
+    # ESLint reads a block comment's text trimmed of leading white space, line breaks included: a
+    # directive can start any line of a block comment (after the ` * ` of its conventional margin).
+    Marker(
+        "eslint-disable",
+        r"(?m)^[ \t]*\*?[ \t]*(eslint-disable(?:-next-line|-line)?|eslint[ \t]+[@\w/-]+[ \t]*:[ \t]*\[?[ \t]*"
+        r"(?:[01]\b|[\"']?(?:off|warn)\b[\"']?))",
+        "ESLint rules",
+        unread_in=_NO_BLOCK_COMMENTS,
+    ),
     Marker("ts-ignore", r"(@ts-ignore)\b", "TypeScript errors"),
     Marker("ts-ignore", r"(@ts-nocheck)\b", "TypeScript errors"),
     Marker("ts-ignore", r"(@ts-expect-error)\b", "TypeScript errors"),
@@ -105,7 +130,27 @@ MARKERS: tuple[Marker, ...] = (
         "pragma-no-cover", r"(?i)#[ \t]*(pragma:?[ \t]*no[ \t]*(?:cover|branch))\b", "coverage measurement"
     ),
     Marker("pragma-no-cover", r"(?://|/\*)[ \t]*((?:istanbul|c8|v8)[ \t]+ignore)\b", "coverage measurement"),
+    Marker(
+        "pragma-no-cover",
+        r"(?m)^[ \t]*\*?[ \t]*(istanbul[ \t]+ignore)\b",
+        "coverage measurement",
+        unread_in=_NO_BLOCK_COMMENTS,
+    ),
     Marker("lint-ignore", r"(?://|/\*)[ \t]*(biome-ignore|deno-lint-ignore|oxlint-disable)", _OTHER_LINTERS),
+    # Compilers' and their linters' own: Rust's lint attributes, Java's and Kotlin's annotations,
+    # C#'s, GCC's, Clang's and MSVC's pragmas, staticcheck, SwiftLint, PHP_CodeSniffer, PHPStan, Psalm.
+    Marker("lint-ignore", r"(#!?\[[ \t]*(?:allow|expect)[ \t]*\()", _OTHER_LINTERS),
+    Marker("lint-ignore", r"(@(?:file:)?Suppress(?:Warnings)?)[ \t]*\(", _OTHER_LINTERS),
+    Marker("lint-ignore", r"\b(SuppressMessage)(?:Attribute)?[ \t]*\(", _OTHER_LINTERS),
+    Marker(
+        "lint-ignore",
+        r"(#[ \t]*pragma[ \t]+(?:warning[ \t]+disable|warning[ \t]*\([ \t]*disable|"
+        r"(?:GCC|clang)[ \t]+diagnostic[ \t]+ignored))",
+        _OTHER_LINTERS,
+    ),
+    Marker("lint-ignore", r"//[ \t]*(lint:(?:file-)?ignore)\b", _OTHER_LINTERS),
+    Marker("lint-ignore", r"//[ \t]*(swiftlint:disable)\b", _OTHER_LINTERS),
+    Marker("lint-ignore", r"(phpcs:(?:ignore|disable)|@phpstan-ignore|@psalm-suppress)", _OTHER_LINTERS),
     Marker("lint-ignore", r"#[ \t]*(shellcheck[ \t]+disable|hadolint[ \t]+ignore)\b", _OTHER_LINTERS),
     Marker("lint-ignore", r"//[ \t]*(nolint|NOLINT)", _OTHER_LINTERS),
     Marker("lint-ignore", r"#[ \t]*(rubocop:[ \t]*(?:disable|todo))\b", _OTHER_LINTERS),
@@ -116,7 +161,15 @@ MARKERS: tuple[Marker, ...] = (
     Marker("unittest-skip", r"(unittest\.(?:skip(?:If|Unless)?|SkipTest))\b", _TEST, code=True),
     Marker("unittest-skip", r"(\.skipTest)[ \t]*\(", _TEST, code=True),
     Marker("unittest-xfail", r"(unittest\.expectedFailure)\b", _EXCUSED, code=True),
-    Marker("js-skip", r"(?m)(?:^|[^\w$.])((?:it|describe|test|context)\.skip)\b", _TEST, code=True),
+    Marker(
+        "js-skip",
+        r"(?m)(?:^|[^\w$.])((?:it|describe|test|context|suite)(?:\.(?:concurrent|sequential))?\.skip(?:If)?)\b",
+        _TEST,
+        code=True,
+    ),
+    Marker(  # Jest's and Vitest's test that passes when it fails
+        "js-xfail", r"(?m)(?:^|[^\w$.])((?:it|test)(?:\.concurrent)?\.failing)\b", _EXCUSED, code=True
+    ),
     Marker("js-skip", r"(?m)(?:^|[^\w$.])(x(?:it|describe|test|context))[ \t]*\(", _TEST, code=True),
     Marker(
         "js-only",
@@ -144,8 +197,18 @@ _ALIASING = (
     r"|\bfrom[ \t]+(?:pytest|_pytest|unittest)\b[\w.]*[ \t]+import\b(?:[ \t]*\([^)]*|[^;\n]*)"
     r"\b(?:skip\w*|xfail|mark|importorskip|SkipTest|expectedFailure|case|outcomes)\b"
 )
-PREFILTER_GROUPS = {MARKED: tuple(m.regex for m in MARKERS), ALIASED: (_ALIASING,)}
+# A skip can also be written in a way no marker's pattern follows (`pytest . mark . skip`, across a
+# backslash or a bracket, `unittest.case.SkipTest`, through `mark = pytest.mark`): added text that
+# names a skip's last word in a file that imports pytest or unittest is read on the syntax tree too.
+SKIP_WORDS = "suppression-skip-words"
+_SKIP_WORD = r"\b(?:skip\w*|xfail|SkipTest|importorskip|expectedFailure)\b"
+_IMPORTS_TESTING = r"\b(?:import|from)[ \t]+(?:pytest|_pytest|unittest)\b"
+PREFILTER_GROUPS = {MARKED: tuple(m.regex for m in MARKERS), ALIASED: (_ALIASING,), SKIP_WORDS: (_SKIP_WORD,)}
 _ALIASING_RE = compile_re2(_ALIASING)
+_IMPORTS_TESTING_RE = compile_re2(_IMPORTS_TESTING)
+_SKIP_WORD_TEXT = re.compile(_SKIP_WORD)
+_SPELLED_OUT = ("pytest.mark.", "pytest.", "unittest.", "self.")
+_LONGEST = max(map(len, _SPELLED_OUT))
 
 
 @cache
@@ -215,11 +278,14 @@ def _regex_uses(
             continue
         scan = LineScan(data, kind) if marker.code else None
         marked: set[int] = set()  # a marker counts once a line (`_uses`): later ones are not read
+        comments = _comments_of(side, kind) if marker.comment_only else None
         for match in regexes[index].finditer(data):
             at = match.start(1)
             if scan is not None and scan.hidden(at):
                 continue
             start, end = fragment.line_bounds(at)
+            if comments is not None and not _in_comment(comments, fragment, start, at):
+                continue
             if kind is Kind.PATCH and not data.startswith(b"+", start):
                 continue  # a line the patch removes or keeps: its text, not code it adds
             line = fragment.index_at(at)
@@ -233,6 +299,33 @@ def _regex_uses(
             written = match.group(1).decode("utf-8", "replace")
             number = fragment.numbers[line]
             yield _Use(marker.id, number, written, hunk, texts[line], code, tail)
+
+
+def _comments_of(side: _Side, kind: Kind) -> dict[int, int] | None:
+    """`_comment_columns` of a Python side's text, when its lines are the diff's own."""
+    if kind is not Kind.PYTHON or side.source is None or side.lines is not None:
+        return None
+    return _comment_columns(side.source)
+
+
+@lru_cache(maxsize=2)
+def _comment_columns(source: str) -> dict[int, int] | None:
+    """Where a comment token starts on each line of `source` that holds one (0-based column);
+    None when it does not tokenize."""
+    columns: dict[int, int] = {}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.COMMENT:
+                columns[token.start[0]] = token.start[1]
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return columns
+
+
+def _in_comment(comments: dict[int, int], fragment: Fragment, start: int, at: int) -> bool:
+    """Whether byte `at` of the fragment (on the line starting at `start`) is in a comment token."""
+    column = comments.get(fragment.line_at(at))
+    return column is not None and len(fragment.data[start:at].decode("utf-8", "replace")) >= column
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -267,10 +360,25 @@ def _uses(side: _Side, kind: Kind, prefilter: Prefilter, *, tree: bool) -> list[
     return sorted(found.values(), key=lambda u: (u.line, u.marker))
 
 
+def _written_otherwise(fragment: Fragment) -> bool:
+    """Whether the fragment names a skip's word other than right after the names the markers spell
+    out (`pytest.mark.`, `pytest.`, `unittest.`, `self.`), which need no syntax tree."""
+    text = fragment.text
+    return any(
+        not text[max(0, found.start() - _LONGEST) : found.start()].endswith(_SPELLED_OUT)
+        for found in _SKIP_WORD_TEXT.finditer(text)
+    )
+
+
 def _read_on_the_tree(file: AddedFile, prefilter: Prefilter) -> bool:
     if file.kind is not Kind.PYTHON or file.head is None:
         return False
     if any(prefilter.present(f, ALIASED) for f in file.fragments):
+        return True
+    written_otherwise = any(
+        prefilter.present(f, SKIP_WORDS) and _written_otherwise(f) for f in file.fragments
+    )
+    if written_otherwise and _IMPORTS_TESTING_RE.search(file.head) is not None:
         return True
     if file.file.status is FileStatus.ADDED:
         return False  # a new file's added text is all of it
@@ -298,6 +406,45 @@ def _added_side(file: AddedFile) -> _Side:
     return _Side(fragments, file.head, file.head_lines)
 
 
+# What a marker's text after it names (`noqa: E501`, `type: ignore[attr-defined]`, `disable=a,b`,
+# `eslint-disable-line no-eval`, `nosec B602`): the codes it silences. A marker with none silences
+# every code; one that names no code any way below (`@ts-ignore`, a skip) has nothing to compare.
+_BRACKETED = re.compile(r"\[([^\]]*)\]")
+_ASSIGNED = re.compile(r"(?:-next)?[ \t]*[:=][ \t]*\"?([\w./@ ,-]*)")
+_LISTED_AFTER_SPACE = re.compile(r"[ \t]+([A-Za-z@][\w./@-]*(?:[ \t]*,[ \t]*[A-Za-z@][\w./@-]*)*)")
+_NOSEC_CODES = re.compile(r"[ \t]*:?[ \t]*([A-Z]+\d+(?:[ \t,]+[A-Z]+\d+)*)")
+_CODED = frozenset({"noqa", "type-ignore", "pylint-disable", "nosec", "eslint-disable", "lint-ignore"})
+
+
+def _codes(use: _Use) -> frozenset[str] | None:
+    """The codes the marker names; None when it names none, so silences all of them."""
+    rest = use.tail[len(use.written) :]
+    if use.marker == "nosec":
+        found = _NOSEC_CODES.match(rest)
+    elif use.marker == "noqa":  # flake8 and ruff read codes only after a colon
+        found = _ASSIGNED.match(rest)
+    else:
+        found = _BRACKETED.match(rest) or _ASSIGNED.match(rest) or _LISTED_AFTER_SPACE.match(rest)
+    if found is None:
+        return None
+    codes = frozenset(c for c in re.split(r"[\s,]+", found.group(1)) if c)
+    return codes or None
+
+
+def _silences_more(added: _Use, removed: _Use) -> bool:
+    """Whether the added marker silences what the removed one did and more (`# noqa: E501` made
+    `# noqa`, or given `F401` too). One whose codes were replaced (`ignore[no-any-return]` by
+    `ignore[arg-type]` on a rewritten line) is the same marker kept: the code it names follows the
+    code it sits on."""
+    if added.marker not in _CODED:
+        return False
+    kept = _codes(removed)
+    if kept is None:
+        return False
+    now = _codes(added)
+    return now is None or now > kept
+
+
 class _Pool:
     """Removed uses filed under keys, each to be taken once whichever key it is taken by; a key's
     cursor only moves forward, so taking every one costs one pass."""
@@ -310,16 +457,23 @@ class _Pool:
     def file(self, key: object, index: int) -> None:
         self._filed[key].append(index)
 
-    def take(self, key: object) -> bool:
+    def take(self, key: object, fits: Callable[[int], bool]) -> bool:
+        """Take the first use left under `key` that `fits`."""
         filed = self._filed.get(key, [])
         cursor = self._cursor[key]
         while cursor < len(filed) and filed[cursor] in self._taken:
             cursor += 1
         self._cursor[key] = cursor
-        if cursor == len(filed):
-            return False
-        self._taken.add(filed[cursor])
-        return True
+        for index in filed[cursor:]:
+            if index not in self._taken and fits(index):
+                self._taken.add(index)
+                return True
+        return False
+
+
+def _no_more_than(added: _Use, removed: list[_Use]) -> Callable[[int], bool]:
+    """Whether the removed use at an index silences as much as `added` (so can account for it)."""
+    return lambda index: not _silences_more(added, removed[index])
 
 
 def _unpaired(added: list[_Use], removed: list[_Use], file: AddedFile) -> Iterator[_Use]:
@@ -330,7 +484,8 @@ def _unpaired(added: list[_Use], removed: list[_Use], file: AddedFile) -> Iterat
     and codes moved onto another line (a `def`'s onto its decorator), then any one (the line the
     change replaced). Each removed use accounts for one, and only the same text reaches across
     hunks: a hunk never adds fewer markers than it adds less what it removes, and a marker moved to
-    another hunk onto other code counts."""
+    another hunk onto other code counts. A removed use never accounts for an added one that silences
+    more (`_silences_more`)."""
     keys: tuple[Callable[[_Use, tuple[int, int]], object], ...] = (
         lambda u, place: (u.marker, "place", place),
         lambda u, place: (u.marker, "text", u.text),
@@ -345,7 +500,11 @@ def _unpaired(added: list[_Use], removed: list[_Use], file: AddedFile) -> Iterat
             pool.file(key(use, removed_places[use.line]), index)
     left = added
     for key in keys:
-        left = [use for use in left if not pool.take(key(use, added_places[use.line]))]
+        left = [
+            use
+            for use in left
+            if not pool.take(key(use, added_places[use.line]), _no_more_than(use, removed))
+        ]
     return iter(left)
 
 

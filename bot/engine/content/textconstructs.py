@@ -226,7 +226,7 @@ _SCRIPT_TAG_TEXT = lazy(_SCRIPT_TAG, re.IGNORECASE)
 _NOT_NEWLINE = lazy(rb"[^\n]")
 
 
-def _script_at_line_starts(file: AddedFile) -> dict[int, bool]:
+def script_at_line_starts(file: AddedFile) -> dict[int, bool]:
     """For each line of a markup file's new text (by diff line number), whether it starts inside a
     `<script>` block (nothing without the new text)."""
     states: dict[int, bool] = {}
@@ -240,7 +240,7 @@ def _script_at_line_starts(file: AddedFile) -> dict[int, bool]:
     return states
 
 
-def _script_only(fragment: Fragment, states: dict[int, bool]) -> bytes:
+def script_only(fragment: Fragment, states: dict[int, bool]) -> bytes:
     """A markup fragment's bytes with everything outside its `<script>` blocks blanked (line breaks
     kept, so every offset stays where it was). Where each line starts is known from the new text;
     without it, the fragment starts inside a block when its first script tag closes one."""
@@ -296,8 +296,8 @@ def text_constructs(file: AddedFile) -> list[TextFinding]:
                 if not compiled.needs.search(text):
                     continue
             if data is None and file.kind is Kind.MARKUP:
-                states = _script_at_line_starts(file) if states is None else states
-                data = _script_only(fragment, states)
+                states = script_at_line_starts(file) if states is None else states
+                data = script_only(fragment, states)
             data = fragment.data if data is None else data
             for finding in _fragment_findings(compiled, file.kind, fragment, data):
                 found.setdefault((finding.construct.id, finding.line), finding)

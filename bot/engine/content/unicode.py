@@ -2,8 +2,9 @@
 nothing (Default_Ignorable_Code_Point: bidirectional controls and marks, the Trojan Source attack of
 CVE-2021-42574; zero-width characters, soft hyphens, invisible operators, variation selectors; Hangul
 fillers, which Python and JavaScript accept as letters of an identifier; tag characters, text a
-reviewer cannot see but compilers and language models read), and, in Python and JavaScript code,
-identifiers that mix look-alike scripts (a Cyrillic `а` inside a Latin name), that pass for a
+reviewer cannot see but compilers and language models read), and, in code (Python, JavaScript,
+shell, the C family, languages that comment with `#`), identifiers that carry a combining mark on
+an ASCII letter, that mix look-alike scripts (a Cyrillic `а` inside a Latin name), that pass for a
 Latin name in another script's letters (a Cyrillic `а` alone), or, in Python, that normalize to an
 ASCII name they do not look like (fullwidth `ｅｖａｌ`): `scripts.py`.
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 import io
 import tokenize
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, partial
 from typing import ClassVar
@@ -31,13 +32,19 @@ from bot.engine.content.exclude import read_files
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
 from bot.engine.content.linescan import LineScan
-from bot.engine.content.scripts import ascii_alias, mixed_scripts, passes_for_latin
+from bot.engine.content.scripts import ascii_alias, marked_ascii, mixed_scripts, passes_for_latin, script_of
+from bot.engine.content.textconstructs import script_at_line_starts, script_only
 from bot.engine.findings import RuleId, Violation
+from bot.engine.ignorable import re2_class
+from bot.engine.lexing import lexicon_for
 from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2
 
 _BIDI = frozenset(map(chr, [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]))
 _MARKS = frozenset("\u061c\u200e\u200f")
+_STRONG = frozenset({"L", "R", "AL"})
+_RTL = frozenset({"R", "AL"})
+_NEAR = 32  # how far a mark's neighbours are looked for: a mark orders the text beside it
 _JOINERS = frozenset("\u200c\u200d\u180e")
 _FILLERS = frozenset("\u115f\u1160\u3164\uffa0")
 _SELECTORS = frozenset(map(chr, [*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)]))
@@ -48,26 +55,26 @@ _KEYCAP = "\u20e3"
 _FLAG = "\U0001f3f4"
 _CANCEL_TAG = "\U000e007f"
 _FLAG_TAGS = frozenset(map(chr, [*range(0xE0030, 0xE003A), *range(0xE0061, 0xE007B)]))
-# Default_Ignorable_Code_Point, from Unicode's DerivedCoreProperties.txt (unchanged since 6.0 but
-# for U+180F, which was one already as a reserved code point). Both patterns are compiled on first
-# use: only a fragment that is not ASCII asks, and the property classes cost RE2 5 ms of every start.
-_invisible = cache(
-    partial(
-        compile_re2,
-        r"[\x{00AD}\x{034F}\x{061C}\x{115F}\x{1160}\x{17B4}\x{17B5}\x{180B}-\x{180F}\x{200B}-\x{200F}"
-        r"\x{202A}-\x{202E}\x{2060}-\x{206F}\x{3164}\x{FE00}-\x{FE0F}\x{FEFF}\x{FFA0}\x{FFF0}-\x{FFF8}"
-        r"\x{1BCA0}-\x{1BCA3}\x{1D173}-\x{1D17A}\x{E0000}-\x{E0FFF}]+",
-    )
-)
-# A word holding a letter that is not ASCII, a letter-like number (`Ⅰ`) or a connector that is not
-# `_` (`＿`, which Python reads as one): the identifiers worth judging for confusable letters.
+# Default_Ignorable_Code_Point (`ignorable.py`). Both patterns are compiled on first use: only a
+# fragment that is not ASCII asks, and the property classes cost RE2 5 ms of every start.
+_invisible = cache(partial(compile_re2, re2_class() + "+"))
+# A word holding a letter that is not ASCII, a letter-like number (`Ⅰ`), a connector that is not
+# `_` (`＿`, which Python reads as one) or a combining mark: the identifiers worth judging.
 _non_ascii_word = cache(
     partial(
         compile_re2,
-        r"[\pL\pN\pM\p{Pc}]*(?:[^\x00-\x7F\PL]|\p{Nl}|[^\x00-\x7F\P{Pc}])[\pL\pN\pM\p{Pc}]*",
+        r"[\pL\pN\pM\p{Pc}]*(?:[^\x00-\x7F\PL]|\p{Nl}|[^\x00-\x7F\P{Pc}]|\pM)[\pL\pN\pM\p{Pc}]*",
     )
 )
-_CODE = frozenset({Kind.PYTHON, Kind.JAVASCRIPT})
+# How the lines of code whose identifiers are judged hide comments and strings (`linescan.py`): a
+# language of the C family (Go, Rust, Java, C, …) as JavaScript does, one that comments with `#`
+# (Ruby, Perl, R, …) as shell does. Configuration and documents are data and prose, not names.
+_SCANNED_AS = {
+    "python": Kind.PYTHON,
+    "javascript": Kind.JAVASCRIPT,
+    "c-like": Kind.JAVASCRIPT,
+    "hash": Kind.SHELL,
+}
 _LISTED = 3
 _ADVICE = {
     "bidi-control": "invisible bidirectional control: code can read differently from how it runs "
@@ -94,10 +101,6 @@ def _describe(char: str) -> str:
     return f"U+{ord(char):04X} {unicodedata.name(char, 'unassigned')}"
 
 
-def _right_to_left(char: str) -> bool:
-    return unicodedata.bidirectional(char) in ("R", "AL")
-
-
 def _selects_a_variant(before: str, after: str) -> bool:
     """Whether a variation selector after `before` (and before `after`) selects a glyph: of an
     emoji or symbol, an ideograph, or the digit of a keycap."""
@@ -107,13 +110,29 @@ def _selects_a_variant(before: str, after: str) -> bool:
     return not category.startswith("L") or unicodedata.name(before, "").startswith("CJK")
 
 
+def _strong_direction(chars: Iterable[str]) -> str:
+    """The direction (`L`, `R`, `AL`) of the first character of `chars` that has a strong one, past
+    spaces, punctuation, digits and the directional marks themselves; "" when none does."""
+    for char in chars:
+        direction = unicodedata.bidirectional(char)
+        if direction in _STRONG and char not in _MARKS:
+            return direction
+    return ""
+
+
+def _in_right_to_left_text(line: str, column: int) -> bool:
+    """Whether the directional mark at `column` orders right-to-left text: the nearest letter with
+    a strong direction on either side of it (within a few characters) is a right-to-left one."""
+    before = line[max(0, column - _NEAR) : column]
+    after = line[column + 1 : column + 1 + _NEAR]
+    return _strong_direction(reversed(before)) in _RTL or _strong_direction(after) in _RTL
+
+
 def _is_writing(char: str, before: str, after: str) -> bool:
     """Whether the invisible `char`, between `before` and `after` (one character each, or empty),
     is part of writing."""
-    if char in _JOINERS:
-        return before > "\x7f" and after > "\x7f"
-    if char in _MARKS:
-        return _right_to_left(before or "a") or _right_to_left(after or "a")
+    if char in _JOINERS:  # Latin, Greek and Cyrillic writing joins no letters
+        return before > "\x7f" and after > "\x7f" and script_of(before) is None and script_of(after) is None
     if char in _SELECTORS:
         return _selects_a_variant(before, after)
     if char in _MONGOLIAN_SELECTORS:
@@ -156,7 +175,11 @@ def _line_hits(line: str, at_file_start: bool) -> Iterator[_Hit]:
             column = start + offset
             before = line[column - 1] if column else ""
             after = line[column + 1] if column + 1 < len(line) else ""
-            if _is_writing(char, before, after) or (char == _BOM and at_file_start and column == 0):
+            if char in _MARKS:
+                writing = _in_right_to_left_text(line, column)
+            else:
+                writing = _is_writing(char, before, after)
+            if writing or (char == _BOM and at_file_start and column == 0):
                 continue
             by_kind.setdefault(_kind(char), []).append((column, char))
     for kind, found in by_kind.items():
@@ -197,10 +220,11 @@ class _Name:
     text: str
 
 
-def _names_on_lines(fragment: Fragment, kind: Kind) -> Iterator[_Name]:
-    """Words holding a non-ASCII letter outside the comments and strings of their own line."""
-    scan = LineScan(fragment.data, kind)
-    for match in _non_ascii_word().finditer(fragment.data):
+def _names_on_lines(fragment: Fragment, kind: Kind, data: bytes) -> Iterator[_Name]:
+    """Words holding a non-ASCII letter outside the comments and strings of their own line, in
+    `data` (the fragment's bytes, or a markup fragment's with what is outside scripts blanked)."""
+    scan = LineScan(data, kind)
+    for match in _non_ascii_word().finditer(data):
         start = match.start()
         if scan.hidden(start):
             continue
@@ -209,14 +233,38 @@ def _names_on_lines(fragment: Fragment, kind: Kind) -> Iterator[_Name]:
         yield _Name(fragment.line_at(start), column, match.group(0).decode("utf-8", "replace"))
 
 
-def _python_names(head: str, lines: frozenset[int]) -> set[tuple[int, int]] | None:
-    """(line, column) of every identifier Python's tokenizer reads on `lines` of `head` (a line of
-    a docstring holds none); None when it cannot read the file."""
-    names: set[tuple[int, int]] = set()
+def _identifier_tokens(head: str) -> Iterator[tokenize.TokenInfo]:
+    """Python's identifiers in `head`, from its tokenizer. The `tokenize` module reads a name as
+    `\\w+`, so a character Python's own tokenizer takes in one (a combining mark, a fullwidth `＿`)
+    comes out as an error token beside it: a run of such tokens that touch is one identifier."""
+    run: tokenize.TokenInfo | None = None
+    for token in tokenize.generate_tokens(io.StringIO(head).readline):
+        if token.type in (tokenize.NAME, tokenize.ERRORTOKEN) and f"a{token.string}".isidentifier():
+            if run is not None and run.end == token.start:
+                run = run._replace(string=run.string + token.string, end=token.end)
+                continue
+            if run is not None:
+                yield run
+            run = token
+        elif run is not None:  # the stream ends with ENDMARKER: no run is left at its end
+            yield run
+            run = None
+
+
+def _python_names(file: AddedFile) -> list[_Name] | None:
+    """The identifiers holding a character that is not ASCII that Python's tokenizer reads on the
+    added lines of the file's new text (so strings, comments and docstrings hold none, however their
+    quotes fall on a line), each on its diff line; None when the text is unknown or does not
+    tokenize."""
+    if file.head is None:
+        return None
+    added = file.added_numbers()
+    names: list[_Name] = []
     try:
-        for token in tokenize.generate_tokens(io.StringIO(head).readline):
-            if token.type == tokenize.NAME and token.start[0] in lines:
-                names.add((token.start[0], token.start[1] + 1))
+        for token in _identifier_tokens(file.head):
+            line = file.diff_line(token.start[0])
+            if not token.string.isascii() and line in added:
+                names.append(_Name(line, token.start[1] + 1, token.string))
     except (tokenize.TokenError, SyntaxError):
         return None
     return names
@@ -232,9 +280,22 @@ def _mixed_message(name: _Name, scripts: tuple[str, ...], letters: tuple[str, ..
 
 
 def _confusable(name: _Name, kind: Kind) -> tuple[str, str] | None:
-    """What is wrong with an identifier (the finding's id and message), if anything: it mixes
-    scripts, passes for a Latin name in another script's letters, or (Python) is an ASCII name
-    written in letters that normalize to it (scripts.py)."""
+    """What is wrong with an identifier (the finding's id and message), if anything: a combining
+    mark sits on an ASCII character of it, it mixes scripts, passes for a Latin name in another
+    script's letters, or (Python) is an ASCII name written in letters that normalize to it
+    (scripts.py)."""
+    # Invisible marks (variation selectors, the grapheme joiner) are reported as such.
+    visible = (
+        _invisible().sub(b"", name.text.encode("utf-8", "surrogatepass")).decode("utf-8", "surrogatepass")
+    )
+    marked = marked_ascii(visible)
+    if marked is not None:
+        base, mark = marked
+        return "combining-mark", (
+            f"{name.text!r} at column {name.column}: {_describe(mark)} sits on the ASCII {base!r}, so "
+            f"this identifier looks like a plain name it is not, or hides the mark. Spell it without "
+            f"the mark. {_OVERRIDE}"
+        )
     mixed = mixed_scripts(name.text)
     if mixed is not None:
         return "mixed-script", _mixed_message(name, mixed.scripts, mixed.letters)
@@ -255,27 +316,57 @@ def _confusable(name: _Name, kind: Kind) -> tuple[str, str] | None:
     return None
 
 
-def _mixed_violations(file: AddedFile) -> Iterator[Violation]:
-    found = [
-        (name, judged)
+def _read_as(file: AddedFile) -> Kind | None:
+    """How a code file's lines are scanned for identifiers; None for a file that is not code."""
+    if file.kind in (Kind.PYTHON, Kind.JAVASCRIPT, Kind.SHELL, Kind.MARKUP):
+        return file.kind
+    return _SCANNED_AS.get(lexicon_for(file.path).name) if file.kind is Kind.OTHER else None
+
+
+def _names(file: AddedFile) -> Iterator[_Name]:
+    """The identifiers of the added lines worth judging: Python's as its tokenizer reads them from
+    the new text, else words outside the comments and strings of their line (in markup, of its
+    `<script>` blocks)."""
+    names = _python_names(file) if file.kind is Kind.PYTHON else None
+    if names is not None:
+        return iter(names)
+    kind = _read_as(file) or file.kind
+    states = script_at_line_starts(file) if kind is Kind.MARKUP else {}
+    return (
+        name
         for fragment in file.fragments
         if not fragment.data.isascii()
-        for name in _names_on_lines(fragment, file.kind)
-        if (judged := _confusable(name, file.kind)) is not None
-    ]
-    if not found:
+        for name in _names_on_lines(
+            fragment, kind, script_only(fragment, states) if kind is Kind.MARKUP else fragment.data
+        )
+    )
+
+
+def _any_confusable_word(file: AddedFile) -> bool:
+    """Whether any word of the added text, identifier or not, would be a finding as one: only then
+    is a Python file's new text tokenized (`tokenize` reads about 2 MB/s)."""
+    return any(
+        _confusable(_Name(0, 0, match.group(0).decode("utf-8", "replace")), file.kind) is not None
+        for fragment in file.fragments
+        if not fragment.data.isascii()
+        for match in _non_ascii_word().finditer(fragment.data)
+    )
+
+
+def _mixed_violations(file: AddedFile) -> Iterator[Violation]:
+    if all(fragment.data.isascii() for fragment in file.fragments):
         return
-    tokens = None
-    if file.kind is Kind.PYTHON and file.head is not None:
-        tokens = _python_names(file.head, frozenset(name.line for name, _ in found))
-    for name, (rule_id, message) in found:
-        if tokens is None or (name.line, name.column) in tokens:
-            yield Violation(RuleId.INVISIBLE_UNICODE, file.path, name.line, message, rule_id)
+    if file.kind is Kind.PYTHON and not _any_confusable_word(file):
+        return
+    for name in _names(file):
+        judged = _confusable(name, file.kind)
+        if judged is not None:
+            yield Violation(RuleId.INVISIBLE_UNICODE, file.path, name.line, judged[1], judged[0])
 
 
 def _file_violations(file: AddedFile) -> Iterator[Violation]:
     listed = [v for f in file.fragments if not f.data.isascii() for v in _invisible_violations(file.path, f)]
-    if file.kind in _CODE:
+    if _read_as(file) is not None:
         listed.extend(_mixed_violations(file))
     what = "invisible-character finding(s)"
     return capped(listed, rule=RuleId.INVISIBLE_UNICODE, path=file.path, what=what, more_id="more")
