@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bot.engine.content.dangerous import DangerousRule
+from bot.engine.content.pystatements import calls_in, logical_lines
 from bot.engine.findings import Violation
 from tests.content.helpers import change_of, scan, where
 from tests.gitrepo import GitRepo
@@ -102,3 +103,122 @@ def test_a_call_in_a_changed_statement_but_not_on_an_added_line_is_not_reported(
     base = {"app.py": BROKEN + "value = compute(\n    eval(x),\n    y=1,\n)\n"}
     head = {"app.py": BROKEN + "value = compute(\n    eval(x),\n    y=builtins,\n)\n"}
     assert _dangerous(repo, head, base) == []
+
+
+# Valid Python 3.12 (PEP 701): a field's string may hold a bracket or the enclosing quote, which a
+# 3.11 reading of the string takes for code (an unclosed bracket joining everything after it).
+FIELD_SPOILERS = [
+    'print(f"{"("}")\n',
+    'label = f"{"["}"\n',
+    "label = f'{'('}'\n",
+    'label = f"{value:{"("}}"\n',
+    'label = f"""{"""("""}"""\n',
+    'label = rf"{"{"}\\{x}"\n',
+    'label = f"{f"{"("}"}"\n',
+]
+
+
+@pytest.mark.parametrize("spoiler", FIELD_SPOILERS)
+@pytest.mark.parametrize(
+    ("body", "construct"),
+    [
+        ("(eval)(x)\n", "python-eval"),
+        ("result = (eval)(\n    data)\n", "python-eval"),
+        ("import os\n(os.system)(cmd)\n", "python-os-system"),
+    ],
+)
+def test_a_template_string_is_read_as_python_3_12_reads_it(
+    repo: GitRepo, spoiler: str, body: str, construct: str
+) -> None:
+    found = _dangerous(repo, {"new.py": spoiler + body})
+    assert [i for _, _, i in where(found)] == [construct]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'x = f"{"eval(y)"}"\n',
+        "x = f'{\"(\"}' + 'eval(y)'\n",
+        'x = f"{{eval(y)}}"\n',
+        'x = f"{value:eval(y)}"\n',
+        'x = f"""{"eval(y)"}\n"""\n',
+    ],
+)
+def test_strings_inside_template_fields_stay_strings(repo: GitRepo, source: str) -> None:
+    assert _dangerous(repo, {"new.py": NESTED + source}) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "construct"),
+    [
+        ("(eval)(x)\n", "python-eval"),
+        ("ｅｖａｌ(x)\n", "python-eval"),
+        ("𝐞𝐱𝐞𝐜(code)\n", "python-exec"),
+        ("__builtins__['eval'](x)\n", "python-eval"),
+        ("getattr(__builtins__, 'exec')(code)\n", "python-exec"),
+        ("__import__('os').system(cmd)\n", "python-os-system"),
+        ("import os\n(os.system)(cmd)\n", "python-os-system"),
+        ("import os\nos.\\\n    system(cmd)\n", "python-os-system"),
+        ("import os\nｏｓ.ｓｙｓｔｅｍ(cmd)\n", "python-os-system"),
+        ("import importlib\nimportlib.import_module('os').popen(cmd)\n", "python-os-system"),
+        ("label = f'{eval(x)}'\n", "python-eval"),
+        ('label = f"{eval("x")}"\n', "python-eval"),
+        ("[eval][0](x)\n", "python-eval"),
+    ],
+)
+def test_calls_in_a_statement_that_does_not_parse_are_resolved_as_python_does(
+    repo: GitRepo, body: str, construct: str
+) -> None:
+    found = _dangerous(repo, {"new.py": BROKEN + body})
+    assert [i for _, _, i in where(found)] == [construct]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '"text".eval(x)\n',
+        "x.ｅｖａｌ(y)\n",
+        "values = [  # eval\n    (x)]\n",
+        "class eval(Base):\n    pass\n",
+        'label = f"{"eval(x)"}"\n',
+        "value = evaluate(x) + model.eval()\n",
+        "if (x):\n    pass\n",
+        "value = 1 .real(eval)\n",
+        "value = eval(x,, y)\n",
+    ],
+)
+def test_near_misses_in_a_statement_that_does_not_parse_stay_quiet(repo: GitRepo, body: str) -> None:
+    assert _dangerous(repo, {"new.py": BROKEN + body}) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "lines"),
+    [
+        ('a = f"{"("}"\nb = 1\n', ['a = f"{"("}"', "b = 1", ""]),
+        ('a = f"it\'s {x)} {{"\nb = 1\n', ['a = f"it\'s {x)} {{"', "b = 1", ""]),
+        ('a = f"{x:>{w}} }"\nb = (\n1)\n', ['a = f"{x:>{w}} }"', "b = (\n1)", ""]),
+        ('a = f"{x:abc\nb = 1\n', ['a = f"{x:abc', "b = 1", ""]),
+        ('a = f"{x:{y:abc"\nb = 1\n', ['a = f"{x:{y:abc"', "b = 1", ""]),
+        ('a = f"{x}\nb = 1\n', ['a = f"{x}', "b = 1", ""]),
+        ('a = f"{[\n1,  # ]}\n2]}"\nb = 1\n', ['a = f"{[\n1,  # ]}\n2]}"', "b = 1", ""]),
+        ('a = f"\\N{DASH} {x}"\nb = 1\n', ['a = f"\\N{DASH} {x}"', "b = 1", ""]),
+        ('a = if"{"\nb = 1\n', ['a = if"{"', "b = 1", ""]),
+        ('a = f"""\n{x}"""\nb = 1\n', ['a = f"""\n{x}"""', "b = 1", ""]),
+        ('a = f"""{x', ['a = f"""{x']),
+        ('a = f"""abc', ['a = f"""abc']),
+        ("a = 'x\nb = 1", ["a = 'x", "b = 1"]),
+    ],
+)
+def test_logical_lines_are_python_3_12s(source: str, lines: list[str]) -> None:
+    assert [source[start:end] for start, end in logical_lines(source)] == lines
+
+
+def test_a_call_is_read_from_the_start_of_what_it_calls() -> None:
+    source = "x = (eval)(a) + m.n(b)[0](c) + f'{g(d)}' + 'no'.p(e) + (1).q(f)"
+    assert [source[start:end] for start, _, end in calls_in(source)] == [
+        "(eval)(a)",
+        "m.n(b)",
+        "m.n(b)[0](c)",
+        "g(d)",
+        "(1).q(f)",
+    ]

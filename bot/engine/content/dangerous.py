@@ -17,7 +17,6 @@ from __future__ import annotations
 import ast
 import re
 import unicodedata
-from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass
@@ -39,9 +38,9 @@ from bot.engine.content.pyconstructs import (
     resolver_of,
 )
 from bot.engine.content.pyfixed import fixed_loop_names
-from bot.engine.content.pyselect import STRING_OR_COMMENT, selected
 from bot.engine.content.pyselect import parse_module as _parse
-from bot.engine.content.pystatements import call_at, logical_lines
+from bot.engine.content.pyselect import selected
+from bot.engine.content.pystatements import calls_in, logical_lines
 from bot.engine.content.pywords import PATTERNS, may_hold, words_in
 from bot.engine.diff import FileStatus
 from bot.engine.findings import RuleId, Violation
@@ -56,7 +55,7 @@ _CALLED = (
 # A Python file is parsed only when its text names the words a dangerous call needs (pywords.py).
 TRIGGER = "dangerous-words"
 PREFILTER_GROUPS = {TRIGGER: PATTERNS}
-# The words a call found without the parser is named by (`pystatements.call_at` finds its extent).
+# The words a call found without the parser is named by (`pystatements.calls_in` finds its extent).
 _CALL_WORDS = lazy(
     rf"\b(?:{_CALLED}|getattr|loads?|load_all|Unpickler|run|call|check_call|check_output|Popen)\b"
 )
@@ -145,7 +144,6 @@ def _whole_file(
 
 
 _IMPORT_LINE = lazy(r"(?m)^[ \t\f]*(?:from[ \t]+[\w.]+[ \t]+)?import\b[^\n]*")
-_DEFINED = lazy(r"\b(?:def|class)\s+\Z")
 
 
 def _parsed_alone(statement: str, first_line: int) -> ast.Module | None:
@@ -158,22 +156,27 @@ def _parsed_alone(statement: str, first_line: int) -> ast.Module | None:
     return tree
 
 
-def _calls_alone(statement: str, first_line: int) -> ast.Module | None:
-    """The calls of a statement that does not parse alone, each parsed alone: those named by a
-    trigger word, from the start of their dotted name to their closing bracket."""
+def _calls_alone(statement: str, first_line: int, leading: frozenset[str]) -> ast.Module | None:
+    """The calls of a statement that does not parse alone, each parsed alone (`calls_in`: from the
+    start of the expression called to its closing bracket): those whose called expression names a
+    trigger word or a leading name, as Python reads names. A call inside one read already is not
+    read again."""
     body: list[ast.stmt] = []
-    hidden = [m.span() for m in STRING_OR_COMMENT.finditer(statement)]
-    for match in _CALL_WORDS().finditer(statement):
-        at = bisect_right(hidden, (match.start(), len(statement))) - 1
-        in_string = at >= 0 and match.start() < hidden[at][1]
-        if in_string or _DEFINED().search(statement, max(0, match.start() - 16), match.start()):
-            continue  # a word in a string or comment, or a definition's name
-        extent = call_at(statement, *match.span())
-        tree = None if extent is None else _parse("(" + statement[extent[0] : extent[1]] + ")")
-        if extent is not None and tree is not None:
-            ast.increment_lineno(tree, first_line + statement.count("\n", 0, extent[0]) - 1)
+    read_to = -1
+    for start, opening, end in sorted(calls_in(statement), key=lambda call: (call[0], -call[2])):
+        called = unicodedata.normalize("NFKC", statement[start:opening])
+        if end <= read_to or not _names_a_call(called, leading):
+            continue
+        tree = _parse("(" + statement[start:end] + ")")
+        if tree is not None:
+            ast.increment_lineno(tree, first_line + statement.count("\n", 0, start) - 1)
             body.extend(tree.body)
+            read_to = end
     return ast.Module(body=body, type_ignores=[]) if body else None
+
+
+def _names_a_call(called: str, leading: frozenset[str]) -> bool:
+    return _CALL_WORDS().search(called) is not None or not leading.isdisjoint(_WORD.findall(called))
 
 
 def _imports_of(text: str) -> list[ast.stmt]:
@@ -209,7 +212,7 @@ def _statements_alone(file: AddedFile, text: str, diff_line: Callable[[int], int
         lines = range(line, line + statement.count("\n") + 1)
         if not any(diff_line(n) in added for n in lines) or not _could_hold(statement, leading):
             continue
-        tree = _parsed_alone(statement, line) or _calls_alone(statement, line)
+        tree = _parsed_alone(statement, line) or _calls_alone(statement, line, leading)
         if tree is None:
             continue
         tree.body[:0] = imports
