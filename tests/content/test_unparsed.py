@@ -185,6 +185,7 @@ def test_calls_in_a_statement_that_does_not_parse_are_resolved_as_python_does(
         "if (x):\n    pass\n",
         "value = 1 .real(eval)\n",
         "value = eval(x,, y)\n",
+        "import\nvalue = model.eval()\n",
     ],
 )
 def test_near_misses_in_a_statement_that_does_not_parse_stay_quiet(repo: GitRepo, body: str) -> None:
@@ -222,3 +223,51 @@ def test_a_call_is_read_from_the_start_of_what_it_calls() -> None:
         "g(d)",
         "(1).q(f)",
     ]
+
+
+@pytest.mark.parametrize("spoiler", [NEWER, FIELD_SPOILERS[0], "x = = 1\n"])
+@pytest.mark.parametrize(
+    ("body", "construct"),
+    [
+        ("e = eval\ne(x)\n", "python-eval"),
+        ("import os\nrun = os.system\nrun(cmd)\n", "python-os-system"),
+        ("import builtins\nb = builtins\nf = b.exec\nf(code)\n", "python-exec"),
+        ("from os import (\n    system,\n)\nsystem(cmd)\n", "python-os-system"),
+        ("x = 1; import os as o\no.system(cmd)\n", "python-os-system"),
+        ("if True: import os as o\no.popen(cmd)\n", "python-os-system"),
+        ("@eval\ndef f():\n    pass\n", "python-eval"),
+    ],
+)
+def test_a_file_that_does_not_parse_is_resolved_through_its_statements_alone(
+    repo: GitRepo, spoiler: str, body: str, construct: str
+) -> None:
+    found = _dangerous(repo, {"new.py": spoiler + body})
+    assert construct in {i for _, _, i in where(found)}, where(found)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "e = evaluate\ne(x)\n",
+        "import os\nrun = os.path.join\nrun(a)\n",
+        "from os import (\n    path,\n)\npath(cmd)\n",
+        "@property\ndef f(self):\n    pass\n",
+    ],
+)
+def test_names_a_file_that_does_not_parse_binds_to_nothing_dangerous_stay_quiet(
+    repo: GitRepo, body: str
+) -> None:
+    assert _dangerous(repo, {"new.py": NEWER + body}) == []
+
+
+def test_a_call_added_without_the_new_text_is_resolved_through_the_hunks_assignments(repo: GitRepo) -> None:
+    base = {"app.py": "import json\n\n\ndef f(cmd):\n    return 0\n"}
+    head = {"app.py": "import json\nimport os\nrun = os.system\n\ndef f(cmd):\n    return run(cmd)\n"}
+    found = _dangerous(repo, head, base, texts=False)
+    assert where(found) == [("app.py", 6, "python-os-system")]
+
+
+def test_a_long_chain_of_aliases_in_a_file_that_does_not_parse_is_followed(repo: GitRepo) -> None:
+    chain = "a0 = eval\n" + "".join(f"a{n} = a{n - 1}\n" for n in range(1, 40)) + "a39(x)\n"
+    found = _dangerous(repo, {"new.py": NEWER + chain})
+    assert where(found) == [("new.py", 42, "python-eval")]

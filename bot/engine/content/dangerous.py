@@ -33,14 +33,14 @@ from bot.engine.content.pyconstructs import (
     Found,
     PyConstruct,
     Resolver,
+    every_statement,
     leading_names,
     python_constructs,
-    resolver_of,
 )
 from bot.engine.content.pyfixed import fixed_loop_names
 from bot.engine.content.pyselect import parse_module as _parse
 from bot.engine.content.pyselect import selected
-from bot.engine.content.pystatements import calls_in, logical_lines
+from bot.engine.content.pystatements import calls_alone, imports_alone, parsed_alone, statements
 from bot.engine.content.pywords import PATTERNS, may_hold, words_in
 from bot.engine.diff import FileStatus
 from bot.engine.findings import RuleId, Violation
@@ -143,35 +143,16 @@ def _whole_file(
             yield Violation(RuleId.DANGEROUS, file.path, on_added, message, found.construct.value)
 
 
-_IMPORT_LINE = lazy(r"(?m)^[ \t\f]*(?:from[ \t]+[\w.]+[ \t]+)?import\b[^\n]*")
-
-
-def _parsed_alone(statement: str, first_line: int) -> ast.Module | None:
-    """One statement parsed alone at its place: as it is, or as the header of a block (`if
-    eval(x):`), its line numbers those of the text it comes from."""
-    text = statement.lstrip(" \t\f")
-    tree = _parse(text) or (_parse(text + " pass") if text.rstrip().endswith(":") else None)
-    if tree is not None:
-        ast.increment_lineno(tree, first_line - 1)
-    return tree
+# A statement that can bind a name: an import, or an assignment (not a comparison's `=`).
+_IMPORTS = lazy(r"\bimport\b")
+_BINDS = lazy(r"\bimport\b|(?<![=!<>])=(?!=)")
+_BINDINGS = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)
 
 
 def _calls_alone(statement: str, first_line: int, leading: frozenset[str]) -> ast.Module | None:
-    """The calls of a statement that does not parse alone, each parsed alone (`calls_in`: from the
-    start of the expression called to its closing bracket): those whose called expression names a
-    trigger word or a leading name, as Python reads names. A call inside one read already is not
-    read again."""
-    body: list[ast.stmt] = []
-    read_to = -1
-    for start, opening, end in sorted(calls_in(statement), key=lambda call: (call[0], -call[2])):
-        called = unicodedata.normalize("NFKC", statement[start:opening])
-        if end <= read_to or not _names_a_call(called, leading):
-            continue
-        tree = _parse("(" + statement[start:end] + ")")
-        if tree is not None:
-            ast.increment_lineno(tree, first_line + statement.count("\n", 0, start) - 1)
-            body.extend(tree.body)
-            read_to = end
+    """The calls of a statement that does not parse alone whose called expression names a trigger
+    word or a leading name, each parsed alone."""
+    body = calls_alone(statement, first_line, lambda called: _names_a_call(called, leading))
     return ast.Module(body=body, type_ignores=[]) if body else None
 
 
@@ -179,44 +160,79 @@ def _names_a_call(called: str, leading: frozenset[str]) -> bool:
     return _CALL_WORDS().search(called) is not None or not leading.isdisjoint(_WORD.findall(called))
 
 
-def _imports_of(text: str) -> list[ast.stmt]:
-    """Every import of `text` on a line of its own (also inside a bracket a broken line left open)."""
-    imports: list[ast.stmt] = []
-    for line in _IMPORT_LINE().findall(text):
-        tree = _parse(line.strip())
-        imports.extend(tree.body if tree is not None else ())
-    return imports
+@dataclass(frozen=True, slots=True)
+class _Statement:
+    line: int  # its first line's number in the text
+    text: str
+    holds: bool  # names the words a dangerous call needs (pywords.py)
+    names: frozenset[str]  # every word, as Python reads names
 
 
-def _could_hold(statement: str, leading: frozenset[str]) -> bool:
-    if may_hold(words_in(statement)):
-        return True
-    return bool(leading) and not leading.isdisjoint(_WORD.findall(unicodedata.normalize("NFKC", statement)))
+def _statements_of(text: str) -> list[_Statement]:
+    return [
+        _Statement(line, statement, may_hold(words_in(statement)), _names_of(statement))
+        for line, statement in statements(text)
+    ]
+
+
+def _names_of(statement: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(unicodedata.normalize("NFKC", statement)))
+
+
+def _could_hold(statement: _Statement, leading: frozenset[str]) -> bool:
+    return statement.holds or not leading.isdisjoint(statement.names)
+
+
+def _resolver_alone(statements: Sequence[_Statement]) -> Resolver:
+    """How names resolve through the imports and assignments of statements parsed alone, read in
+    source order as Python binds them: every import, and each assignment naming a word that leads
+    to a dangerous call or a name bound before by one (`b = builtins`, then `f = b.exec`)."""
+    bindings: list[ast.stmt] = []
+    bound: set[str] = set()  # names that may lead somewhere: those imports make lead, every other read
+    for statement in statements:
+        imports = _IMPORTS().search(statement.text) is not None
+        if not _BINDS().search(statement.text) or not (imports or _could_hold(statement, frozenset(bound))):
+            continue
+        tree = parsed_alone(statement.text, statement.line)
+        read: list[ast.stmt] = []
+        if tree is not None:
+            read.extend(s for s in every_statement(tree) if isinstance(s, _BINDINGS))
+        else:  # an import on a line of its own inside a bracket a broken line left open
+            read.extend(imports_alone(statement.text, statement.line))
+        bindings.extend(read)
+        bound.update(_may_lead(read))
+    return Resolver(ast.Module(body=bindings, type_ignores=[]), whole=False)
+
+
+def _may_lead(read: list[ast.stmt]) -> Iterator[str]:
+    """The names imports make lead to a dangerous call, and every name an assignment binds (what
+    its value names may have been bound to lead somewhere before)."""
+    yield from leading_names(Resolver(ast.Module(body=read, type_ignores=[]), whole=False))
+    for statement in read:
+        yield from (
+            n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        )
 
 
 def _statements_alone(file: AddedFile, text: str, diff_line: Callable[[int], int]) -> Iterator[Violation]:
     """Each statement of `text` (its lines numbered in the diff by `diff_line`) that could hold a
-    construct on an added line, parsed alone with the text's imports (`pystatements.py`)."""
-    spans = logical_lines(text)
-    imports = _imports_of(text)
-    # What the imports make a name stand for that leads to a dangerous call: a statement naming
-    # one is read whatever else it names (`run(cmd)` after `from os import system as run`).
-    leading = frozenset(leading_names(resolver_of(ast.Module(body=imports, type_ignores=[]))))
+    construct on an added line, parsed alone, its names resolved through the text's imports and
+    assignments parsed alone (`pystatements.py`)."""
+    statements = _statements_of(text)
+    resolver = _resolver_alone(statements)
+    # A statement naming what the bindings make lead to a dangerous call is read whatever else it
+    # names (`run(cmd)` after `from os import system as run`).
+    leading = frozenset(leading_names(resolver))
     added = file.added_numbers()
-    line = 1
-    counted = 0
-    for start, end in spans:
-        line += text.count("\n", counted, start)
-        counted = start
-        statement = text[start:end]
-        lines = range(line, line + statement.count("\n") + 1)
+    for statement in statements:
+        line = statement.line
+        lines = range(line, line + statement.text.count("\n") + 1)
         if not any(diff_line(n) in added for n in lines) or not _could_hold(statement, leading):
             continue
-        tree = _parsed_alone(statement, line) or _calls_alone(statement, line, leading)
+        tree = parsed_alone(statement.text, line) or _calls_alone(statement.text, line, leading)
         if tree is None:
             continue
-        tree.body[:0] = imports
-        for found in python_constructs(tree, whole=False):
+        for found in python_constructs(tree, whole=False, resolver=resolver):
             spanned = (diff_line(n) for n in range(found.line, found.end_line + 1))
             on_added = next((n for n in spanned if n in added), None)
             if on_added is not None:

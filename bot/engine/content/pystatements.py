@@ -17,11 +17,13 @@ file; one left open joins everything after it, which `calls_in` then reads a cal
 
 from __future__ import annotations
 
+import ast
 import keyword
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.engine.content.pyselect import STRING_OR_COMMENT
+from bot.engine.content.pyselect import STRING_OR_COMMENT, parse_module
 from bot.engine.lazyre import lazy
 
 # Where code can change what follows: a comment, a string's quote, a bracket, a line break, a
@@ -35,6 +37,7 @@ _PREFIXES = frozenset({"r", "u", "b", "br", "rb", "f", "fr", "rf", "t", "tr", "r
 _LITERAL = lazy(r"""(?:[^{}\\'"\r\n]++|\\N\{[^{}\r\n]*+\}|\\(?:\r\n|[^{}])|\\(?=[{}]))*+""")
 _RAW_LITERAL = lazy(r"""(?:[^{}\\'"\r\n]++|\\(?:\r\n|[^{}])|\\(?=[{}]))*+""")
 _BREAKS = ("\r", "\n")
+_IMPORT_LINE = lazy(r"(?m)^[ \t\f]*(?:from[ \t]+[\w.]+[ \t]+)?import\b[^\n]*")
 _DEFINED = lazy(r"\b(?:def|class)[ \t\f]+\Z")
 
 OPEN, CLOSE, BREAK, STRING = "(", ")", "\n", "s"
@@ -245,3 +248,62 @@ def _before_space(text: str, at: int) -> int:
 
 def _in_word(char: str) -> bool:
     return char.isalnum() or char == "_"
+
+
+def statements(text: str) -> list[tuple[int, str]]:
+    """Each logical line of `text` with the number of its first line."""
+    numbered: list[tuple[int, str]] = []
+    line = 1
+    counted = 0
+    for start, end in logical_lines(text):
+        line += text.count("\n", counted, start)
+        counted = start
+        numbered.append((line, text[start:end]))
+    return numbered
+
+
+def parsed_alone(statement: str, first_line: int) -> ast.Module | None:
+    """One statement parsed alone at its place: as it is, as the header of a block (`if
+    eval(x):`), or as a decorator (of a function), its line numbers those of the text it comes from."""
+    text = statement.lstrip(" \t\f")
+    tree = parse_module(text)
+    if tree is None and text.rstrip().endswith(":"):
+        tree = parse_module(text + " pass")
+    elif tree is None and text.startswith("@"):
+        tree = parse_module(text + "\ndef _(): pass")
+    if tree is not None:
+        ast.increment_lineno(tree, first_line - 1)
+    return tree
+
+
+def calls_alone(statement: str, first_line: int, named: Callable[[str], bool]) -> list[ast.stmt]:
+    """The calls of a statement that does not parse alone, each parsed alone (`calls_in`: from the
+    start of the expression called to its closing bracket), those whose called expression `named`
+    accepts (NFKC-normalized, as Python reads names). A call inside one read already is not read
+    again."""
+    body: list[ast.stmt] = []
+    read_to = -1
+    for start, opening, end in sorted(calls_in(statement), key=lambda call: (call[0], -call[2])):
+        if end <= read_to or not named(unicodedata.normalize("NFKC", statement[start:opening])):
+            continue
+        tree = parse_module("(" + statement[start:end] + ")")
+        if tree is not None:
+            ast.increment_lineno(tree, first_line + statement.count("\n", 0, start) - 1)
+            body.extend(tree.body)
+            read_to = end
+    return body
+
+
+def imports_alone(statement: str, first_line: int) -> list[ast.stmt]:
+    """The imports of a statement that does not parse alone that stand on lines of their own (a
+    bracket a broken line left open joins them to it), each parsed alone (with the names it lists
+    in brackets on the lines after)."""
+    imports: list[ast.stmt] = []
+    for found in _IMPORT_LINE().finditer(statement):
+        text = found.group().strip()
+        listed = statement.find(")", found.end()) if text.endswith("(") else -1
+        tree = parse_module(text if listed < 0 else text + statement[found.end() : listed + 1])
+        if tree is not None:
+            ast.increment_lineno(tree, first_line + statement.count("\n", 0, found.start()) - 1)
+            imports.extend(tree.body)
+    return imports
