@@ -261,6 +261,7 @@ SPOILERS = [
         "import importlib\nr = importlib.import_module(name='requests')\n",
         "r = (__import__)('requests')\n",
         "import ｒｅｑｕｅｓｔｓ\n",
+        "r = [__import__('requests'), , other('x')]\n",  # broken itself: its calls are read alone
     ],
 )
 def test_a_file_that_does_not_parse_is_read_statement_by_statement(

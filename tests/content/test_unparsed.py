@@ -183,7 +183,7 @@ def test_calls_in_a_statement_that_does_not_parse_are_resolved_as_python_does(
         'label = f"{"eval(x)"}"\n',
         "value = evaluate(x) + model.eval()\n",
         "if (x):\n    pass\n",
-        "value = 1 .real(eval)\n",
+        "value = 1 .real(eval) ,,\n",
         "value = eval(x,, y)\n",
         "import\nvalue = model.eval()\n",
     ],
@@ -271,3 +271,47 @@ def test_a_long_chain_of_aliases_in_a_file_that_does_not_parse_is_followed(repo:
     chain = "a0 = eval\n" + "".join(f"a{n} = a{n - 1}\n" for n in range(1, 40)) + "a39(x)\n"
     found = _dangerous(repo, {"new.py": NEWER + chain})
     assert where(found) == [("new.py", 42, "python-eval")]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "e = eval\ne(x)\n",
+        "import os as o\nrun = o.system\nrun(cmd)\n",
+        "x = 1; import os as o\no.popen(cmd)\n",
+    ],
+)
+@pytest.mark.parametrize("opener", [BROKEN, "value = (1,\n", "items = [\n    1,\n"])
+def test_a_bracket_left_open_ends_where_a_line_starts_with_a_statement(
+    repo: GitRepo, opener: str, body: str
+) -> None:
+    """Only a statement starts with `def`, `pass`, `import`...: a bracket still open there was never closed."""
+    found = _dangerous(repo, {"new.py": opener + "pass\n" + body})
+    assert len(found) == 1, where(found)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = (\n    a\n    if b\n    else c)\n",
+        "x = (yield\n    from g)\n",
+        "x = [\n    y\n    for y in z\n    if y\n]\n",
+        "x = [\n    y\n    async for y in z\n]\n",
+        "x = (\n    not a\n    or lambda: b\n)\n",
+        "x = f(\n    '''\nimport os\npass\n'''\n)\n",
+    ],
+)
+def test_a_valid_statement_is_one_logical_line(source: str) -> None:
+    assert [source[start:end] for start, end in logical_lines(source)] == [source[:-1], ""]
+
+
+def test_a_line_starting_with_a_statement_closes_what_a_broken_line_left_open() -> None:
+    source = "x = (1,\nimport os\ny = [\n  from a import b\n    pass\n"
+    assert [source[start:end] for start, end in logical_lines(source)] == [
+        "x = (1,",
+        "import os",
+        "y = [",
+        "  from a import b",
+        "    pass",
+        "",
+    ]

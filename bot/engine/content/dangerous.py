@@ -40,7 +40,7 @@ from bot.engine.content.pyconstructs import (
 from bot.engine.content.pyfixed import fixed_loop_names
 from bot.engine.content.pyselect import parse_module as _parse
 from bot.engine.content.pyselect import selected
-from bot.engine.content.pystatements import calls_alone, imports_alone, parsed_alone, statements
+from bot.engine.content.pystatements import calls_alone, parsed_alone, statements
 from bot.engine.content.pywords import PATTERNS, may_hold, words_in
 from bot.engine.diff import FileStatus
 from bot.engine.findings import RuleId, Violation
@@ -197,8 +197,6 @@ def _resolver_alone(statements: Sequence[_Statement]) -> Resolver:
         read: list[ast.stmt] = []
         if tree is not None:
             read.extend(s for s in every_statement(tree) if isinstance(s, _BINDINGS))
-        else:  # an import on a line of its own inside a bracket a broken line left open
-            read.extend(imports_alone(statement.text, statement.line))
         bindings.extend(read)
         bound.update(_may_lead(read))
     return Resolver(ast.Module(body=bindings, type_ignores=[]), whole=False)

@@ -28,7 +28,7 @@ from bot.engine.content.pyconstructs import (
     every_statement,
     spans_a_line,
 )
-from bot.engine.content.pystatements import calls_alone, imports_alone, parsed_alone, statements
+from bot.engine.content.pystatements import calls_alone, parsed_alone, statements
 from bot.engine.regex import compile_re2
 
 _IMPORTERS = frozenset({"__import__", "importlib.__import__", "importlib.import_module", "runpy.run_module"})
@@ -121,8 +121,8 @@ def python_imports_alone(text: str, added: Sequence[int], *, calls: bool = True)
     """What the statements of `text` that occupy one of the `added` lines (sorted, numbered in
     `text`) import, without a syntax tree of the whole (its new text is unknown or does not parse):
     each statement parsed alone (pystatements.py), with `calls` importer calls resolved through the
-    text's imports and assignments parsed alone. Of a statement that does not parse alone, its
-    imports on lines of their own and its calls of an importer by name are read."""
+    text's imports and assignments parsed alone. Of a statement that does not parse alone, its calls
+    of an importer by name are read."""
     wanted = frozenset(added)
     body: list[ast.stmt] = []
     for line, statement in statements(text):
@@ -132,9 +132,8 @@ def python_imports_alone(text: str, added: Sequence[int], *, calls: bool = True)
         tree = parsed_alone(statement, line)
         if tree is not None:
             body.extend(tree.body)
-        elif on_added:
-            body.extend(imports_alone(statement, line))
-            body.extend(calls_alone(statement, line, _names_an_importer) if calls else ())
+        elif on_added and calls:
+            body.extend(calls_alone(statement, line, _names_an_importer))
     yield from python_imports(ast.Module(body=body, type_ignores=[]), added, calls=calls, whole=False)
 
 

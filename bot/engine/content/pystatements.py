@@ -12,7 +12,8 @@ on).
 
 A logical line ends at a line break outside brackets and strings, and not after a backslash. A
 bracket closed more often than opened counts as none, so one stray `)` cannot join the rest of the
-file; one left open joins everything after it, which `calls_in` then reads a call at a time.
+file; one left open joins what follows it up to a line that only a statement can start (`def`,
+`import`, `pass`...: no expression continues with one), and `calls_in` reads that a call at a time.
 """
 
 from __future__ import annotations
@@ -37,7 +38,12 @@ _PREFIXES = frozenset({"r", "u", "b", "br", "rb", "f", "fr", "rf", "t", "tr", "r
 _LITERAL = lazy(r"""(?:[^{}\\'"\r\n]++|\\N\{[^{}\r\n]*+\}|\\(?:\r\n|[^{}])|\\(?=[{}]))*+""")
 _RAW_LITERAL = lazy(r"""(?:[^{}\\'"\r\n]++|\\(?:\r\n|[^{}])|\\(?=[{}]))*+""")
 _BREAKS = ("\r", "\n")
-_IMPORT_LINE = lazy(r"(?m)^[ \t\f]*(?:from[ \t]+[\w.]+[ \t]+)?import\b[^\n]*")
+# A line that only a statement can start (no expression continued inside brackets does): a
+# bracket still open before it was never closed, so what follows is read as Python recovers.
+_STATEMENT_ONLY = lazy(
+    r"[ \t\f]*(?:(?:def|class|import|return|pass|raise|try|while|with|del|assert|global|nonlocal"
+    r"|break|continue|except|finally|elif)\b|from[ \t]+[\w.]+[ \t]+import\b)"
+)
 _DEFINED = lazy(r"\b(?:def|class)[ \t\f]+\Z")
 
 OPEN, CLOSE, BREAK, STRING = "(", ")", "\n", "s"
@@ -176,9 +182,10 @@ def logical_lines(text: str) -> list[tuple[int, int]]:
             depth += 1
         elif kind == CLOSE:
             depth = max(depth - 1, 0)
-        elif kind == BREAK and depth == 0:
+        elif kind == BREAK and (depth == 0 or _STATEMENT_ONLY().match(text, end)):
             spans.append((start, at))
             start = end
+            depth = 0
     spans.append((start, len(text)))
     return spans
 
@@ -292,18 +299,3 @@ def calls_alone(statement: str, first_line: int, named: Callable[[str], bool]) -
             body.extend(tree.body)
             read_to = end
     return body
-
-
-def imports_alone(statement: str, first_line: int) -> list[ast.stmt]:
-    """The imports of a statement that does not parse alone that stand on lines of their own (a
-    bracket a broken line left open joins them to it), each parsed alone (with the names it lists
-    in brackets on the lines after)."""
-    imports: list[ast.stmt] = []
-    for found in _IMPORT_LINE().finditer(statement):
-        text = found.group().strip()
-        listed = statement.find(")", found.end()) if text.endswith("(") else -1
-        tree = parse_module(text if listed < 0 else text + statement[found.end() : listed + 1])
-        if tree is not None:
-            ast.increment_lineno(tree, first_line + statement.count("\n", 0, found.start()) - 1)
-            imports.extend(tree.body)
-    return imports
