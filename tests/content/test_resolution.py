@@ -502,3 +502,36 @@ def test_shell_spread_into_a_subprocess_call_is_a_shell(repo: GitRepo, source: s
 )
 def test_spread_options_without_a_shell_stay_quiet(repo: GitRepo, source: str) -> None:
     assert _dangerous(repo, {"fine.py": source}) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "construct"),
+    [
+        ("from os import *\nsystem(cmd)\n", "python-os-system"),
+        ("from os import *\n\n\ndef run(cmd):\n    return popen(cmd)\n", "python-os-system"),
+        ("from subprocess import *\ngetoutput(cmd)\n", "python-subprocess-shell"),
+        ("from subprocess import *\nrun(cmd, shell=True)\n", "python-subprocess-shell"),
+        ("from pickle import *\nloads(blob)\n", "python-pickle"),
+        ("from helpers import *\nfrom os import *\nsystem(cmd)\n", "python-os-system"),
+    ],
+)
+@pytest.mark.parametrize("texts", [True, False])
+def test_a_name_a_star_import_binds_is_that_modules(
+    repo: GitRepo, source: str, construct: str, texts: bool
+) -> None:
+    _assert_reported(repo, source, construct, texts=texts)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from os.path import *\njoin(a, b)\n",
+        "from os import *\n\n\ndef system(cmd):\n    return cmd\n\n\nsystem(cmd)\n",
+        "from os import *\nfrom helpers import system\nsystem(cmd)\n",
+        "from subprocess import *\nrun(['ls', '-l'])\n",
+        "from . import *\nsystem(cmd)\n",
+        "from os import *\nsystem = print\nsystem(cmd)\n",
+    ],
+)
+def test_star_import_near_misses(repo: GitRepo, source: str) -> None:
+    assert _dangerous(repo, {"fine.py": source}) == []

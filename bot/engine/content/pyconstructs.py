@@ -300,6 +300,12 @@ class Resolver:
     def __init__(self, tree: ast.Module, *, whole: bool) -> None:
         statements = list(_statements(tree, into_scopes=True))  # walked once for both
         self.aliases = _imports_in(statements)
+        # Modules whose every public name `from m import *` binds, the last import first.
+        self.stars = [
+            _reached(s.module)
+            for s in reversed(statements)
+            if isinstance(s, ast.ImportFrom) and s.module and not s.level and s.names[0].name == "*"
+        ]
         self.bound, self.defined = _module_bindings(tree)
         self.whole = whole
         self.assigned: dict[str, str] = {}
@@ -324,7 +330,12 @@ class Resolver:
         if name == "__builtins__":
             return "builtins"
         being_bound = name == self._binding and name not in self.defined
-        if (name in self.bound and not being_bound) or (self.whole and name not in _BUILTINS):
+        if name in self.bound and not being_bound:
+            return f"<local>.{name}"
+        starred = next((f"{m}.{name}" for m in self.stars if f"{m}.{name}" in _LEADS_TO), None)
+        if starred is not None:
+            return starred
+        if self.whole and name not in _BUILTINS:
             return f"<local>.{name}"
         return name
 
