@@ -235,6 +235,7 @@ def test_a_call_is_read_from_the_start_of_what_it_calls() -> None:
         ("from os import (\n    system,\n)\nsystem(cmd)\n", "python-os-system"),
         ("x = 1; import os as o\no.system(cmd)\n", "python-os-system"),
         ("if True: import os as o\no.popen(cmd)\n", "python-os-system"),
+        ("from os import *\nsystem(cmd)\n", "python-os-system"),
         ("@eval\ndef f():\n    pass\n", "python-eval"),
     ],
 )

@@ -792,14 +792,21 @@ def resolver_of(tree: ast.Module) -> Resolver:
 
 def leading_names(resolver: Resolver) -> dict[str, str]:
     """The names a module's imports and assignments (`resolver_of`) make stand for what can lead to
-    a dangerous call (`o` → `os` after `import os as o`, `e` → `eval` after `e = eval`), and what
-    each stands for (with `builtins.` where the name reaches a builtin through that module)."""
+    a dangerous call (`o` → `os` after `import os as o`, `e` → `eval` after `e = eval`, `system`
+    → `os.system` after `from os import *`), and what each stands for (with `builtins.` where the
+    name reaches a builtin through that module)."""
+    starred = {
+        name.removeprefix(f"{module}."): name
+        for module in reversed(resolver.stars)
+        for name in _LEADS_TO
+        if name.startswith(f"{module}.") and "." not in name.removeprefix(f"{module}.")
+    }
     imported = {
         name: target
         for name, target in resolver.aliases.items()
         if _leads(target) or target in _BUILTIN_DICTS
     }
-    return imported | resolver.assigned
+    return starred | imported | resolver.assigned
 
 
 def every_statement(tree: ast.Module) -> Iterator[ast.stmt]:
