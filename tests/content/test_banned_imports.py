@@ -236,3 +236,79 @@ def test_content_exclude_leaves_paths_unread(repo: GitRepo) -> None:
     policy = POLICY + "  exclude: ['vendor/**']\n"
     change = change_of(repo, {"vendor/a.py": "import requests\n", "src/a.py": "import requests\n"})
     assert where(scan(RULE, change, manifest(policy))) == [("src/a.py", 1, "requests")]
+
+
+SPOILERS = [
+    "type Vector = list[float]\n",  # Python 3.12
+    'label = f"{"("}"\n',  # Python 3.12: a string in a field
+    "x = = 1\n",
+]
+
+
+@pytest.mark.parametrize("spoiler", SPOILERS)
+@pytest.mark.parametrize(
+    "body",
+    [
+        "x = 1; import requests\n",
+        "if ready: import requests\n",
+        "import os, \\\n    requests\n",
+        "from \\\n    requests import get\n",
+        "__import__(\n    'requests')\n",
+        "r = __import__('req' + 'uests')\n",
+        "import importlib\nr = importlib.import_module(\n    'requests.sessions')\n",
+        "m = __import__\nr = m('requests')\n",
+        "import importlib as il\nr = il.import_module('.sessions', 'requests')\n",
+        "import importlib\nr = importlib.import_module(name='requests')\n",
+        "r = (__import__)('requests')\n",
+        "import ｒｅｑｕｅｓｔｓ\n",
+        "r = [__import__('requests'), , other('x')]\n",  # broken itself: its calls are read alone
+    ],
+)
+def test_a_file_that_does_not_parse_is_read_statement_by_statement(
+    repo: GitRepo, spoiler: str, body: str
+) -> None:
+    assert [i for _, _, i in where(_imports(repo, {"src/a.py": spoiler + body}))] == ["requests"]
+
+
+@pytest.mark.parametrize("spoiler", SPOILERS)
+@pytest.mark.parametrize(
+    "body",
+    [
+        "from . import requests\n",
+        "import requests_mock\n",
+        "x = 'import requests'\n",
+        "r = __import__('requests_mock')\n",
+        'label = f"{"import requests"}"\n',
+        "# import requests\n",
+    ],
+)
+def test_near_misses_in_a_file_that_does_not_parse_stay_quiet(repo: GitRepo, spoiler: str, body: str) -> None:
+    assert _imports(repo, {"src/a.py": spoiler + body}) == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "import os, \\\n    requests\n",
+        "x = 1; import requests\n",
+        "__import__(\n    'requests')\n",
+        "m = __import__\nr = m('requests')\n",
+    ],
+)
+def test_without_the_new_text_statements_are_read_alone(repo: GitRepo, body: str) -> None:
+    base = {"src/a.py": "import json\n"}
+    change = change_of(repo, {"src/a.py": "import json\n" + body}, base, texts=False)
+    assert [i for _, _, i in where(scan(RULE, change, manifest(POLICY)))] == ["requests"]
+
+
+@pytest.mark.parametrize("spoiler", ["", "x = = 1\n"])
+@pytest.mark.parametrize(
+    "binding", ["m = __import__", "import importlib\nm = importlib.import_module", "m: object = __import__"]
+)
+def test_an_importer_bound_to_a_name_before_the_change_counts_where_it_is_called(
+    repo: GitRepo, spoiler: str, binding: str
+) -> None:
+    base = {"src/a.py": f"{spoiler}{binding}\n"}
+    head = {"src/a.py": f"{spoiler}{binding}\nr = m('requests')\n"}
+    line = (spoiler + binding).count("\n") + 2
+    assert where(_imports(repo, head, base)) == [("src/a.py", line, "requests")]

@@ -444,3 +444,94 @@ def test_a_dangerous_function_bound_at_the_top_and_unused_is_an_export(
 def test_a_binding_the_module_uses_is_not_an_export(repo: GitRepo, source: str) -> None:
     found = _dangerous(repo, {"tools.py": source})
     assert all("top level" not in f.message for f in found), found
+
+
+@pytest.mark.parametrize(
+    ("source", "construct"),
+    [
+        # The value is read before the name is bound: at the top, `eval = eval` binds the builtin.
+        ("eval = eval\neval(x)\n", "python-eval"),
+        ("exec = exec\n\n\ndef run(code):\n    exec(code)\n", "python-exec"),
+        ("getattr = getattr\ngetattr(__builtins__, 'eval')(x)\n", "python-eval"),
+        ("eval: object = eval\neval(x)\n", "python-eval"),
+        ("__import__ = __import__\n__import__(name)\n", "python-import-variable"),
+    ],
+)
+@pytest.mark.parametrize("texts", [True, False])
+def test_a_builtin_bound_to_its_own_name_is_the_builtin(
+    repo: GitRepo, source: str, construct: str, texts: bool
+) -> None:
+    _assert_reported(repo, source, construct, texts=texts)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def eval(x):\n    return x\n\n\neval = eval\neval(1)\n",
+        "class exec:\n    pass\n\n\nexec = exec\nexec(1)\n",
+        "eval = evaluate\neval(x)\n",
+    ],
+)
+def test_a_name_the_module_defines_and_binds_again_is_not_the_builtin(repo: GitRepo, source: str) -> None:
+    assert _dangerous(repo, {"fine.py": source}) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import subprocess\nsubprocess.run(cmd, **{'shell': True})\n",
+        "import subprocess\nsubprocess.Popen(cmd, **{'shell': 1, 'text': True})\n",
+        "import subprocess\nsubprocess.check_output(cmd, **dict(shell=True))\n",
+        "import subprocess\nsubprocess.call(args=cmd, **{'shell': flag})\n",
+    ],
+)
+@pytest.mark.parametrize("texts", [True, False])
+def test_shell_spread_into_a_subprocess_call_is_a_shell(repo: GitRepo, source: str, texts: bool) -> None:
+    _assert_reported(repo, source, "python-subprocess-shell", texts=texts)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import subprocess\nsubprocess.run(cmd, **{'shell': False})\n",
+        "import subprocess\nsubprocess.run(['ls', '-l'], **{'shell': True})\n",
+        "import subprocess\nsubprocess.run(cmd, **{'check': True})\n",
+        "import subprocess\nsubprocess.run(cmd, **dict(check=True))\n",
+        "import subprocess\nsubprocess.run(cmd, **options)\n",
+    ],
+)
+def test_spread_options_without_a_shell_stay_quiet(repo: GitRepo, source: str) -> None:
+    assert _dangerous(repo, {"fine.py": source}) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "construct"),
+    [
+        ("from os import *\nsystem(cmd)\n", "python-os-system"),
+        ("from os import *\n\n\ndef run(cmd):\n    return popen(cmd)\n", "python-os-system"),
+        ("from subprocess import *\ngetoutput(cmd)\n", "python-subprocess-shell"),
+        ("from subprocess import *\nrun(cmd, shell=True)\n", "python-subprocess-shell"),
+        ("from pickle import *\nloads(blob)\n", "python-pickle"),
+        ("from helpers import *\nfrom os import *\nsystem(cmd)\n", "python-os-system"),
+    ],
+)
+@pytest.mark.parametrize("texts", [True, False])
+def test_a_name_a_star_import_binds_is_that_modules(
+    repo: GitRepo, source: str, construct: str, texts: bool
+) -> None:
+    _assert_reported(repo, source, construct, texts=texts)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from os.path import *\njoin(a, b)\n",
+        "from os import *\n\n\ndef system(cmd):\n    return cmd\n\n\nsystem(cmd)\n",
+        "from os import *\nfrom helpers import system\nsystem(cmd)\n",
+        "from subprocess import *\nrun(['ls', '-l'])\n",
+        "from . import *\nsystem(cmd)\n",
+        "from os import *\nsystem = print\nsystem(cmd)\n",
+    ],
+)
+def test_star_import_near_misses(repo: GitRepo, source: str) -> None:
+    assert _dangerous(repo, {"fine.py": source}) == []

@@ -30,11 +30,11 @@ if TYPE_CHECKING:
 
 # A Python file is parsed when its added text, read as Python reads identifiers (NFKC, when it is
 # not ASCII: `ｒｅｑｕｅｓｔｓ` is `requests`), names a banned module's top-level package, or an importer
-# (which can be given a name built of pieces); or when its new text imports an importer by another
-# name, so that an added call by that name imports. Importer calls are looked for only in the first
-# two cases.
+# (which can be given a name built of pieces); or when its new text names an importer other than by
+# calling it (`import_module as load`, `m = __import__`), so that an added call by another name
+# imports. Importer calls are looked for only in the first two cases.
 _IMPORTERS = ("__import__", "import_module", "run_module")
-_IMPORTER_RENAMED = compile_re2(r"\b(?:import_module|__import__|run_module)\s+as\s+\w")
+_IMPORTER_RENAMED = compile_re2(r"\b(?:import_module|__import__|run_module)\b[^(\w]")
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -66,13 +66,21 @@ def _python(file: AddedFile, entries: list[BannedImport]) -> Iterator[Imported]:
     )
     if not named and not calls:
         return
-    tree = _parse(file.head) if file.head is not None else None
-    if tree is not None:
-        for imported in python_imports(tree, file.added_head_numbers(), calls=calls):
+    if file.head is not None:
+        tree = _parse(file.head)
+        added = file.added_head_numbers()
+        found = (
+            python_imports(tree, added, calls=calls)
+            if tree
+            else python_imports_alone(file.head, added, calls=calls)
+        )
+        for imported in found:
             yield replace(imported, line=file.diff_line(imported.line))
         return
     for fragment in file.fragments:
-        yield from python_imports_alone(fragment)
+        numbers = fragment.numbers
+        for imported in python_imports_alone(fragment.text, range(1, len(numbers) + 1), calls=calls):
+            yield replace(imported, line=numbers[imported.line - 1])
 
 
 def _javascript(file: AddedFile) -> Iterator[Imported]:

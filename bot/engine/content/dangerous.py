@@ -17,7 +17,6 @@ from __future__ import annotations
 import ast
 import re
 import unicodedata
-from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass
@@ -34,14 +33,14 @@ from bot.engine.content.pyconstructs import (
     Found,
     PyConstruct,
     Resolver,
+    every_statement,
     leading_names,
     python_constructs,
-    resolver_of,
 )
 from bot.engine.content.pyfixed import fixed_loop_names
-from bot.engine.content.pyselect import STRING_OR_COMMENT, selected
 from bot.engine.content.pyselect import parse_module as _parse
-from bot.engine.content.pystatements import call_at, logical_lines
+from bot.engine.content.pyselect import selected
+from bot.engine.content.pystatements import calls_alone, parsed_alone, statements
 from bot.engine.content.pywords import PATTERNS, may_hold, words_in
 from bot.engine.diff import FileStatus
 from bot.engine.findings import RuleId, Violation
@@ -56,7 +55,7 @@ _CALLED = (
 # A Python file is parsed only when its text names the words a dangerous call needs (pywords.py).
 TRIGGER = "dangerous-words"
 PREFILTER_GROUPS = {TRIGGER: PATTERNS}
-# The words a call found without the parser is named by (`pystatements.call_at` finds its extent).
+# The words a call found without the parser is named by (`pystatements.calls_in` finds its extent).
 _CALL_WORDS = lazy(
     rf"\b(?:{_CALLED}|getattr|loads?|load_all|Unpickler|run|call|check_call|check_output|Popen)\b"
 )
@@ -144,76 +143,94 @@ def _whole_file(
             yield Violation(RuleId.DANGEROUS, file.path, on_added, message, found.construct.value)
 
 
-_IMPORT_LINE = lazy(r"(?m)^[ \t\f]*(?:from[ \t]+[\w.]+[ \t]+)?import\b[^\n]*")
-_DEFINED = lazy(r"\b(?:def|class)\s+\Z")
+# A statement that can bind a name: an import, or an assignment (not a comparison's `=`).
+_IMPORTS = lazy(r"\bimport\b")
+_BINDS = lazy(r"\bimport\b|(?<![=!<>])=(?!=)")
+_BINDINGS = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)
 
 
-def _parsed_alone(statement: str, first_line: int) -> ast.Module | None:
-    """One statement parsed alone at its place: as it is, or as the header of a block (`if
-    eval(x):`), its line numbers those of the text it comes from."""
-    text = statement.lstrip(" \t\f")
-    tree = _parse(text) or (_parse(text + " pass") if text.rstrip().endswith(":") else None)
-    if tree is not None:
-        ast.increment_lineno(tree, first_line - 1)
-    return tree
-
-
-def _calls_alone(statement: str, first_line: int) -> ast.Module | None:
-    """The calls of a statement that does not parse alone, each parsed alone: those named by a
-    trigger word, from the start of their dotted name to their closing bracket."""
-    body: list[ast.stmt] = []
-    hidden = [m.span() for m in STRING_OR_COMMENT.finditer(statement)]
-    for match in _CALL_WORDS().finditer(statement):
-        at = bisect_right(hidden, (match.start(), len(statement))) - 1
-        in_string = at >= 0 and match.start() < hidden[at][1]
-        if in_string or _DEFINED().search(statement, max(0, match.start() - 16), match.start()):
-            continue  # a word in a string or comment, or a definition's name
-        extent = call_at(statement, *match.span())
-        tree = None if extent is None else _parse("(" + statement[extent[0] : extent[1]] + ")")
-        if extent is not None and tree is not None:
-            ast.increment_lineno(tree, first_line + statement.count("\n", 0, extent[0]) - 1)
-            body.extend(tree.body)
+def _calls_alone(statement: str, first_line: int, leading: frozenset[str]) -> ast.Module | None:
+    """The calls of a statement that does not parse alone whose called expression names a trigger
+    word or a leading name, each parsed alone."""
+    body = calls_alone(statement, first_line, lambda called: _names_a_call(called, leading))
     return ast.Module(body=body, type_ignores=[]) if body else None
 
 
-def _imports_of(text: str) -> list[ast.stmt]:
-    """Every import of `text` on a line of its own (also inside a bracket a broken line left open)."""
-    imports: list[ast.stmt] = []
-    for line in _IMPORT_LINE().findall(text):
-        tree = _parse(line.strip())
-        imports.extend(tree.body if tree is not None else ())
-    return imports
+def _names_a_call(called: str, leading: frozenset[str]) -> bool:
+    return _CALL_WORDS().search(called) is not None or not leading.isdisjoint(_WORD.findall(called))
 
 
-def _could_hold(statement: str, leading: frozenset[str]) -> bool:
-    if may_hold(words_in(statement)):
-        return True
-    return bool(leading) and not leading.isdisjoint(_WORD.findall(unicodedata.normalize("NFKC", statement)))
+@dataclass(frozen=True, slots=True)
+class _Statement:
+    line: int  # its first line's number in the text
+    text: str
+    holds: bool  # names the words a dangerous call needs (pywords.py)
+    names: frozenset[str]  # every word, as Python reads names
+
+
+def _statements_of(text: str) -> list[_Statement]:
+    return [
+        _Statement(line, statement, may_hold(words_in(statement)), _names_of(statement))
+        for line, statement in statements(text)
+    ]
+
+
+def _names_of(statement: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(unicodedata.normalize("NFKC", statement)))
+
+
+def _could_hold(statement: _Statement, leading: frozenset[str]) -> bool:
+    return statement.holds or not leading.isdisjoint(statement.names)
+
+
+def _resolver_alone(statements: Sequence[_Statement]) -> Resolver:
+    """How names resolve through the imports and assignments of statements parsed alone, read in
+    source order as Python binds them: every import, and each assignment naming a word that leads
+    to a dangerous call or a name bound before by one (`b = builtins`, then `f = b.exec`)."""
+    bindings: list[ast.stmt] = []
+    bound: set[str] = set()  # names that may lead somewhere: those imports make lead, every other read
+    for statement in statements:
+        imports = _IMPORTS().search(statement.text) is not None
+        if not _BINDS().search(statement.text) or not (imports or _could_hold(statement, frozenset(bound))):
+            continue
+        tree = parsed_alone(statement.text, statement.line)
+        read: list[ast.stmt] = []
+        if tree is not None:
+            read.extend(s for s in every_statement(tree) if isinstance(s, _BINDINGS))
+        bindings.extend(read)
+        bound.update(_may_lead(read))
+    return Resolver(ast.Module(body=bindings, type_ignores=[]), whole=False)
+
+
+def _may_lead(read: list[ast.stmt]) -> Iterator[str]:
+    """The names imports make lead to a dangerous call, and every name an assignment binds (what
+    its value names may have been bound to lead somewhere before)."""
+    yield from leading_names(Resolver(ast.Module(body=read, type_ignores=[]), whole=False))
+    for statement in read:
+        yield from (
+            n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        )
 
 
 def _statements_alone(file: AddedFile, text: str, diff_line: Callable[[int], int]) -> Iterator[Violation]:
     """Each statement of `text` (its lines numbered in the diff by `diff_line`) that could hold a
-    construct on an added line, parsed alone with the text's imports (`pystatements.py`)."""
-    spans = logical_lines(text)
-    imports = _imports_of(text)
-    # What the imports make a name stand for that leads to a dangerous call: a statement naming
-    # one is read whatever else it names (`run(cmd)` after `from os import system as run`).
-    leading = frozenset(leading_names(resolver_of(ast.Module(body=imports, type_ignores=[]))))
+    construct on an added line, parsed alone, its names resolved through the text's imports and
+    assignments parsed alone (`pystatements.py`)."""
+    statements = _statements_of(text)
+    resolver = _resolver_alone(statements)
+    # A statement naming what the bindings make lead to a dangerous call is read whatever else it
+    # names (`run(cmd)` after `from os import system as run`).
+    leading = frozenset(leading_names(resolver))
     added = file.added_numbers()
-    line = 1
-    counted = 0
-    for start, end in spans:
-        line += text.count("\n", counted, start)
-        counted = start
-        statement = text[start:end]
-        lines = range(line, line + statement.count("\n") + 1)
+    for statement in statements:
+        line = statement.line
+        lines = range(line, line + statement.text.count("\n") + 1)
         if not any(diff_line(n) in added for n in lines) or not _could_hold(statement, leading):
             continue
-        tree = _parsed_alone(statement, line) or _calls_alone(statement, line)
+        tree = parsed_alone(statement.text, line) or _calls_alone(statement.text, line, leading)
         if tree is None:
             continue
-        tree.body[:0] = imports
-        for found in python_constructs(tree, whole=False):
+        for found in python_constructs(tree, whole=False, resolver=resolver):
             spanned = (diff_line(n) for n in range(found.line, found.end_line + 1))
             on_added = next((n for n in spanned if n in added), None)
             if on_added is not None:

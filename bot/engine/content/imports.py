@@ -15,7 +15,6 @@ JavaScript/TypeScript, line by line outside comments and strings: `import … fr
 from __future__ import annotations
 
 import ast
-import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -23,12 +22,13 @@ from bot.engine.content.added import Fragment
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.linescan import LineScan
 from bot.engine.content.pyconstructs import (
+    Resolver,
     argument,
     calls_on_lines,
     every_statement,
-    name_resolver,
     spans_a_line,
 )
+from bot.engine.content.pystatements import calls_alone, parsed_alone, statements
 from bot.engine.regex import compile_re2
 
 _IMPORTERS = frozenset({"__import__", "importlib.__import__", "importlib.import_module", "runpy.run_module"})
@@ -87,9 +87,12 @@ def _first_added(node: ast.stmt | ast.expr, wanted: frozenset[int]) -> int:
     return next(n for n in range(node.lineno, end + 1) if n in wanted)
 
 
-def python_imports(tree: ast.Module, added: Sequence[int], *, calls: bool = True) -> Iterator[Imported]:
+def python_imports(
+    tree: ast.Module, added: Sequence[int], *, calls: bool = True, whole: bool = True
+) -> Iterator[Imported]:
     """What the module's import statements and (with `calls`) importer calls that occupy one of the
-    `added` lines (sorted) import."""
+    `added` lines (sorted) import; `whole=False`: the tree holds pieces of a module, and a name
+    neither bound nor imported in it is taken to be the module it spells."""
     wanted = frozenset(added)
     for statement in every_statement(tree):
         modules = _statement_modules(statement)
@@ -98,7 +101,7 @@ def python_imports(tree: ast.Module, added: Sequence[int], *, calls: bool = True
             yield from (Imported(m, line) for m in modules)
     if not calls:
         return
-    resolve = name_resolver(tree)
+    resolve = Resolver(tree, whole=whole).name
     for call in calls_on_lines(tree, added):
         function = resolve(call.func)
         module = None if function is None else _imported_by_call(call, function)
@@ -106,33 +109,32 @@ def python_imports(tree: ast.Module, added: Sequence[int], *, calls: bool = True
             yield Imported(module, _first_added(call, wanted))
 
 
-_PY_LINE = compile_re2(
-    r"(?m)^[ \t]*(?:import[ \t]+([^#;\n]+)|from[ \t]+([^\s#;]+)[ \t]+import\b[ \t]*\(?([^#;\n)]*))"
-)
-_PY_CALL = compile_re2(r"\b(?:__import__|import_module|run_module)[ \t]*\([ \t]*['\"]([^'\"\n]+)['\"]")
+# A statement that can bind what an importer call is made through: an import, an assignment.
+_BINDS = compile_re2(r"\bimport\b|=")
 
 
-def _names(listed: str) -> list[str]:
-    """The modules (or names) an import lists: `a as b, c` is `a`, `c`."""
-    return [n.split()[0] for n in listed.replace("\\", " ").split(",") if n.strip()]
+def _names_an_importer(called: str) -> bool:
+    return any(word in called for word in ("__import__", "import_module", "run_module"))
 
 
-def python_imports_alone(fragment: Fragment) -> Iterator[Imported]:
-    """What each added line imports, read alone (no syntax tree: the new text is unknown or does not
-    parse). A call is taken for an importer by its name, and the line's comments and strings are
-    left out."""
-    scan = LineScan(fragment.data, Kind.PYTHON)
-    for match in _PY_LINE.finditer(fragment.data):
-        line = fragment.line_at(match.start())
-        plain, source, names = (g.decode("utf-8", "replace") for g in match.groups(b""))
-        if plain:
-            modules = _names(plain)
-        else:
-            modules = [] if source.startswith(".") else [source, *(f"{source}.{n}" for n in _names(names))]
-        yield from (Imported(unicodedata.normalize("NFKC", m), line) for m in modules)
-    for match in _PY_CALL.finditer(fragment.data):
-        if not scan.hidden(match.start()):
-            yield Imported(match.group(1).decode("utf-8", "replace"), fragment.line_at(match.start()))
+def python_imports_alone(text: str, added: Sequence[int], *, calls: bool = True) -> Iterator[Imported]:
+    """What the statements of `text` that occupy one of the `added` lines (sorted, numbered in
+    `text`) import, without a syntax tree of the whole (its new text is unknown or does not parse):
+    each statement parsed alone (pystatements.py), with `calls` importer calls resolved through the
+    text's imports and assignments parsed alone. Of a statement that does not parse alone, its calls
+    of an importer by name are read."""
+    wanted = frozenset(added)
+    body: list[ast.stmt] = []
+    for line, statement in statements(text):
+        on_added = not wanted.isdisjoint(range(line, line + statement.count("\n") + 1))
+        if not on_added and _BINDS.search(statement.encode("utf-8", "surrogatepass")) is None:
+            continue
+        tree = parsed_alone(statement, line)
+        if tree is not None:
+            body.extend(tree.body)
+        elif on_added and calls:
+            body.extend(calls_alone(statement, line, _names_an_importer))
+    yield from python_imports(ast.Module(body=body, type_ignores=[]), added, calls=calls, whole=False)
 
 
 _LITERAL = r"""'[^'\n]*'|"[^"\n]*"|`[^`$\n]*`"""

@@ -232,15 +232,17 @@ def _targets(statement: ast.stmt) -> list[ast.expr]:
     return []
 
 
-def _module_bindings(tree: ast.Module) -> set[str]:
-    """Names the module itself binds at its top level (a method named `eval` shadows nothing)."""
+def _module_bindings(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """Names the module itself binds at its top level (a method named `eval` shadows nothing), and
+    those of them a `def` or `class` binds."""
     bound: set[str] = set()
+    defined: set[str] = set()
     for statement in _statements(tree, into_scopes=False):
         if isinstance(statement, _SCOPES):
-            bound.add(statement.name)
+            defined.add(statement.name)
         for target in _targets(statement):
             bound.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-    return bound
+    return bound | defined, defined
 
 
 # Fields that never hold a call: Load/Store markers, identifiers, operators, type comments.
@@ -298,14 +300,25 @@ class Resolver:
     def __init__(self, tree: ast.Module, *, whole: bool) -> None:
         statements = list(_statements(tree, into_scopes=True))  # walked once for both
         self.aliases = _imports_in(statements)
-        self.bound = _module_bindings(tree)
+        # Modules whose every public name `from m import *` binds, the last import first.
+        self.stars = [
+            _reached(s.module)
+            for s in reversed(statements)
+            if isinstance(s, ast.ImportFrom) and s.module and not s.level and s.names[0].name == "*"
+        ]
+        self.bound, self.defined = _module_bindings(tree)
         self.whole = whole
         self.assigned: dict[str, str] = {}
+        # The name an assignment binds, while its value is resolved: the value is read before the
+        # name is bound, so `eval = eval` binds the builtin (a `def eval` before it is the module's).
+        self._binding = ""
         for statement in statements:
             for target, value in _assignments(statement):
+                self._binding = target
                 resolved = self._resolve(value)
                 if resolved is not None and _leads(resolved):
                     self.assigned[target] = resolved
+        self._binding = ""
         # The plain names that may stand for a function handed on as a value (`_maybe_handed`).
         self.standing = {*_HANDED_WORDS, *self.assigned, *self.aliases}
 
@@ -316,7 +329,13 @@ class Resolver:
             return self.assigned[name]
         if name == "__builtins__":
             return "builtins"
-        if name in self.bound or (self.whole and name not in _BUILTINS):
+        being_bound = name == self._binding and name not in self.defined
+        if name in self.bound and not being_bound:
+            return f"<local>.{name}"
+        starred = next((f"{m}.{name}" for m in self.stars if f"{m}.{name}" in _LEADS_TO), None)
+        if starred is not None:
+            return starred
+        if self.whole and name not in _BUILTINS:
             return f"<local>.{name}"
         return name
 
@@ -411,6 +430,19 @@ def argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
     return None
 
 
+def _spread(call: ast.Call, keyword: str, resolver: Resolver) -> ast.expr | None:
+    """The value a `**` argument of the call gives `keyword`, when the source spells it: a dict
+    display's (`**{"shell": True}`, the last such key) or `dict(shell=True)`'s."""
+    given = None
+    for spread in (kw.value for kw in call.keywords if kw.arg is None):
+        if isinstance(spread, ast.Dict):
+            pairs = list(zip(spread.keys, spread.values, strict=True))
+            given = next((v for k, v in reversed(pairs) if k is not None and _string(k) == keyword), given)
+        elif isinstance(spread, ast.Call) and resolver.name(spread.func) == "dict":
+            given = next((kw.value for kw in reversed(spread.keywords) if kw.arg == keyword), given)
+    return given
+
+
 def _literal(node: ast.expr) -> bool:
     """A command fixed in the source: a string, or a list or tuple of strings, with no interpolation."""
     if isinstance(node, ast.Constant):
@@ -469,7 +501,7 @@ def _judge(call: ast.Call, name: str, resolver: Resolver) -> PyConstruct | None:
     if name in _SIMPLE:
         return _SIMPLE[name]
     if name in _SUBPROCESS_SHELL_ARG:
-        shell = argument(call, 8, "shell")
+        shell = argument(call, 8, "shell") or _spread(call, "shell", resolver)
         command = argument(call, 0, "args")
         if shell is not None and _may_be_true(shell) and command is not None and not _literal(command):
             return PyConstruct.SHELL
@@ -760,14 +792,21 @@ def resolver_of(tree: ast.Module) -> Resolver:
 
 def leading_names(resolver: Resolver) -> dict[str, str]:
     """The names a module's imports and assignments (`resolver_of`) make stand for what can lead to
-    a dangerous call (`o` → `os` after `import os as o`, `e` → `eval` after `e = eval`), and what
-    each stands for (with `builtins.` where the name reaches a builtin through that module)."""
+    a dangerous call (`o` → `os` after `import os as o`, `e` → `eval` after `e = eval`, `system`
+    → `os.system` after `from os import *`), and what each stands for (with `builtins.` where the
+    name reaches a builtin through that module)."""
+    starred = {
+        name.removeprefix(f"{module}."): name
+        for module in reversed(resolver.stars)
+        for name in _LEADS_TO
+        if name.startswith(f"{module}.") and "." not in name.removeprefix(f"{module}.")
+    }
     imported = {
         name: target
         for name, target in resolver.aliases.items()
         if _leads(target) or target in _BUILTIN_DICTS
     }
-    return imported | resolver.assigned
+    return starred | imported | resolver.assigned
 
 
 def every_statement(tree: ast.Module) -> Iterator[ast.stmt]:
