@@ -1,15 +1,19 @@
-"""Dangerous constructs in JavaScript/TypeScript and shell, found line by line in added text.
+"""Dangerous constructs in JavaScript/TypeScript and shell, in added text.
 
-These languages have no parser in the engine, so each pattern is a regex over the hunk's added text
-(lines as the language reads them: `sourcetext.py`) and a match is dropped when the text before it
-on its line opens a comment or leaves a string open (`linescan.py`). What a regex cannot decide (the
-name string literals joined by `+` spell, whether an interpreter runs what it reads from standard
-input) a construct's `check` decides on the match. In markup only `<script>` blocks are read.
+These languages have no parser in the engine, so each pattern is a regex. JavaScript's run over the
+view its lexer gives (`jslex.py`) of the file's whole new text when known, else of each hunk's added
+text: a match must start in code, and is reported on the first added line it spans. Shell's run over
+each hunk's added text (lines as the language reads them: `sourcetext.py`), a match dropped when the
+text before it on its line opens a comment or leaves a string open (`linescan.py`). What a regex
+cannot decide (the name string literals joined by `+` spell, whether an interpreter runs what it
+reads from standard input) a construct's `check` decides on the match. In markup only `<script>`
+blocks are read, each a script of its own.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -17,10 +21,11 @@ from typing import Any
 
 from bot.engine.content.added import AddedFile, Fragment
 from bot.engine.content.filekinds import Kind
+from bot.engine.content.jslex import Lexed, lex
 from bot.engine.content.linescan import LineScan
 from bot.engine.content.patternset import PatternSet
 from bot.engine.lazyre import lazy
-from bot.engine.regex import compile_re2
+from bot.engine.regex import compile_named, compile_re2
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +53,7 @@ _RUNNER = r"(?:(?:sudo|env|command|exec|nice|nohup)[ \t]+(?:-\S+[ \t]+)*)*(?:[\w
 _COMMAND_START = r"(?:^|[;&|({\x60]|\$\(|\bthen\b|\bdo\b|\belse\b)[ \t]*"
 # The global object, by any of its names: `globalThis.eval`, `window["ev" + "al"]`.
 _GLOBAL = r"(?:globalThis|window|self|global|frames|top|parent)"
-_STRINGS = r"\[\s*((?:['\"\x60][\w$]*['\"\x60]\s*\+?\s*)+)\]"
+_STRINGS = r"(?:\?\.\s*)?\[\s*((?:['\"\x60][\w$]*['\"\x60]\s*\+?\s*)+)\]"
 # A first argument that is not one fixed string: interpolated, concatenated, or a value.
 _COMPUTED = r"\s*(?:\x60[^\x60]*\$\{|['\"][^'\"\n]*['\"]\s*\+|[\w$.\[\]]+\s*[+,)])"
 
@@ -59,7 +64,7 @@ def _joined_name(*names: bytes) -> Callable[[bytes], bool]:
 
     def spells(matched: bytes) -> bool:
         inside = matched[matched.index(b"[") + 1 : matched.rindex(b"]")]
-        return bytes(b for b in inside if b not in b"'\"`+ \t") in names
+        return bytes(b for b in inside if b not in b"'\"`+ \t\n\r\f\v") in names
 
     return spells
 
@@ -106,14 +111,14 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
         "js-eval",
         _JS,
         # As a name (not a property), called or handed on (`(0, eval)(x)` is the global eval).
-        r"(?m)(?:^|[^\w$.])(eval)\s*(?:[^\s\w$.:=]|$)",
+        r"(?m)(?:^|[^\w$.])(eval)\s*(?:[^\s\w$.:=?]|\?\.|\.\s*(?:call|apply|bind)\b|$)",
         "eval() runs a string as JavaScript: code injection if any part of it comes from outside. "
         "Parse data with JSON.parse, or call the code directly.",
     ),
     TextConstruct(
         "js-eval",
         _JS,
-        rf"(?m)(?:^|[^\w$.]){_GLOBAL}\s*\.\s*(eval)\b",
+        rf"(?m)(?:^|[^\w$.]){_GLOBAL}\s*\??\.\s*(eval)\b",
         "eval() runs a string as JavaScript, also reached through the global object: code injection "
         "if any part of it comes from outside. Parse data with JSON.parse, or call the code directly.",
     ),
@@ -124,6 +129,30 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
         "eval() runs a string as JavaScript, also reached through the global object: code injection "
         "if any part of it comes from outside. Parse data with JSON.parse, or call the code directly.",
         check=_joined_name(b"eval"),
+    ),
+    TextConstruct(
+        "js-eval",
+        _JS,
+        # Taken out of the global object by destructuring: `const {eval: run} = globalThis`.
+        rf"(?m)(?:^|[^\w$.])(eval)\s*:\s*[\w$]+[^{{}}]*\}}\s*=\s*{_GLOBAL}\b",
+        "eval() runs a string as JavaScript, also reached through the global object: code injection "
+        "if any part of it comes from outside. Parse data with JSON.parse, or call the code directly.",
+    ),
+    TextConstruct(
+        "js-eval",
+        _JS,
+        # A timer given a string compiles it as eval() does.
+        rf"(?m)(?:^|[^\w$.])((?:{_GLOBAL}\s*\.\s*)?set(?:Timeout|Interval))\s*\(\s*['\"\x60]",
+        "setTimeout/setInterval given a string compile it as eval() does: code injection if any part "
+        "of it comes from outside. Pass a function instead.",
+    ),
+    TextConstruct(
+        "js-eval",
+        _JS,
+        # A module whose source is a data: URL is code made from a string.
+        r"(?m)(?:^|[^\w$.])(import)\s*\(\s*['\"\x60]data:",
+        "import() of a data: URL runs a string as a JavaScript module, as eval() does: code injection "
+        "if any part of it comes from outside. Import a module file.",
     ),
     TextConstruct(
         "js-new-function",
@@ -141,6 +170,23 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
         check=_joined_name(b"Function"),
     ),
     TextConstruct(
+        "js-new-function",
+        _JS,
+        # The Function constructor reached from any function: `(() => {}).constructor(code)`,
+        # `x.constructor.constructor(code)`, `Function.prototype.constructor(code)`.
+        r"(?:\}\s*\)\s*\.\s*|\.\s*constructor\s*\.\s*|\bFunction\s*\.\s*prototype\s*\.\s*)(constructor)\s*\(",
+        "Function(...) compiles a string into code, as eval() does, also reached as a function's "
+        "constructor: code injection if any part of it comes from outside. Call the code directly.",
+    ),
+    TextConstruct(
+        "js-vm",
+        _JS,
+        r"(?m)(?:^|[^\w$])(runIn(?:New|This)?Context|compileFunction|(?:new\s+)(?:vm\s*\.\s*)?Script)\s*\(",
+        "node:vm compiles a string into code (and its contexts are no security boundary): code "
+        "injection if any part of it comes from outside. Call the code directly.",
+        needs=r"['\"\x60](?:node:)?vm['\"\x60]",
+    ),
+    TextConstruct(
         "js-child-process-exec",
         _JS,
         r"\b((?:child_process|childProcess|cp)\s*\.\s*exec(?:Sync)?)\s*\(" + _COMPUTED,
@@ -149,7 +195,8 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
     TextConstruct(
         "js-child-process-exec",
         _JS,
-        r"\b(require\s*\(\s*['\"](?:node:)?child_process['\"]\s*\)\s*\.\s*exec(?:Sync)?)\s*\(" + _COMPUTED,
+        r"\b(require\s*\(\s*['\"\x60](?:node:)?child_process['\"\x60]\s*\)\s*\.\s*exec(?:Sync)?)\s*\("
+        + _COMPUTED,
         _CHILD_PROCESS_EXEC,
     ),
     TextConstruct(
@@ -221,6 +268,9 @@ def _file_text(file: AddedFile) -> bytes:
 
 
 _SCRIPT_TAG = r"<(/?)script\b[^>]*>?"
+_SCRIPT_OPEN = lazy(rb"<!--|<script\b[^>]*>?")
+_LINE_FEED = lazy(rb"\n")
+_DOC_LINE = lazy(rb"[ \t]*\*")
 _SCRIPT_TAG_BYTES = lazy(_SCRIPT_TAG.encode(), re.IGNORECASE)
 _SCRIPT_TAG_TEXT = lazy(_SCRIPT_TAG, re.IGNORECASE)
 _NOT_NEWLINE = lazy(rb"[^\n]")
@@ -278,16 +328,219 @@ def _fragment_findings(
             yield TextFinding(compiled.construct, fragment.line_at(start))
 
 
-def text_constructs(file: AddedFile) -> list[TextFinding]:
-    """Constructs on added lines of a JavaScript, markup (its script blocks), shell, Dockerfile,
-    Makefile or CI file."""
-    present, all_compiled = _compiled()
-    found: dict[tuple[str, int], TextFinding] = {}
-    text: bytes | None = None
-    states: dict[int, bool] | None = None
+# Words one of the JavaScript constructs needs, or an escape that can spell one.
+_JS_TRIGGER = (
+    rf"eval|Function|exec|spawn|child_process|set(?:Timeout|Interval)|import|constructor|\bvm\b|{_GLOBAL}\s*(?:\?\.\s*)?\["
+    r"|\\[ux0-7]"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """A text read as JavaScript (`jslex.py`), and the diff line each of its offsets is on (None
+    where that line is not added)."""
+
+    lexed: Lexed
+    line_of: Callable[[int], int | None]
+
+
+def _head_lines(file: AddedFile, data: bytes) -> Callable[[int], int | None]:
+    breaks = [found.start() for found in _LINE_FEED().finditer(data)]
+    added = file.added_numbers()
+
+    def line_of(offset: int) -> int | None:
+        number = file.diff_line(bisect_right(breaks, offset - 1) + 1)
+        return number if number in added else None
+
+    return line_of
+
+
+def _script_blocks(data: bytes) -> list[tuple[int, int]]:
+    """The spans of a markup text's `<script>` blocks' contents. An HTML comment holds no tag, and a
+    block ends at the first `</script`, wherever it is (inside a JavaScript string too: the HTML
+    parser closes the block there)."""
+    lowered = data.lower()
+    blocks: list[tuple[int, int]] = []
+    pos = 0
+    opening = _SCRIPT_OPEN()
+    while True:
+        found = opening.search(lowered, pos)
+        if found is None:
+            return blocks
+        if found.group() == b"<!--":
+            close = lowered.find(b"-->", found.end())
+            pos = len(data) if close < 0 else close + 3
+            continue
+        close = lowered.find(b"</script", found.end())
+        close = len(data) if close < 0 else close
+        blocks.append((found.end(), close))
+        pos = close + 1
+
+
+def _blank_outside(view: bytearray, blocks: list[tuple[int, int]]) -> None:
+    done = 0
+    for start, end in [*blocks, (len(view), len(view))]:
+        view[done:start] = _NOT_NEWLINE().sub(b" ", bytes(view[done:start]))
+        done = end
+
+
+def _javascript_reads(file: AddedFile) -> Iterator[_Read]:
+    """The texts a JavaScript or markup file's constructs are looked for in: its whole new text when
+    known (a construct is reported on an added line it spans), else each hunk's added lines."""
+    markup = file.kind is Kind.MARKUP
+    if file.head is not None:
+        data = file.head.encode("utf-8", "surrogatepass")
+        blocks = _script_blocks(data) if markup else None
+        lexed = lex(data, blocks)
+        if blocks is not None:
+            _blank_outside(lexed.view, blocks)
+        yield _Read(lexed, _head_lines(file, data))
+        return
+    states: dict[int, bool] = {}
     for fragment in file.fragments:
-        data: bytes | None = None
-        for index in present.present(fragment.data):
+        data = _script_only(fragment, states) if markup else fragment.data
+        opened = _doc_comment_lines(data)
+        lexed = lex(data, [(opened, len(data))])
+        _blank_outside(lexed.view, [(opened, len(data))])
+        yield _Read(lexed, fragment.line_at)
+
+
+def _doc_comment_lines(data: bytes) -> int:
+    """Where the lines a hunk starts with inside a block comment opened before it end: the lines
+    starting with `*` (a doc comment's), up to the `*/` that closes it. Only the new text would say
+    for sure; this is what is read without it."""
+    pos = 0
+    while _DOC_LINE().match(data, pos):
+        end = data.find(b"\n", pos)
+        end = len(data) if end < 0 else end
+        close = data.find(b"*/", pos, end)
+        if close >= 0:
+            return close + 2
+        pos = end + 1
+    return min(pos, len(data))
+
+
+def _first_added(read: _Read, start: int, end: int, data: bytes) -> int | None:
+    """The first added line among those the span [start, end) of `data` touches."""
+    line = read.line_of(start)
+    pos = data.find(b"\n", start, end)
+    while line is None and pos >= 0:
+        line = read.line_of(pos + 1)
+        pos = data.find(b"\n", pos + 1, end)
+    return line
+
+
+# child_process as a file binds it: the module (`const proc = require("node:child_process")`,
+# `import * as proc from …`) or its functions (`const {exec: run} = require(…)`, `import {exec as
+# run} from …`).
+_CHILD_PROCESS = r"['\"\x60](?:node:)?child_process['\"\x60]"
+_CHILD_LOADED = rf"require\s*\(\s*{_CHILD_PROCESS}\s*\)"
+_LOADED = rf"(?:await\s+)?(?:require|import)\s*\(\s*{_CHILD_PROCESS}\s*\)"
+_MODULE_BINDINGS = (
+    rf"(?:const|let|var)\s+([\w$]+)\s*=\s*{_LOADED}",
+    rf"import\s*\*\s*as\s+([\w$]+)\s*from\s*{_CHILD_PROCESS}",
+    rf"import\s+([\w$]+)\s*(?:,\s*\{{[^{{}}]*\}}\s*)?from\s*{_CHILD_PROCESS}",
+)
+_NAMED_BINDINGS = (
+    rf"(?:const|let|var)\s*\{{([^{{}}]*)\}}\s*=\s*{_LOADED}",
+    rf"import\s+(?:[\w$]+\s*,\s*)?\{{([^{{}}]*)\}}\s*from\s*{_CHILD_PROCESS}",
+)
+_NAMED = lazy(rb"\s*([\w$]+)\s*(?:(?:as\b|:)\s*([\w$]+))?")
+_THROUGH_SHELL = frozenset({b"exec", b"execSync"})
+_SPAWNING = frozenset({b"spawn", b"spawnSync", b"execFile", b"execFileSync"})
+# A first argument, or an element of an argument list, that is not one fixed string.
+_COMPUTED_ELEMENT = r"\s*(?:\x60[^\x60]*\$\{|['\"][^'\"\n]*['\"]\s*\+|[\w$.\[\]]+\s*[+,\]])"
+_FALSE = frozenset({b"false", b"0", b"null", b"undefined", b"''", b'""', b"``"})
+
+
+def _shell_option_true(matched: bytes) -> bool:
+    """Whether the `shell:` option a match ends with is set to anything but a false value."""
+    return matched.rsplit(b":", 1)[1].strip() not in _FALSE
+
+
+@dataclass(frozen=True, slots=True)
+class _Bound:
+    """A child_process call through the file's own bindings: `regex` with `{calls}`, the
+    alternatives naming the functions of `functions`."""
+
+    construct: TextConstruct
+    functions: frozenset[bytes]
+
+
+_BOUND_CALLS = (
+    _Bound(
+        TextConstruct(
+            "js-child-process-exec", _JS, r"(?m)(?:^|[^\w$.])({calls})\s*\(" + _COMPUTED, _CHILD_PROCESS_EXEC
+        ),
+        _THROUGH_SHELL,
+    ),
+    _Bound(
+        TextConstruct(
+            "js-child-process-exec",
+            _JS,
+            r"(?m)(?:^|[^\w$.])({calls})\s*\(" + _COMPUTED + r"(?:[^()]|\([^()]*\))*\bshell\s*:\s*[^\s,})]+",
+            "spawn or execFile with the shell option and a command built at run time runs it through "
+            "the shell: shell injection. Pass an array of arguments, without shell.",
+            check=_shell_option_true,
+        ),
+        _SPAWNING,
+    ),
+    _Bound(
+        TextConstruct(
+            "js-child-process-exec",
+            _JS,
+            r"(?m)(?:^|[^\w$.])({calls})\s*\(\s*['\"\x60](?:[\w./-]*/)?"
+            + _SHELLS
+            + r"['\"\x60]\s*,\s*\[\s*['\"\x60]-c['\"\x60]\s*,"
+            + _COMPUTED_ELEMENT,
+            "spawn or execFile of a shell's -c with a command built at run time runs it through the "
+            "shell: shell injection. Run the program itself with an array of arguments.",
+        ),
+        _SPAWNING,
+    ),
+)
+
+
+def _child_process_bindings(view: bytes) -> tuple[set[bytes], dict[bytes, bytes]]:
+    """The names `view` binds to child_process, and to each of its functions (by alias)."""
+    modules: set[bytes] = set()
+    functions: dict[bytes, bytes] = {}
+    for pattern in _MODULE_BINDINGS:
+        modules.update(found.group(1) for found in compile_re2(pattern).finditer(view))
+    for pattern in _NAMED_BINDINGS:
+        for found in compile_re2(pattern).finditer(view):
+            for item in found.group(1).split(b","):
+                named = _NAMED().match(item)
+                if named is not None:
+                    functions[named.group(2) or named.group(1)] = named.group(1)
+    return modules, functions
+
+
+def _bound_calls(view: bytes) -> Iterator[tuple[TextConstruct, Any]]:
+    """Each child_process construct as a regex over the names `view` binds (none without any)."""
+    if b"child_process" not in view:
+        return
+    modules, functions = _child_process_bindings(view)
+    for bound in _BOUND_CALLS:
+        members = "|".join(sorted(f.decode() for f in bound.functions))
+        calls = [rf"(?:{re.escape(m.decode())})\s*\??\.\s*(?:{members})" for m in sorted(modules)]
+        calls += [rf"{_CHILD_LOADED}\s*\.\s*(?:{members})"]
+        calls += [
+            re.escape(alias.decode()) for alias, name in sorted(functions.items()) if name in bound.functions
+        ]
+        yield bound.construct, compile_named(bound.construct.regex.replace("{calls}", "|".join(calls)))
+
+
+def _javascript(file: AddedFile) -> Iterator[TextFinding]:
+    trigger = compile_re2(_JS_TRIGGER)
+    bound_elsewhere = file.head is not None and "child_process" in file.head  # `run(cmd)` added alone
+    if not bound_elsewhere and not any(trigger.search(fragment.data) for fragment in file.fragments):
+        return
+    present, all_compiled = _compiled()
+    text: bytes | None = None
+    for read in _javascript_reads(file):
+        view = bytes(read.lexed.view)
+        for index in present.present(view):
             compiled = all_compiled[index]
             if file.kind not in compiled.construct.kinds:
                 continue
@@ -295,10 +548,35 @@ def text_constructs(file: AddedFile) -> list[TextFinding]:
                 text = _file_text(file) if text is None else text
                 if not compiled.needs.search(text):
                     continue
-            if data is None and file.kind is Kind.MARKUP:
-                states = _script_at_line_starts(file) if states is None else states
-                data = _script_only(fragment, states)
-            data = fragment.data if data is None else data
-            for finding in _fragment_findings(compiled, file.kind, fragment, data):
-                found.setdefault((finding.construct.id, finding.line), finding)
+            yield from _matches(compiled.construct, compiled.regex, read, view)
+        for construct, regex in _bound_calls(view):
+            yield from _matches(construct, regex, read, view)
+
+
+def _matches(construct: TextConstruct, regex: Any, read: _Read, view: bytes) -> Iterator[TextFinding]:
+    check = construct.check
+    for match in regex.finditer(view):
+        if read.lexed.hidden(match.start(1)) or (check is not None and not check(match.group())):
+            continue
+        line = _first_added(read, match.start(1), match.end(), view)
+        if line is not None:
+            yield TextFinding(construct, line)
+
+
+def _shell(file: AddedFile) -> Iterator[TextFinding]:
+    present, all_compiled = _compiled()
+    for fragment in file.fragments:
+        for index in present.present(fragment.data):
+            compiled = all_compiled[index]
+            if file.kind in compiled.construct.kinds:
+                yield from _fragment_findings(compiled, file.kind, fragment, fragment.data)
+
+
+def text_constructs(file: AddedFile) -> list[TextFinding]:
+    """Constructs on added lines of a JavaScript, markup (its script blocks), shell, Dockerfile,
+    Makefile or CI file."""
+    javascript = file.kind in (Kind.JAVASCRIPT, Kind.MARKUP)
+    found: dict[tuple[str, int], TextFinding] = {}
+    for finding in _javascript(file) if javascript else _shell(file):
+        found.setdefault((finding.construct.id, finding.line), finding)
     return sorted(found.values(), key=lambda f: (f.line, f.construct.id))
