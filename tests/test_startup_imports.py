@@ -47,7 +47,7 @@ _NOT_FOR_PLAIN_PYTHON = [
         for n in ("_FIELDS", "_TEMPLATE_BODY", "_WORD", "_LONE_CR", "_MATCH")
     ),
     *(f"bot.engine.content.textconstructs:{n}" for n in ("_INTERPRETER", "_COMMENT", "_NOT_NEWLINE")),
-    *(f"bot.engine.content.textconstructs:{n}" for n in ("_SCRIPT_TAG_BYTES", "_SCRIPT_TAG_TEXT")),
+    *(f"bot.engine.content.textconstructs:{n}" for n in ("_SCRIPT_TAG_BYTES", "_LINE_FEED")),
     *(f"bot.engine.content.pyfixed:{n}" for n in ("_UNSEEN", "_LONE_CR", "_DECLARED")),
 ]
 _LAZY = [*_UNICODE, *_NOT_FOR_PLAIN_PYTHON]

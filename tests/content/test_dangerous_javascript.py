@@ -197,3 +197,68 @@ def test_the_view_keeps_every_offset() -> None:
     assert len(lexed.view) == len(data) and lexed.view.count(b"\n") == data.count(b"\n")
     assert b"eval     (1)" in lexed.view and b"/* c" not in lexed.view
     assert lexed.hidden(data.index(b"x")) and not lexed.hidden(data.index(b"+"))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        '<button onclick="eval(x)">b</button>\n',
+        "<a href='javascript:eval(x)'>b</a>\n",
+        "<body ONLOAD=\"window['ev' + 'al'](x)\">\n",
+    ],
+)
+def test_event_handlers_and_javascript_urls_are_javascript(repo: GitRepo, source: str) -> None:
+    assert _found(repo, "web/a.html", source) == [("web/a.html", 1, "js-eval")]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        '<button title="eval(x)" data-on="eval(y)">b</button>\n',
+        '<!-- <button onclick="eval(x)"> -->\n',
+        '<a href="https://x.io/eval(x)">b</a>\n',
+    ],
+)
+def test_attributes_that_are_not_javascript(repo: GitRepo, source: str) -> None:
+    assert _found(repo, "web/a.html", source) == []
+
+
+def test_a_match_on_a_kept_line_is_not_reported(repo: GitRepo) -> None:
+    base = {"a.js": "eval(x);\n"}
+    head = {"a.js": "eval(x);\nlet evaluated = 1;\n"}
+    assert where(scan(RULE, change_of(repo, head, base))) == []
+
+
+def test_without_the_new_text_a_hunk_may_close_a_doc_comment_or_open_a_script(repo: GitRepo) -> None:
+    base = {"a.js": "/**\n * Docs.\n */\nlet a = 1;\n", "a.html": "<p>x</p>\n"}
+    head = {
+        "a.js": "/**\n * Docs.\n * eval(x) */ eval(y);\n */\nlet a = 1;\n",
+        "a.html": "<p>x</p>\n<script>\nlet b = 2;\neval(z);\n</script>\n",
+    }
+    found = scan(RULE, change_of(repo, head, base, texts=False))
+    assert where(found) == [("a.html", 4, "js-eval"), ("a.js", 3, "js-eval")]
+
+
+def test_a_binding_list_may_end_with_a_comma(repo: GitRepo) -> None:
+    source = "const {\n  exec,\n} = require('child_process');\nexec(cmd);\n"
+    assert _found(repo, "a.js", source) == [("a.js", 4, "js-child-process-exec")]
+
+
+@pytest.mark.parametrize(
+    ("data", "code", "hidden"),
+    [
+        (b"/'/.test(s); eval(x)", b"eval", b""),  # a regular expression as the first token
+        (b"{ a: `x` }\n/'/.test(s); eval(x)", b"eval", b"x`"),  # a block at the start, then one
+        (b"f({a: (1}); g('}')", b"g", b"}"),  # a brace closing a parenthesis left open
+        (b"t = `a\\`b ${c}", b"c", b"b"),  # an escape in a template, and one never closed
+        (b"x = /[/'\n/ eval(x)", b"eval", b""),  # no regular expression ends on its line
+        (b"(/[ (/[ eval(x)", b"eval", b""),  # ... nor does a second one on that line
+        (b"x = /a\\", b"x", b""),  # the text ends inside one
+        (b"x = /a", b"x", b""),
+        (b"a\\z; \\u{65}val(1)", b"eval", b""),  # a backslash that escapes no identifier
+    ],
+)
+def test_the_lexer_recovers_as_the_grammar_allows(data: bytes, code: bytes, hidden: bytes) -> None:
+    lexed = lex(data)
+    assert code in lexed.view and not lexed.hidden(bytes(lexed.view).index(code))
+    assert not hidden or lexed.hidden(data.rindex(hidden))

@@ -36,6 +36,7 @@ _ESCAPE = lazy(
     rb"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|u\{([0-9a-fA-F]{1,6})\}|([0-7]{1,3})|(\r\n|[\s\S]))"
 )
 _NAME = lazy(rb"[\w$]+")
+_NOT_LINE_BREAK = lazy(rb"[^\n\r]")
 # JavaScript's line separators end no string since ES2019; sourcetext.py put a line feed after each.
 _SEPARATORS = (b"\xe2\x80\xa8", b"\xe2\x80\xa9")
 # After these words a slash starts a regular expression, and a brace an object literal.
@@ -70,10 +71,7 @@ class Lexed:
         self.ends.append(end)
 
     def _blank(self, start: int, end: int) -> None:
-        view = self.view
-        for at in range(start, end):
-            if view[at] not in b"\n\r":
-                view[at] = 0x20
+        self.view[start:end] = _NOT_LINE_BREAK().sub(b" ", bytes(self.view[start:end]))
 
 
 def _unescaped(match: re.Match[bytes]) -> bytes:
@@ -96,6 +94,10 @@ class _Reader:
         self.stack: list[int] = []
         self.closes_condition: set[int] = set()
         self.closes_object: set[int] = set()
+        # Up to where slashes are read as divisions: after a regular expression that does not end
+        # on its line (a syntax error, so none of the file runs), the rest of the line is code,
+        # and no slash on it is read to the line's end again.
+        self.divisions_until = -1
 
     def read(self, start: int, end: int) -> None:
         data = self.data
@@ -253,10 +255,12 @@ class _Reader:
             close = end if close < 0 else close + 2
             self.lexed._blank(at, close)
             return close
-        if not self._expression_expected(at):
+        if at < self.divisions_until or not self._expression_expected(at):
             return at + 1
         regex_end = self._regex_end(at, end)
         if regex_end is None:
+            line_end = data.find(b"\n", at, end)
+            self.divisions_until = end if line_end < 0 else line_end
             return at + 1
         self.lexed._blank(at + 1, regex_end - 1)
         return regex_end

@@ -22,8 +22,8 @@ from typing import Any
 from bot.engine.content.added import AddedFile, Fragment
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.jslex import Lexed, lex
-from bot.engine.content.linescan import LineScan
 from bot.engine.content.patternset import PatternSet
+from bot.engine.content.shellscan import lex as shell_lex
 from bot.engine.lazyre import lazy
 from bot.engine.regex import compile_named, compile_re2
 
@@ -45,12 +45,17 @@ _JS = frozenset({Kind.JAVASCRIPT, Kind.MARKUP})
 _SHELLISH = frozenset({Kind.SHELL, Kind.DOCKERFILE, Kind.MAKEFILE, Kind.CI})
 _SHELLS = r"(?:ba|z|k|da|fi|a|c|tc|mk)?sh"
 _INTERPRETERS = (
-    rf"(?:{_SHELLS}|python[\d.]*|pypy[\d.]*|node(?:js)?|deno|bun|perl|ruby|php|lua|Rscript|pwsh"
-    r"|powershell|tclsh|osascript)"
+    rf"(?:(?:{_SHELLS}|python[\d.]*|pypy[\d.]*|node(?:js)?|deno|bun|perl|ruby|php|lua|Rscript|pwsh"
+    r"|powershell|tclsh|osascript)\b|\$SHELL\b|\$\{SHELL(?::?[-=]\w*)?\})"
 )
-# A program as a command names it: `sudo -E`, `env -S` or a directory may come first.
-_RUNNER = r"(?:(?:sudo|env|command|exec|nice|nohup)[ \t]+(?:-\S+[ \t]+)*)*(?:[\w./-]*/)?"
+# A program as a command names it: `sudo -E`, `env -S`, `timeout 60` or a directory may come first.
+_RUNNER = (
+    r"(?:(?:sudo|doas|env|command|exec|nice|nohup|stdbuf|timeout(?:[ \t]+-\S+)*[ \t]+\d\S*)[ \t]+"
+    r"(?:-\S+[ \t]+)*)*(?:[\w./-]*/)?"
+)
 _COMMAND_START = r"(?:^|[;&|({\x60]|\$\(|\bthen\b|\bdo\b|\belse\b)[ \t]*"
+# What may come before a command and still leave it the command: `! eval`, `builtin eval`, `x=1 eval`.
+_PREFIXES = r"(?:(?:!|builtin|command|time|[A-Za-z_]\w*=\S*)[ \t]+)*"
 # The global object, by any of its names: `globalThis.eval`, `window["ev" + "al"]`.
 _GLOBAL = r"(?:globalThis|window|self|global|frames|top|parent)"
 _STRINGS = r"(?:\?\.\s*)?\[\s*((?:['\"\x60][\w$]*['\"\x60]\s*\+?\s*)+)\]"
@@ -87,9 +92,11 @@ def _reads_stdin_as_code(matched: bytes) -> bool:
     runs the script it reads from standard input: it does unless an argument names a script file
     or code (`python3 -m json.tool`, `sh -c '...'`, `perl -ne '...'`); `-`, `--` and a shell's
     `-s` say stdin outright."""
-    words = _COMMENT().split(matched.rsplit(b"|", 1)[1], maxsplit=1)[0].split()
-    while not _INTERPRETER().fullmatch(words[0].rsplit(b"/", 1)[-1]):
+    words = [w.strip(b"'\"") for w in _COMMENT().split(matched.rsplit(b"|", 1)[1], maxsplit=1)[0].split()]
+    while words and not _INTERPRETER().fullmatch(words[0].rsplit(b"/", 1)[-1]):
         words.pop(0)  # sudo, env and their options
+    if not words:
+        return False  # a program whose name only starts like an interpreter's (`python-tool`)
     program = _program(words[0])
     shell = program not in _DATA_OPTIONS
     for word in words[1:]:
@@ -210,14 +217,15 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
     TextConstruct(
         "shell-eval",
         frozenset({Kind.SHELL}),
-        rf"(?m){_COMMAND_START}(eval)\b",
+        rf"(?m){_COMMAND_START}{_PREFIXES}(eval)\b",
         "eval runs its arguments as shell code, expanded twice: injection if any part comes from "
         "outside. Call the command directly, with arrays for argument lists.",
     ),
     TextConstruct(
         "shell-pipe-to-shell",
         _SHELLISH,
-        rf"\b((?:curl|wget)\b[^|\n]*\|[ \t]*{_RUNNER}{_INTERPRETERS})\b[^;&|)\n]*",
+        # Through any filters (`| tee log | sh`).
+        rf"\b((?:curl|wget)\b[^|\n]*(?:\|&?[^|\n]+)*?\|&?[ \t]*{_RUNNER}[\"']?{_INTERPRETERS})[^;&|)\n]*",
         "Piping a download into an interpreter runs whatever the server sends, unreviewed and "
         "unpinned. Download to a file, verify its checksum or signature, then run it.",
         check=_reads_stdin_as_code,
@@ -225,7 +233,9 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
     TextConstruct(
         "shell-pipe-to-shell",
         _SHELLISH,
-        rf"\b({_RUNNER}{_INTERPRETERS}[ \t]+(?:-\S+[ \t]+)*(?:<\(|[\"']?\$\()[ \t]*(?:curl|wget)\b)",
+        rf"\b({_RUNNER}{_INTERPRETERS}[ \t]+(?:-\S+[ \t]+)*"
+        r"(?:<?[ \t]*<\(|(?:<<<[ \t]*)?[\"']?[ \t]*(?:\$\(|\x60))"
+        r"[ \t]*(?:curl|wget)\b)",
         "Running a downloaded script straight from an interpreter runs whatever the server sends, "
         "unreviewed and unpinned. Download to a file, verify its checksum or signature, then run it.",
     ),
@@ -236,6 +246,14 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
         r"[ \t]*(?:curl|wget)\b)",
         "Sourcing a downloaded script runs whatever the server sends in this shell, unreviewed and "
         "unpinned. Download to a file, verify its checksum or signature, then source it.",
+    ),
+    TextConstruct(
+        "shell-pipe-to-shell",
+        # In a script, `shell-eval` already says it.
+        frozenset({Kind.DOCKERFILE, Kind.MAKEFILE, Kind.CI}),
+        r"(?m)(?:^|[^\w$-])(eval[ \t]+[\"']?(?:\$\(|\x60)[ \t]*(?:curl|wget)\b)",
+        "Evaluating a downloaded script runs whatever the server sends, unreviewed and unpinned. "
+        "Download to a file, verify its checksum or signature, then run it.",
     ),
 )
 
@@ -268,41 +286,30 @@ def _file_text(file: AddedFile) -> bytes:
 
 
 _SCRIPT_TAG = r"<(/?)script\b[^>]*>?"
-_SCRIPT_OPEN = lazy(rb"<!--|<script\b[^>]*>?")
+# What opens JavaScript in markup (lowercased): a script tag, an event handler attribute's value, a
+# `javascript:` URL; and an HTML comment, which holds none of them.
+_SCRIPT_OPEN = (
+    r"<!--|<script\b[^>]*>?|\son[a-z]+\s*=\s*(?:\"([^\"]*)\"|'([^']*)')"
+    r"|\s(?:href|src|action|formaction)\s*=\s*(?:\"\s*javascript:([^\"]*)\"|'\s*javascript:([^']*)')"
+)
 _LINE_FEED = lazy(rb"\n")
 _DOC_LINE = lazy(rb"[ \t]*\*")
 _SCRIPT_TAG_BYTES = lazy(_SCRIPT_TAG.encode(), re.IGNORECASE)
-_SCRIPT_TAG_TEXT = lazy(_SCRIPT_TAG, re.IGNORECASE)
 _NOT_NEWLINE = lazy(rb"[^\n]")
 
 
-def _script_at_line_starts(file: AddedFile) -> dict[int, bool]:
-    """For each line of a markup file's new text (by diff line number), whether it starts inside a
-    `<script>` block (nothing without the new text)."""
-    states: dict[int, bool] = {}
-    if file.head is None:
-        return states
-    inside = False
-    for index, line in enumerate(file.head.split("\n"), start=1):
-        states.setdefault(file.diff_line(index), inside)
-        for tag in _SCRIPT_TAG_TEXT().finditer(line):
-            inside = tag.group(1) == ""
-    return states
-
-
-def _script_only(fragment: Fragment, states: dict[int, bool]) -> bytes:
+def _script_only(fragment: Fragment) -> bytes:
     """A markup fragment's bytes with everything outside its `<script>` blocks blanked (line breaks
-    kept, so every offset stays where it was). Where each line starts is known from the new text;
-    without it, the fragment starts inside a block when its first script tag closes one."""
+    kept, so every offset stays where it was): read without the new text, so the fragment starts
+    inside a block when its first script tag closes one."""
     data = fragment.data
     out = bytearray(data)
     first = _SCRIPT_TAG_BYTES().search(data)
     inside = first is not None and first.group(1) == b"/"
     start = 0
-    for index, number in enumerate(fragment.numbers):
+    for _ in fragment.numbers:
         end = data.find(b"\n", start)
         end = len(data) if end < 0 else end
-        inside = states.get(number, inside) if index == 0 or number != fragment.numbers[index - 1] else inside
         done = start
         for tag in _SCRIPT_TAG_BYTES().finditer(data, start, end):
             blank_from = tag.start() if inside else done
@@ -314,20 +321,6 @@ def _script_only(fragment: Fragment, states: dict[int, bool]) -> bytes:
     return bytes(out)
 
 
-def _fragment_findings(
-    compiled: _Compiled, kind: Kind, fragment: Fragment, data: bytes
-) -> Iterator[TextFinding]:
-    lines = LineScan(data, kind)
-    check = compiled.construct.check
-    for match in compiled.regex.finditer(data):
-        start, end = match.span(1)
-        # Both ends: `curl ... -o f  # | sh` pipes into nothing but a comment.
-        if lines.hidden(start) or lines.commented(end - 1):
-            continue
-        if check is None or check(match.group()):
-            yield TextFinding(compiled.construct, fragment.line_at(start))
-
-
 # Words one of the JavaScript constructs needs, or an escape that can spell one.
 _JS_TRIGGER = (
     rf"eval|Function|exec|spawn|child_process|set(?:Timeout|Interval)|import|constructor|\bvm\b|{_GLOBAL}\s*(?:\?\.\s*)?\["
@@ -337,11 +330,12 @@ _JS_TRIGGER = (
 
 @dataclass(frozen=True, slots=True)
 class _Read:
-    """A text read as JavaScript (`jslex.py`), and the diff line each of its offsets is on (None
-    where that line is not added)."""
+    """A text read as its language reads it (`jslex.py`, `shellscan.py`), the diff line each of
+    its offsets is on (None where that line is not added), and the text those lines are counted in."""
 
     lexed: Lexed
     line_of: Callable[[int], int | None]
+    data: bytes
 
 
 def _head_lines(file: AddedFile, data: bytes) -> Callable[[int], int | None]:
@@ -356,17 +350,23 @@ def _head_lines(file: AddedFile, data: bytes) -> Callable[[int], int | None]:
 
 
 def _script_blocks(data: bytes) -> list[tuple[int, int]]:
-    """The spans of a markup text's `<script>` blocks' contents. An HTML comment holds no tag, and a
+    """The spans of a markup text's JavaScript: `<script>` blocks' contents, event handler
+    attributes' values (`onclick="…"`) and `javascript:` URLs. An HTML comment holds none, and a
     block ends at the first `</script`, wherever it is (inside a JavaScript string too: the HTML
     parser closes the block there)."""
     lowered = data.lower()
     blocks: list[tuple[int, int]] = []
     pos = 0
-    opening = _SCRIPT_OPEN()
+    opening = compile_re2(_SCRIPT_OPEN)
     while True:
         found = opening.search(lowered, pos)
         if found is None:
             return blocks
+        value = next((group for group in range(1, 5) if found.group(group) is not None), None)
+        if value is not None:
+            blocks.append(found.span(value))
+            pos = found.end()
+            continue
         if found.group() == b"<!--":
             close = lowered.find(b"-->", found.end())
             pos = len(data) if close < 0 else close + 3
@@ -394,15 +394,14 @@ def _javascript_reads(file: AddedFile) -> Iterator[_Read]:
         lexed = lex(data, blocks)
         if blocks is not None:
             _blank_outside(lexed.view, blocks)
-        yield _Read(lexed, _head_lines(file, data))
+        yield _Read(lexed, _head_lines(file, data), data)
         return
-    states: dict[int, bool] = {}
     for fragment in file.fragments:
-        data = _script_only(fragment, states) if markup else fragment.data
+        data = _script_only(fragment) if markup else fragment.data
         opened = _doc_comment_lines(data)
         lexed = lex(data, [(opened, len(data))])
         _blank_outside(lexed.view, [(opened, len(data))])
-        yield _Read(lexed, fragment.line_at)
+        yield _Read(lexed, fragment.line_at, data)
 
 
 def _doc_comment_lines(data: bytes) -> int:
@@ -558,18 +557,39 @@ def _matches(construct: TextConstruct, regex: Any, read: _Read, view: bytes) -> 
     for match in regex.finditer(view):
         if read.lexed.hidden(match.start(1)) or (check is not None and not check(match.group())):
             continue
-        line = _first_added(read, match.start(1), match.end(), view)
+        line = _first_added(read, match.start(1), match.end(), read.data)
         if line is not None:
             yield TextFinding(construct, line)
 
 
+def _shell_reads(file: AddedFile, texts: list[bytes]) -> Iterator[_Read]:
+    """The texts a shell, Dockerfile, Makefile or CI file's constructs are looked for in, read as the
+    shell reads them (`shellscan.py`): its whole new text when known, else each hunk's added lines."""
+    kind = file.kind
+    options = {"spanning": kind is Kind.SHELL, "yaml": kind is Kind.CI, "make": kind is Kind.MAKEFILE}
+    if file.head is not None:
+        yield _Read(shell_lex(texts[0], **options), _head_lines(file, texts[0]), texts[0])
+        return
+    for fragment, data in zip(file.fragments, texts, strict=True):
+        yield _Read(shell_lex(data, **options), fragment.line_at, data)
+
+
 def _shell(file: AddedFile) -> Iterator[TextFinding]:
+    texts = (
+        [file.head.encode("utf-8", "surrogatepass")]
+        if file.head is not None
+        else [f.data for f in file.fragments]
+    )
+    trigger = compile_re2(r"curl|wget|eval")  # every shell construct names one
+    if not any(trigger.search(text) for text in texts):
+        return
     present, all_compiled = _compiled()
-    for fragment in file.fragments:
-        for index in present.present(fragment.data):
+    for read in _shell_reads(file, texts):
+        view = bytes(read.lexed.view)
+        for index in present.present(view):
             compiled = all_compiled[index]
             if file.kind in compiled.construct.kinds:
-                yield from _fragment_findings(compiled, file.kind, fragment, fragment.data)
+                yield from _matches(compiled.construct, compiled.regex, read, view)
 
 
 def text_constructs(file: AddedFile) -> list[TextFinding]:
