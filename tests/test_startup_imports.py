@@ -40,14 +40,14 @@ _UNICODE = ["bot.engine.content.unicode:_invisible", "bot.engine.content.unicode
 # Patterns for what a Python change that parses has none of: unparseable Python, shell and
 # JavaScript, script tags, template strings, `global`, a `match` statement.
 _NOT_FOR_PLAIN_PYTHON = [
-    *(f"bot.engine.content.pystatements:{n}" for n in ("_PIECE", "_NAME_BEFORE", "_TO_CALL")),
-    *(f"bot.engine.content.dangerous:{n}" for n in ("_CALL_WORDS", "_IMPORT_LINE", "_DEFINED")),
+    *(f"bot.engine.content.pystatements:{n}" for n in ("_CODE", "_LITERAL", "_STATEMENT_ONLY", "_DEFINED")),
+    *(f"bot.engine.content.dangerous:{n}" for n in ("_CALL_WORDS", "_IMPORTS", "_BINDS")),
     *(
         f"bot.engine.content.pyselect:{n}"
         for n in ("_FIELDS", "_TEMPLATE_BODY", "_WORD", "_LONE_CR", "_MATCH")
     ),
     *(f"bot.engine.content.textconstructs:{n}" for n in ("_INTERPRETER", "_COMMENT", "_NOT_NEWLINE")),
-    *(f"bot.engine.content.textconstructs:{n}" for n in ("_SCRIPT_TAG_BYTES", "_SCRIPT_TAG_TEXT")),
+    *(f"bot.engine.content.textconstructs:{n}" for n in ("_SCRIPT_TAG_BYTES", "_LINE_FEED")),
     *(f"bot.engine.content.pyfixed:{n}" for n in ("_UNSEEN", "_LONE_CR", "_DECLARED")),
 ]
 _LAZY = [*_UNICODE, *_NOT_FOR_PLAIN_PYTHON]
@@ -129,7 +129,7 @@ def test_a_python_change_that_parses_compiles_no_pattern_of_other_languages(
         _run(tmp_path, repo.root, "check", "--base", "main", "--head", "pr", "--no-tests")["compiled"]
     )
     assert {
-        "bot.engine.content.pystatements:_PIECE",
+        "bot.engine.content.pystatements:_CODE",
         "bot.engine.content.textconstructs:_COMMENT",
     } <= compiled
 

@@ -170,7 +170,7 @@ def test_bare_exec_reads_the_whole_new_text_for_child_process(repo: GitRepo) -> 
     ("path", "line"),
     [
         ("web/app.js", "// never eval(userInput)"),
-        ("web/app.js", " * eval(userInput) in a doc comment"),
+        ("web/app.js", "/**\n * eval(userInput) in a doc comment\n */"),
         ("web/app.js", "const msg = 'do not eval(x)';"),
         ("web/app.js", "const s = `eval(${x})`;"),
         ("web/app.js", r"const s = 'it\'s \\ fine: eval(x)';"),

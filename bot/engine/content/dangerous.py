@@ -9,7 +9,8 @@ parsed alone with the file's imports, statements found across brackets and conti
 (`pystatements.py`), and a statement that does not parse alone has its calls parsed one by one:
 without the syntax tree, receipt says less rather than something false. A declared source encoding
 other than UTF-8 is a finding of its own (`python-source-encoding`). JavaScript/TypeScript (also
-markup's script blocks) and shell are matched line by line (`textconstructs.py`).
+markup's script blocks) is read by its lexer (`jslex.py`) and shell matched line by line
+(`textconstructs.py`).
 """
 
 from __future__ import annotations

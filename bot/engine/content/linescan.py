@@ -37,11 +37,6 @@ class LineScan:
         self._advance(start)
         return self.comment or self.quote is not None
 
-    def commented(self, start: int) -> bool:
-        """Whether `start` lies in a comment."""
-        self._advance(start)
-        return self.comment
-
     def _advance(self, start: int) -> None:
         """Read the line up to `start`. Calls come in increasing order of `start`; each byte is looked
         at once over all of them."""

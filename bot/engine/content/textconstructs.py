@@ -1,15 +1,19 @@
-"""Dangerous constructs in JavaScript/TypeScript and shell, found line by line in added text.
+"""Dangerous constructs in JavaScript/TypeScript and shell, in added text.
 
-These languages have no parser in the engine, so each pattern is a regex over the hunk's added text
-(lines as the language reads them: `sourcetext.py`) and a match is dropped when the text before it
-on its line opens a comment or leaves a string open (`linescan.py`). What a regex cannot decide (the
-name string literals joined by `+` spell, whether an interpreter runs what it reads from standard
-input) a construct's `check` decides on the match. In markup only `<script>` blocks are read.
+These languages have no parser in the engine, so each pattern is a regex. JavaScript's run over the
+view its lexer gives (`jslex.py`) of the file's whole new text when known, else of each hunk's added
+text: a match must start in code, and is reported on the first added line it spans. Shell's run over
+each hunk's added text (lines as the language reads them: `sourcetext.py`), a match dropped when the
+text before it on its line opens a comment or leaves a string open (`linescan.py`). What a regex
+cannot decide (the name string literals joined by `+` spell, whether an interpreter runs what it
+reads from standard input) a construct's `check` decides on the match. In markup only `<script>`
+blocks are read, each a script of its own.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -17,10 +21,11 @@ from typing import Any
 
 from bot.engine.content.added import AddedFile, Fragment
 from bot.engine.content.filekinds import Kind
-from bot.engine.content.linescan import LineScan
+from bot.engine.content.jslex import Lexed, lex
 from bot.engine.content.patternset import PatternSet
+from bot.engine.content.shellscan import lex as shell_lex
 from bot.engine.lazyre import lazy
-from bot.engine.regex import compile_re2
+from bot.engine.regex import compile_named, compile_re2
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,15 +45,20 @@ _JS = frozenset({Kind.JAVASCRIPT, Kind.MARKUP})
 _SHELLISH = frozenset({Kind.SHELL, Kind.DOCKERFILE, Kind.MAKEFILE, Kind.CI})
 _SHELLS = r"(?:ba|z|k|da|fi|a|c|tc|mk)?sh"
 _INTERPRETERS = (
-    rf"(?:{_SHELLS}|python[\d.]*|pypy[\d.]*|node(?:js)?|deno|bun|perl|ruby|php|lua|Rscript|pwsh"
-    r"|powershell|tclsh|osascript)"
+    rf"(?:(?:{_SHELLS}|python[\d.]*|pypy[\d.]*|node(?:js)?|deno|bun|perl|ruby|php|lua|Rscript|pwsh"
+    r"|powershell|tclsh|osascript)\b|\$SHELL\b|\$\{SHELL(?::?[-=]\w*)?\})"
 )
-# A program as a command names it: `sudo -E`, `env -S` or a directory may come first.
-_RUNNER = r"(?:(?:sudo|env|command|exec|nice|nohup)[ \t]+(?:-\S+[ \t]+)*)*(?:[\w./-]*/)?"
+# A program as a command names it: `sudo -E`, `env -S`, `timeout 60` or a directory may come first.
+_RUNNER = (
+    r"(?:(?:sudo|doas|env|command|exec|nice|nohup|stdbuf|timeout(?:[ \t]+-\S+)*[ \t]+\d\S*)[ \t]+"
+    r"(?:-\S+[ \t]+)*)*(?:[\w./-]*/)?"
+)
 _COMMAND_START = r"(?:^|[;&|({\x60]|\$\(|\bthen\b|\bdo\b|\belse\b)[ \t]*"
+# What may come before a command and still leave it the command: `! eval`, `builtin eval`, `x=1 eval`.
+_PREFIXES = r"(?:(?:!|builtin|command|time|[A-Za-z_]\w*=\S*)[ \t]+)*"
 # The global object, by any of its names: `globalThis.eval`, `window["ev" + "al"]`.
 _GLOBAL = r"(?:globalThis|window|self|global|frames|top|parent)"
-_STRINGS = r"\[\s*((?:['\"\x60][\w$]*['\"\x60]\s*\+?\s*)+)\]"
+_STRINGS = r"(?:\?\.\s*)?\[\s*((?:['\"\x60][\w$]*['\"\x60]\s*\+?\s*)+)\]"
 # A first argument that is not one fixed string: interpolated, concatenated, or a value.
 _COMPUTED = r"\s*(?:\x60[^\x60]*\$\{|['\"][^'\"\n]*['\"]\s*\+|[\w$.\[\]]+\s*[+,)])"
 
@@ -59,7 +69,7 @@ def _joined_name(*names: bytes) -> Callable[[bytes], bool]:
 
     def spells(matched: bytes) -> bool:
         inside = matched[matched.index(b"[") + 1 : matched.rindex(b"]")]
-        return bytes(b for b in inside if b not in b"'\"`+ \t") in names
+        return bytes(b for b in inside if b not in b"'\"`+ \t\n\r\f\v") in names
 
     return spells
 
@@ -82,9 +92,11 @@ def _reads_stdin_as_code(matched: bytes) -> bool:
     runs the script it reads from standard input: it does unless an argument names a script file
     or code (`python3 -m json.tool`, `sh -c '...'`, `perl -ne '...'`); `-`, `--` and a shell's
     `-s` say stdin outright."""
-    words = _COMMENT().split(matched.rsplit(b"|", 1)[1], maxsplit=1)[0].split()
-    while not _INTERPRETER().fullmatch(words[0].rsplit(b"/", 1)[-1]):
+    words = [w.strip(b"'\"") for w in _COMMENT().split(matched.rsplit(b"|", 1)[1], maxsplit=1)[0].split()]
+    while words and not _INTERPRETER().fullmatch(words[0].rsplit(b"/", 1)[-1]):
         words.pop(0)  # sudo, env and their options
+    if not words:
+        return False  # a program whose name only starts like an interpreter's (`python-tool`)
     program = _program(words[0])
     shell = program not in _DATA_OPTIONS
     for word in words[1:]:
@@ -106,14 +118,14 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
         "js-eval",
         _JS,
         # As a name (not a property), called or handed on (`(0, eval)(x)` is the global eval).
-        r"(?m)(?:^|[^\w$.])(eval)\s*(?:[^\s\w$.:=]|$)",
+        r"(?m)(?:^|[^\w$.])(eval)\s*(?:[^\s\w$.:=?]|\?\.|\.\s*(?:call|apply|bind)\b|$)",
         "eval() runs a string as JavaScript: code injection if any part of it comes from outside. "
         "Parse data with JSON.parse, or call the code directly.",
     ),
     TextConstruct(
         "js-eval",
         _JS,
-        rf"(?m)(?:^|[^\w$.]){_GLOBAL}\s*\.\s*(eval)\b",
+        rf"(?m)(?:^|[^\w$.]){_GLOBAL}\s*\??\.\s*(eval)\b",
         "eval() runs a string as JavaScript, also reached through the global object: code injection "
         "if any part of it comes from outside. Parse data with JSON.parse, or call the code directly.",
     ),
@@ -124,6 +136,30 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
         "eval() runs a string as JavaScript, also reached through the global object: code injection "
         "if any part of it comes from outside. Parse data with JSON.parse, or call the code directly.",
         check=_joined_name(b"eval"),
+    ),
+    TextConstruct(
+        "js-eval",
+        _JS,
+        # Taken out of the global object by destructuring: `const {eval: run} = globalThis`.
+        rf"(?m)(?:^|[^\w$.])(eval)\s*:\s*[\w$]+[^{{}}]*\}}\s*=\s*{_GLOBAL}\b",
+        "eval() runs a string as JavaScript, also reached through the global object: code injection "
+        "if any part of it comes from outside. Parse data with JSON.parse, or call the code directly.",
+    ),
+    TextConstruct(
+        "js-eval",
+        _JS,
+        # A timer given a string compiles it as eval() does.
+        rf"(?m)(?:^|[^\w$.])((?:{_GLOBAL}\s*\.\s*)?set(?:Timeout|Interval))\s*\(\s*['\"\x60]",
+        "setTimeout/setInterval given a string compile it as eval() does: code injection if any part "
+        "of it comes from outside. Pass a function instead.",
+    ),
+    TextConstruct(
+        "js-eval",
+        _JS,
+        # A module whose source is a data: URL is code made from a string.
+        r"(?m)(?:^|[^\w$.])(import)\s*\(\s*['\"\x60]data:",
+        "import() of a data: URL runs a string as a JavaScript module, as eval() does: code injection "
+        "if any part of it comes from outside. Import a module file.",
     ),
     TextConstruct(
         "js-new-function",
@@ -141,6 +177,23 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
         check=_joined_name(b"Function"),
     ),
     TextConstruct(
+        "js-new-function",
+        _JS,
+        # The Function constructor reached from any function: `(() => {}).constructor(code)`,
+        # `x.constructor.constructor(code)`, `Function.prototype.constructor(code)`.
+        r"(?:\}\s*\)\s*\.\s*|\.\s*constructor\s*\.\s*|\bFunction\s*\.\s*prototype\s*\.\s*)(constructor)\s*\(",
+        "Function(...) compiles a string into code, as eval() does, also reached as a function's "
+        "constructor: code injection if any part of it comes from outside. Call the code directly.",
+    ),
+    TextConstruct(
+        "js-vm",
+        _JS,
+        r"(?m)(?:^|[^\w$])(runIn(?:New|This)?Context|compileFunction|(?:new\s+)(?:vm\s*\.\s*)?Script)\s*\(",
+        "node:vm compiles a string into code (and its contexts are no security boundary): code "
+        "injection if any part of it comes from outside. Call the code directly.",
+        needs=r"['\"\x60](?:node:)?vm['\"\x60]",
+    ),
+    TextConstruct(
         "js-child-process-exec",
         _JS,
         r"\b((?:child_process|childProcess|cp)\s*\.\s*exec(?:Sync)?)\s*\(" + _COMPUTED,
@@ -149,7 +202,8 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
     TextConstruct(
         "js-child-process-exec",
         _JS,
-        r"\b(require\s*\(\s*['\"](?:node:)?child_process['\"]\s*\)\s*\.\s*exec(?:Sync)?)\s*\(" + _COMPUTED,
+        r"\b(require\s*\(\s*['\"\x60](?:node:)?child_process['\"\x60]\s*\)\s*\.\s*exec(?:Sync)?)\s*\("
+        + _COMPUTED,
         _CHILD_PROCESS_EXEC,
     ),
     TextConstruct(
@@ -163,14 +217,15 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
     TextConstruct(
         "shell-eval",
         frozenset({Kind.SHELL}),
-        rf"(?m){_COMMAND_START}(eval)\b",
+        rf"(?m){_COMMAND_START}{_PREFIXES}(eval)\b",
         "eval runs its arguments as shell code, expanded twice: injection if any part comes from "
         "outside. Call the command directly, with arrays for argument lists.",
     ),
     TextConstruct(
         "shell-pipe-to-shell",
         _SHELLISH,
-        rf"\b((?:curl|wget)\b[^|\n]*\|[ \t]*{_RUNNER}{_INTERPRETERS})\b[^;&|)\n]*",
+        # Through any filters (`| tee log | sh`).
+        rf"\b((?:curl|wget)\b[^|\n]*(?:\|&?[^|\n]+)*?\|&?[ \t]*{_RUNNER}[\"']?{_INTERPRETERS})[^;&|)\n]*",
         "Piping a download into an interpreter runs whatever the server sends, unreviewed and "
         "unpinned. Download to a file, verify its checksum or signature, then run it.",
         check=_reads_stdin_as_code,
@@ -178,7 +233,9 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
     TextConstruct(
         "shell-pipe-to-shell",
         _SHELLISH,
-        rf"\b({_RUNNER}{_INTERPRETERS}[ \t]+(?:-\S+[ \t]+)*(?:<\(|[\"']?\$\()[ \t]*(?:curl|wget)\b)",
+        rf"\b({_RUNNER}{_INTERPRETERS}[ \t]+(?:-\S+[ \t]+)*"
+        r"(?:<?[ \t]*<\(|(?:<<<[ \t]*)?[\"']?[ \t]*(?:\$\(|\x60))"
+        r"[ \t]*(?:curl|wget)\b)",
         "Running a downloaded script straight from an interpreter runs whatever the server sends, "
         "unreviewed and unpinned. Download to a file, verify its checksum or signature, then run it.",
     ),
@@ -189,6 +246,14 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
         r"[ \t]*(?:curl|wget)\b)",
         "Sourcing a downloaded script runs whatever the server sends in this shell, unreviewed and "
         "unpinned. Download to a file, verify its checksum or signature, then source it.",
+    ),
+    TextConstruct(
+        "shell-pipe-to-shell",
+        # In a script, `shell-eval` already says it.
+        frozenset({Kind.DOCKERFILE, Kind.MAKEFILE, Kind.CI}),
+        r"(?m)(?:^|[^\w$-])(eval[ \t]+[\"']?(?:\$\(|\x60)[ \t]*(?:curl|wget)\b)",
+        "Evaluating a downloaded script runs whatever the server sends, unreviewed and unpinned. "
+        "Download to a file, verify its checksum or signature, then run it.",
     ),
 )
 
@@ -221,6 +286,14 @@ def _file_text(file: AddedFile) -> bytes:
 
 
 _SCRIPT_TAG = r"<(/?)script\b[^>]*>?"
+# What opens JavaScript in markup (lowercased): a script tag, an event handler attribute's value, a
+# `javascript:` URL; and an HTML comment, which holds none of them.
+_SCRIPT_OPEN = (
+    r"<!--|<script\b[^>]*>?|\son[a-z]+\s*=\s*(?:\"([^\"]*)\"|'([^']*)')"
+    r"|\s(?:href|src|action|formaction)\s*=\s*(?:\"\s*javascript:([^\"]*)\"|'\s*javascript:([^']*)')"
+)
+_LINE_FEED = lazy(rb"\n")
+_DOC_LINE = lazy(rb"[ \t]*\*")
 _SCRIPT_TAG_BYTES = lazy(_SCRIPT_TAG.encode(), re.IGNORECASE)
 _SCRIPT_TAG_TEXT = lazy(_SCRIPT_TAG, re.IGNORECASE)
 _NOT_NEWLINE = lazy(rb"[^\n]")
@@ -242,8 +315,8 @@ def script_at_line_starts(file: AddedFile) -> dict[int, bool]:
 
 def script_only(fragment: Fragment, states: dict[int, bool]) -> bytes:
     """A markup fragment's bytes with everything outside its `<script>` blocks blanked (line breaks
-    kept, so every offset stays where it was). Where each line starts is known from the new text;
-    without it, the fragment starts inside a block when its first script tag closes one."""
+    kept, so every offset stays where it was). Where each line starts is known from the new text
+    (`states`); without it, the fragment starts inside a block when its first script tag closes one."""
     data = fragment.data
     out = bytearray(data)
     first = _SCRIPT_TAG_BYTES().search(data)
@@ -264,30 +337,225 @@ def script_only(fragment: Fragment, states: dict[int, bool]) -> bytes:
     return bytes(out)
 
 
-def _fragment_findings(
-    compiled: _Compiled, kind: Kind, fragment: Fragment, data: bytes
-) -> Iterator[TextFinding]:
-    lines = LineScan(data, kind)
-    check = compiled.construct.check
-    for match in compiled.regex.finditer(data):
-        start, end = match.span(1)
-        # Both ends: `curl ... -o f  # | sh` pipes into nothing but a comment.
-        if lines.hidden(start) or lines.commented(end - 1):
+# Words one of the JavaScript constructs needs, or an escape that can spell one.
+_JS_TRIGGER = (
+    rf"eval|Function|exec|spawn|child_process|set(?:Timeout|Interval)|import|constructor|\bvm\b|{_GLOBAL}\s*(?:\?\.\s*)?\["
+    r"|\\[ux0-7]"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """A text read as its language reads it (`jslex.py`, `shellscan.py`), the diff line each of
+    its offsets is on (None where that line is not added), and the text those lines are counted in."""
+
+    lexed: Lexed
+    line_of: Callable[[int], int | None]
+    data: bytes
+
+
+def _head_lines(file: AddedFile, data: bytes) -> Callable[[int], int | None]:
+    breaks = [found.start() for found in _LINE_FEED().finditer(data)]
+    added = file.added_numbers()
+
+    def line_of(offset: int) -> int | None:
+        number = file.diff_line(bisect_right(breaks, offset - 1) + 1)
+        return number if number in added else None
+
+    return line_of
+
+
+def _script_blocks(data: bytes) -> list[tuple[int, int]]:
+    """The spans of a markup text's JavaScript: `<script>` blocks' contents, event handler
+    attributes' values (`onclick="…"`) and `javascript:` URLs. An HTML comment holds none, and a
+    block ends at the first `</script`, wherever it is (inside a JavaScript string too: the HTML
+    parser closes the block there)."""
+    lowered = data.lower()
+    blocks: list[tuple[int, int]] = []
+    pos = 0
+    opening = compile_re2(_SCRIPT_OPEN)
+    while True:
+        found = opening.search(lowered, pos)
+        if found is None:
+            return blocks
+        value = next((group for group in range(1, 5) if found.group(group) is not None), None)
+        if value is not None:
+            blocks.append(found.span(value))
+            pos = found.end()
             continue
-        if check is None or check(match.group()):
-            yield TextFinding(compiled.construct, fragment.line_at(start))
+        if found.group() == b"<!--":
+            close = lowered.find(b"-->", found.end())
+            pos = len(data) if close < 0 else close + 3
+            continue
+        close = lowered.find(b"</script", found.end())
+        close = len(data) if close < 0 else close
+        blocks.append((found.end(), close))
+        pos = close + 1
 
 
-def text_constructs(file: AddedFile) -> list[TextFinding]:
-    """Constructs on added lines of a JavaScript, markup (its script blocks), shell, Dockerfile,
-    Makefile or CI file."""
-    present, all_compiled = _compiled()
-    found: dict[tuple[str, int], TextFinding] = {}
-    text: bytes | None = None
-    states: dict[int, bool] | None = None
+def _blank_outside(view: bytearray, blocks: list[tuple[int, int]]) -> None:
+    done = 0
+    for start, end in [*blocks, (len(view), len(view))]:
+        view[done:start] = _NOT_NEWLINE().sub(b" ", bytes(view[done:start]))
+        done = end
+
+
+def _javascript_reads(file: AddedFile) -> Iterator[_Read]:
+    """The texts a JavaScript or markup file's constructs are looked for in: its whole new text when
+    known (a construct is reported on an added line it spans), else each hunk's added lines."""
+    markup = file.kind is Kind.MARKUP
+    if file.head is not None:
+        data = file.head.encode("utf-8", "surrogatepass")
+        blocks = _script_blocks(data) if markup else None
+        lexed = lex(data, blocks)
+        if blocks is not None:
+            _blank_outside(lexed.view, blocks)
+        yield _Read(lexed, _head_lines(file, data), data)
+        return
     for fragment in file.fragments:
-        data: bytes | None = None
-        for index in present.present(fragment.data):
+        data = script_only(fragment, {}) if markup else fragment.data
+        opened = _doc_comment_lines(data)
+        lexed = lex(data, [(opened, len(data))])
+        _blank_outside(lexed.view, [(opened, len(data))])
+        yield _Read(lexed, fragment.line_at, data)
+
+
+def _doc_comment_lines(data: bytes) -> int:
+    """Where the lines a hunk starts with inside a block comment opened before it end: the lines
+    starting with `*` (a doc comment's), up to the `*/` that closes it. Only the new text would say
+    for sure; this is what is read without it."""
+    pos = 0
+    while _DOC_LINE().match(data, pos):
+        end = data.find(b"\n", pos)
+        end = len(data) if end < 0 else end
+        close = data.find(b"*/", pos, end)
+        if close >= 0:
+            return close + 2
+        pos = end + 1
+    return min(pos, len(data))
+
+
+def _first_added(read: _Read, start: int, end: int, data: bytes) -> int | None:
+    """The first added line among those the span [start, end) of `data` touches."""
+    line = read.line_of(start)
+    pos = data.find(b"\n", start, end)
+    while line is None and pos >= 0:
+        line = read.line_of(pos + 1)
+        pos = data.find(b"\n", pos + 1, end)
+    return line
+
+
+# child_process as a file binds it: the module (`const proc = require("node:child_process")`,
+# `import * as proc from …`) or its functions (`const {exec: run} = require(…)`, `import {exec as
+# run} from …`).
+_CHILD_PROCESS = r"['\"\x60](?:node:)?child_process['\"\x60]"
+_CHILD_LOADED = rf"require\s*\(\s*{_CHILD_PROCESS}\s*\)"
+_LOADED = rf"(?:await\s+)?(?:require|import)\s*\(\s*{_CHILD_PROCESS}\s*\)"
+_MODULE_BINDINGS = (
+    rf"(?:const|let|var)\s+([\w$]+)\s*=\s*{_LOADED}",
+    rf"import\s*\*\s*as\s+([\w$]+)\s*from\s*{_CHILD_PROCESS}",
+    rf"import\s+([\w$]+)\s*(?:,\s*\{{[^{{}}]*\}}\s*)?from\s*{_CHILD_PROCESS}",
+)
+_NAMED_BINDINGS = (
+    rf"(?:const|let|var)\s*\{{([^{{}}]*)\}}\s*=\s*{_LOADED}",
+    rf"import\s+(?:[\w$]+\s*,\s*)?\{{([^{{}}]*)\}}\s*from\s*{_CHILD_PROCESS}",
+)
+_NAMED = lazy(rb"\s*([\w$]+)\s*(?:(?:as\b|:)\s*([\w$]+))?")
+_THROUGH_SHELL = frozenset({b"exec", b"execSync"})
+_SPAWNING = frozenset({b"spawn", b"spawnSync", b"execFile", b"execFileSync"})
+# A first argument, or an element of an argument list, that is not one fixed string.
+_COMPUTED_ELEMENT = r"\s*(?:\x60[^\x60]*\$\{|['\"][^'\"\n]*['\"]\s*\+|[\w$.\[\]]+\s*[+,\]])"
+_FALSE = frozenset({b"false", b"0", b"null", b"undefined", b"''", b'""', b"``"})
+
+
+def _shell_option_true(matched: bytes) -> bool:
+    """Whether the `shell:` option a match ends with is set to anything but a false value."""
+    return matched.rsplit(b":", 1)[1].strip() not in _FALSE
+
+
+@dataclass(frozen=True, slots=True)
+class _Bound:
+    """A child_process call through the file's own bindings: `regex` with `{calls}`, the
+    alternatives naming the functions of `functions`."""
+
+    construct: TextConstruct
+    functions: frozenset[bytes]
+
+
+_BOUND_CALLS = (
+    _Bound(
+        TextConstruct(
+            "js-child-process-exec", _JS, r"(?m)(?:^|[^\w$.])({calls})\s*\(" + _COMPUTED, _CHILD_PROCESS_EXEC
+        ),
+        _THROUGH_SHELL,
+    ),
+    _Bound(
+        TextConstruct(
+            "js-child-process-exec",
+            _JS,
+            r"(?m)(?:^|[^\w$.])({calls})\s*\(" + _COMPUTED + r"(?:[^()]|\([^()]*\))*\bshell\s*:\s*[^\s,})]+",
+            "spawn or execFile with the shell option and a command built at run time runs it through "
+            "the shell: shell injection. Pass an array of arguments, without shell.",
+            check=_shell_option_true,
+        ),
+        _SPAWNING,
+    ),
+    _Bound(
+        TextConstruct(
+            "js-child-process-exec",
+            _JS,
+            r"(?m)(?:^|[^\w$.])({calls})\s*\(\s*['\"\x60](?:[\w./-]*/)?"
+            + _SHELLS
+            + r"['\"\x60]\s*,\s*\[\s*['\"\x60]-c['\"\x60]\s*,"
+            + _COMPUTED_ELEMENT,
+            "spawn or execFile of a shell's -c with a command built at run time runs it through the "
+            "shell: shell injection. Run the program itself with an array of arguments.",
+        ),
+        _SPAWNING,
+    ),
+)
+
+
+def _child_process_bindings(view: bytes) -> tuple[set[bytes], dict[bytes, bytes]]:
+    """The names `view` binds to child_process, and to each of its functions (by alias)."""
+    modules: set[bytes] = set()
+    functions: dict[bytes, bytes] = {}
+    for pattern in _MODULE_BINDINGS:
+        modules.update(found.group(1) for found in compile_re2(pattern).finditer(view))
+    for pattern in _NAMED_BINDINGS:
+        for found in compile_re2(pattern).finditer(view):
+            for item in found.group(1).split(b","):
+                named = _NAMED().match(item)
+                if named is not None:
+                    functions[named.group(2) or named.group(1)] = named.group(1)
+    return modules, functions
+
+
+def _bound_calls(view: bytes) -> Iterator[tuple[TextConstruct, Any]]:
+    """Each child_process construct as a regex over the names `view` binds (none without any)."""
+    if b"child_process" not in view:
+        return
+    modules, functions = _child_process_bindings(view)
+    for bound in _BOUND_CALLS:
+        members = "|".join(sorted(f.decode() for f in bound.functions))
+        calls = [rf"(?:{re.escape(m.decode())})\s*\??\.\s*(?:{members})" for m in sorted(modules)]
+        calls += [rf"{_CHILD_LOADED}\s*\.\s*(?:{members})"]
+        calls += [
+            re.escape(alias.decode()) for alias, name in sorted(functions.items()) if name in bound.functions
+        ]
+        yield bound.construct, compile_named(bound.construct.regex.replace("{calls}", "|".join(calls)))
+
+
+def _javascript(file: AddedFile) -> Iterator[TextFinding]:
+    trigger = compile_re2(_JS_TRIGGER)
+    bound_elsewhere = file.head is not None and "child_process" in file.head  # `run(cmd)` added alone
+    if not bound_elsewhere and not any(trigger.search(fragment.data) for fragment in file.fragments):
+        return
+    present, all_compiled = _compiled()
+    text: bytes | None = None
+    for read in _javascript_reads(file):
+        view = bytes(read.lexed.view)
+        for index in present.present(view):
             compiled = all_compiled[index]
             if file.kind not in compiled.construct.kinds:
                 continue
@@ -295,10 +563,56 @@ def text_constructs(file: AddedFile) -> list[TextFinding]:
                 text = _file_text(file) if text is None else text
                 if not compiled.needs.search(text):
                     continue
-            if data is None and file.kind is Kind.MARKUP:
-                states = script_at_line_starts(file) if states is None else states
-                data = script_only(fragment, states)
-            data = fragment.data if data is None else data
-            for finding in _fragment_findings(compiled, file.kind, fragment, data):
-                found.setdefault((finding.construct.id, finding.line), finding)
+            yield from _matches(compiled.construct, compiled.regex, read, view)
+        for construct, regex in _bound_calls(view):
+            yield from _matches(construct, regex, read, view)
+
+
+def _matches(construct: TextConstruct, regex: Any, read: _Read, view: bytes) -> Iterator[TextFinding]:
+    check = construct.check
+    for match in regex.finditer(view):
+        if read.lexed.hidden(match.start(1)) or (check is not None and not check(match.group())):
+            continue
+        line = _first_added(read, match.start(1), match.end(), read.data)
+        if line is not None:
+            yield TextFinding(construct, line)
+
+
+def _shell_reads(file: AddedFile, texts: list[bytes]) -> Iterator[_Read]:
+    """The texts a shell, Dockerfile, Makefile or CI file's constructs are looked for in, read as the
+    shell reads them (`shellscan.py`): its whole new text when known, else each hunk's added lines."""
+    kind = file.kind
+    options = {"spanning": kind is Kind.SHELL, "yaml": kind is Kind.CI, "make": kind is Kind.MAKEFILE}
+    if file.head is not None:
+        yield _Read(shell_lex(texts[0], **options), _head_lines(file, texts[0]), texts[0])
+        return
+    for fragment, data in zip(file.fragments, texts, strict=True):
+        yield _Read(shell_lex(data, **options), fragment.line_at, data)
+
+
+def _shell(file: AddedFile) -> Iterator[TextFinding]:
+    texts = (
+        [file.head.encode("utf-8", "surrogatepass")]
+        if file.head is not None
+        else [f.data for f in file.fragments]
+    )
+    trigger = compile_re2(r"curl|wget|eval")  # every shell construct names one
+    if not any(trigger.search(text) for text in texts):
+        return
+    present, all_compiled = _compiled()
+    for read in _shell_reads(file, texts):
+        view = bytes(read.lexed.view)
+        for index in present.present(view):
+            compiled = all_compiled[index]
+            if file.kind in compiled.construct.kinds:
+                yield from _matches(compiled.construct, compiled.regex, read, view)
+
+
+def text_constructs(file: AddedFile) -> list[TextFinding]:
+    """Constructs on added lines of a JavaScript, markup (its script blocks), shell, Dockerfile,
+    Makefile or CI file."""
+    javascript = file.kind in (Kind.JAVASCRIPT, Kind.MARKUP)
+    found: dict[tuple[str, int], TextFinding] = {}
+    for finding in _javascript(file) if javascript else _shell(file):
+        found.setdefault((finding.construct.id, finding.line), finding)
     return sorted(found.values(), key=lambda f: (f.line, f.construct.id))

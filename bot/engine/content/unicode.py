@@ -21,7 +21,7 @@ from __future__ import annotations
 import io
 import tokenize
 import unicodedata
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, partial
 from typing import ClassVar
@@ -33,7 +33,6 @@ from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
 from bot.engine.content.linescan import LineScan
 from bot.engine.content.scripts import ascii_alias, marked_ascii, mixed_scripts, passes_for_latin, script_of
-from bot.engine.content.textconstructs import script_at_line_starts, script_only
 from bot.engine.findings import RuleId, Violation
 from bot.engine.ignorable import re2_class
 from bot.engine.lexing import lexicon_for
@@ -331,15 +330,22 @@ def _names(file: AddedFile) -> Iterator[_Name]:
     if names is not None:
         return iter(names)
     kind = _read_as(file) or file.kind
-    states = script_at_line_starts(file) if kind is Kind.MARKUP else {}
+    script = _script_reader(file) if kind is Kind.MARKUP else None
     return (
         name
-        for fragment in file.fragments
-        if not fragment.data.isascii()
-        for name in _names_on_lines(
-            fragment, kind, script_only(fragment, states) if kind is Kind.MARKUP else fragment.data
-        )
+        for f in file.fragments
+        if not f.data.isascii()
+        for name in _names_on_lines(f, kind, f.data if script is None else script(f))
     )
+
+
+def _script_reader(file: AddedFile) -> Callable[[Fragment], bytes]:
+    """A markup file's fragments with all but their `<script>` blocks blanked (the reader is loaded
+    here: a change without markup never needs it)."""
+    from bot.engine.content.textconstructs import script_at_line_starts, script_only
+
+    states = script_at_line_starts(file)
+    return lambda fragment: script_only(fragment, states)
 
 
 def _any_confusable_word(file: AddedFile) -> bool:
