@@ -439,6 +439,13 @@ def test_identifiers_in_a_markup_files_script_blocks_are_judged(repo: GitRepo, p
     assert where(_invisible(repo, {path: source})) == [(path, 3, "mixed-script")]
 
 
+def test_without_the_new_text_a_markup_hunk_is_read_from_its_own_script_tags(repo: GitRepo) -> None:
+    base = "<p>paypal</p>\n<p>more</p>\n<script>const isAdmin = true;</script>\n"
+    head = base.replace("isAdmin", "isAdm\u0456n").replace("paypal", "p\u0430ypal")
+    found = scan(RULE, change_of(repo, {"page.html": head}, {"page.html": base}, texts=False))
+    assert where(found) == [("page.html", 3, "mixed-script")]
+
+
 def test_a_markup_files_text_outside_script_blocks_is_prose(repo: GitRepo) -> None:
     source = "<p>p\u0430ypal \u0441\u0443\u0445\u043e</p>\n<script>const s = 'p\u0430ypal';</script>\n"
     assert _invisible(repo, {"page.html": source}) == []
