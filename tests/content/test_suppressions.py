@@ -527,3 +527,18 @@ def test_more_forms_of_skips_and_file_level_markers_fire(
 @pytest.mark.parametrize("line", ["it.skipped = 1;", "test.failingCount = 0;", "retest.skipIf(x);"])
 def test_more_forms_near_misses(repo: GitRepo, line: str) -> None:
     assert _suppressions(repo, {"a.test.js": f"{line}\n"}) == []
+
+
+def test_only_a_skips_own_names_send_a_file_to_the_syntax_tree(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot.engine.content import suppressions
+
+    parsed: list[str] = []
+    real = suppressions._parse
+    monkeypatch.setattr(suppressions, "_parse", lambda source: parsed.append(source) or real(source))
+    words = "import unittest\nskipped = skip_unless_symlink(skipinitialspace)\n"
+    marked = "import unittest\nmark = unittest\n@mark.skipUnless(True, 'x')\ndef test(): pass\n"
+    found = scan(RULE, change_of(repo, {"test_a.py": words, "test_b.py": marked}))
+    assert where(found) == [("test_b.py", 3, "unittest-skip")]
+    assert parsed == [marked], "words that only start like a skip's name are no skip"

@@ -201,7 +201,7 @@ _ALIASING = (
 # backslash or a bracket, `unittest.case.SkipTest`, through `mark = pytest.mark`): added text that
 # names a skip's last word in a file that imports pytest or unittest is read on the syntax tree too.
 SKIP_WORDS = "suppression-skip-words"
-_SKIP_WORD = r"\b(?:skip\w*|xfail|SkipTest|importorskip|expectedFailure)\b"
+_SKIP_WORD = r"\b(?:skip(?:if|If|Unless|Test)?|xfail|SkipTest|importorskip|expectedFailure)\b"
 _IMPORTS_TESTING = r"\b(?:import|from)[ \t]+(?:pytest|_pytest|unittest)\b"
 PREFILTER_GROUPS = {MARKED: tuple(m.regex for m in MARKERS), ALIASED: (_ALIASING,), SKIP_WORDS: (_SKIP_WORD,)}
 _ALIASING_RE = compile_re2(_ALIASING)
