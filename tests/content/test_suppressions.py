@@ -542,3 +542,16 @@ def test_only_a_skips_own_names_send_a_file_to_the_syntax_tree(
     found = scan(RULE, change_of(repo, {"test_a.py": words, "test_b.py": marked}))
     assert where(found) == [("test_b.py", 3, "unittest-skip")]
     assert parsed == [marked], "words that only start like a skip's name are no skip"
+
+
+def test_a_skip_is_not_guessed_from_a_name_held_in_a_variable_or_an_attribute(repo: GitRepo) -> None:
+    source = (
+        "import pytest\n"
+        "holder.mark = pytest.mark\n"
+        "which = 'skip'\n"
+        "@getattr(pytest.mark, which)\n"
+        "def test_a(): pass\n"
+        "@pytest.mark.skip\n"
+        "def test_b(): pass\n"
+    )
+    assert where(scan(RULE, change_of(repo, {"test_a.py": source}))) == [("test_a.py", 6, "pytest-skip")]
