@@ -18,3 +18,14 @@ def repo(tmp_path: Path) -> GitRepo:
 
 # The fake GitHub's harness for App tests: `fake_github_server` (session) and `github_app` (per test).
 from tests.fakegithub.harness import fake_github_server, github_app  # noqa: E402, F401
+
+
+@pytest.fixture
+def pr(repo: GitRepo) -> GitRepo:
+    """A repository whose branch `pr` changes one line of `src/a.py` on `main`."""
+    repo.write("src/a.py", "x = 1\n")
+    repo.commit("base")
+    repo.branch("pr")
+    repo.write("src/a.py", "x = 2\n")
+    repo.commit("pr")
+    return repo

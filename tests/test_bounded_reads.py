@@ -42,16 +42,6 @@ def _python(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.fixture
-def pr(repo: GitRepo) -> GitRepo:
-    repo.write("src/a.py", "x = 1\n")
-    repo.commit("base")
-    repo.branch("pr")
-    repo.write("src/a.py", "x = 2\n")
-    repo.commit("pr")
-    return repo
-
-
 CHECK = ("check", "--repo", "{repo}", "--base", "main", "--head", "pr", "--no-tests")
 
 

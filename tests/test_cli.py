@@ -10,16 +10,6 @@ from bot.engine.groups import MANIFEST_PATH
 from tests.gitrepo import GitRepo
 
 
-@pytest.fixture
-def pr(repo: GitRepo) -> GitRepo:
-    repo.write("src/a.py", "x = 1\n")
-    repo.commit("base")
-    repo.branch("pr")
-    repo.write("src/a.py", "x = 2\n")
-    repo.commit("pr")
-    return repo
-
-
 def test_check_outputs_and_exit_status(
     pr: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -53,16 +53,6 @@ BAD = {
 }
 
 
-@pytest.fixture
-def pr(repo: GitRepo) -> GitRepo:
-    repo.write("src/a.py", "x = 1\n")
-    repo.commit("base")
-    repo.branch("pr")
-    repo.write("src/a.py", "x = 2\n")
-    repo.commit("pr")
-    return repo
-
-
 def _assert_positioned(err: str, file: str, where: str) -> None:
     assert "Traceback" not in err
     assert f"{file}:{where}" in err, err

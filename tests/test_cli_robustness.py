@@ -55,16 +55,6 @@ def _into_closed_pipe(
         os.close(write)
 
 
-@pytest.fixture
-def pr(repo: GitRepo) -> GitRepo:
-    repo.write("src/a.py", "x = 1\n")
-    repo.commit("base")
-    repo.branch("pr")
-    repo.write("src/a.py", "x = 2\n")
-    repo.commit("pr")
-    return repo
-
-
 @pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
 @pytest.mark.parametrize("args", [("schema",), ("explain", "a.py", "b.py"), ("--help",), ("--version",)])
 def test_a_closed_pipe_ends_quietly(args: tuple[str, ...], buffered: bool) -> None:
