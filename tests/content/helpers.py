@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from bot.engine.change import Change, change_from_diff
 from bot.engine.findings import RuleId, Violation
@@ -45,20 +45,25 @@ def fake_aws_key_id(seed: str) -> str:
     return "AKIA" + base64.b32encode(hashlib.sha256(seed.encode()).digest()).decode()[:16]
 
 
-def commit_change(repo: GitRepo, head: Files, base: Files | None = None) -> None:
-    """Commit `base` on main, then `head` on branch pr (files written over the base)."""
+def commit_change(repo: GitRepo, head: Files, base: Files | None = None, removed: Sequence[str] = ()) -> None:
+    """Commit `base` on main, then `head` on branch pr (files written over the base, `removed` ones
+    deleted)."""
     for path, content in (base or {"README": "base\n"}).items():
         repo.write(path, content)
     repo.commit("base")
     repo.branch("pr")
     for path, content in head.items():
         repo.write(path, content)
+    for path in removed:
+        repo.remove(path)
     repo.commit("head")
 
 
-def change_of(repo: GitRepo, head: Files, base: Files | None = None, *, texts: bool = True) -> Change:
+def change_of(
+    repo: GitRepo, head: Files, base: Files | None = None, *, texts: bool = True, removed: Sequence[str] = ()
+) -> Change:
     """The change main...pr as the CLI gathers it (with file texts) or from the diff alone."""
-    commit_change(repo, head, base)
+    commit_change(repo, head, base, removed)
     git = Git.open(repo.root)
     revisions = resolve_revisions(git, "main", "pr")
     if texts:

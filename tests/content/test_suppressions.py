@@ -116,6 +116,31 @@ def test_markers_fire(repo: GitRepo, path: str, line: str, marker_id: str, writt
 
 
 @pytest.mark.parametrize(
+    ("line", "silences"),
+    [
+        ("import os  # noqa: F401", "which silences flake8/ruff findings. "),
+        ("x = f()  # noqa", "which silences flake8/ruff findings. "),
+        ("# ruff: noqa", "which silences flake8/ruff findings in the whole file. "),
+        ("# flake8: noqa: E501", "which silences flake8/ruff findings in the whole file. "),
+        ("x = f()  # pyright: ignore[reportX]", "which silences the type checker. "),
+        ("# pyright: reportUnusedImport=false", "which silences the type checker in the whole file. "),
+        ("# mypy: ignore-errors", "which silences the type checker in the whole file. "),
+        ("# pylint: disable=W0611", "which silences pylint findings. "),
+        ("# pylint: skip-file", "which silences pylint findings in the whole file. "),
+        ("if x:  # pragma: no cover", "which silences coverage measurement. "),
+        ("if x:  # pragma: no branch", "a branch never taken (the line is still measured). "),
+    ],
+)
+def test_a_marker_of_one_line_is_not_said_to_silence_the_whole_file(
+    repo: GitRepo, line: str, silences: str
+) -> None:
+    """Markers sharing an id (`noqa`) each say what their own form silences (seen on werkzeug: every
+    `# noqa: E402` was said to silence the whole file)."""
+    found = _suppressions(repo, {"a.py": f"first = 1\n{line}\n"})
+    assert len(found) == 1 and silences in found[0].message
+
+
+@pytest.mark.parametrize(
     ("path", "line"),
     [
         ("a.py", "# this module needs no qa"),
@@ -268,6 +293,102 @@ def test_a_marker_moved_to_another_line_is_added(repo: GitRepo) -> None:
     assert where(_suppressions(repo, {"a.py": head}, {"a.py": base})) == [("a.py", 12, "noqa")]
 
 
+_MOVED_FROM = (
+    "import os\n\n\nclass App:\n    def name(self) -> str:  # type: ignore[override]\n        return 'a'\n"
+)
+
+
+def test_a_marker_moved_with_its_code_to_another_file_is_not_added(repo: GitRepo) -> None:
+    """Code split into another module carries its markers (flask's sansio split, yarl's tests split
+    in two, pip's exceptions made a package): no marker is added, so none is reported."""
+    head = {
+        "app.py": "import os\n",
+        "sansio/app.py": "class App:\n    def name(self) -> str:  # type: ignore[override]\n",
+    }
+    change = change_of(repo, head, {"app.py": _MOVED_FROM})
+    assert scan(RULE, change) == []
+
+
+def test_a_stubs_marker_inlined_into_the_module_is_not_added(repo: GitRepo) -> None:
+    """A stub (`.pyi`) deleted as its annotations move into the module (werkzeug's datastructures):
+    the stub's `: ...` body is not part of the code, and a narrower marker is the same one kept."""
+    base = {
+        "ds.pyi": "class Headers:\n    def get(self, key: str) -> str: ...  # type: ignore\n",
+        "ds.py": "class Headers:\n    def get(self, key):\n        return key\n",
+    }
+    head = {
+        "ds.py": "class Headers:\n    def get(self, key: str) -> str:  # type: ignore[override]\n        return key\n"
+    }
+    assert scan(RULE, change_of(repo, head, base, removed=["ds.pyi"])) == []
+
+
+def test_a_definitions_marker_follows_its_name_as_the_signature_is_rewritten(repo: GitRepo) -> None:
+    """werkzeug 37b9423dfd: the stub's `def items(self, lower: bool = False) -> Iterator[...]: ...  #
+    type: ignore` became the module's `def items(self, lower: bool = False) -> t.Iterable[...]:  #
+    type: ignore[override]`. A decorator's marker is not followed by its name: `@overload` stands
+    for no one definition (there, a new `[override]` on another class's overload)."""
+    base = {
+        "ds.pyi": "class H:\n    @overload  # type: ignore\n    def get(self, k: str) -> str: ...\n"
+        "    def items(self) -> Iterator[str]: ...  # type: ignore\n",
+        "ds.py": "class H:\n    pass\n",
+    }
+    head = {
+        "ds.py": "class H:\n    @t.overload  # type: ignore[override]\n    def get(self, k: str) -> str: ...\n"
+        "    def items(self) -> t.Iterable[str]:  # type: ignore[override]\n        return []\n"
+    }
+    assert where(scan(RULE, change_of(repo, head, base, removed=["ds.pyi"]))) == [("ds.py", 2, "type-ignore")]
+    # a second `def items` given a marker: the change adds more of them than it removes, so each
+    # is reported (which of the two is the moved one, the count cannot say)
+    more = {
+        "ds.py": head["ds.py"]
+        + "\n\nclass K:\n    def items(self):  # type: ignore[override]\n        return []\n"
+    }
+    again = GitRepo.create(repo.root.parent / "again")
+    assert where(scan(RULE, change_of(again, more, base, removed=["ds.pyi"]))) == [
+        ("ds.py", 2, "type-ignore"),
+        ("ds.py", 4, "type-ignore"),
+        ("ds.py", 9, "type-ignore"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("head", "expected"),
+    [
+        # widened as it moved: it silences more than the marker it replaces
+        (
+            {"app.py": "import os\n", "b.py": "class App:\n    def name(self) -> str:  # type: ignore\n"},
+            [("b.py", 2, "type-ignore")],
+        ),
+        # moved to two files: the change adds more of them than it removes
+        (
+            {
+                "app.py": "import os\n",
+                "b.py": "def name(self) -> str:  # type: ignore[override]\n",
+                "c.py": "def name(self) -> str:  # type: ignore[override]\n",
+            },
+            [("b.py", 1, "type-ignore"), ("c.py", 1, "type-ignore")],
+        ),
+        # the same marker on other code
+        (
+            {"app.py": "import os\n", "b.py": "def title(self) -> str:  # type: ignore[override]\n"},
+            [("b.py", 1, "type-ignore")],
+        ),
+    ],
+)
+def test_a_marker_moved_to_another_file_is_added_when_it_is_more(
+    repo: GitRepo, head: dict[str, str], expected: list[tuple[str, int, str]]
+) -> None:
+    assert where(scan(RULE, change_of(repo, head, {"app.py": _MOVED_FROM}))) == expected
+
+
+def test_a_marker_alone_on_its_line_is_not_matched_across_files(repo: GitRepo) -> None:
+    """A marker with no code before it (`# pragma: no cover` on a line of its own) names nothing to
+    follow: removed from one file and added in another, it is added."""
+    base = {"a.py": "x = 1\n# pragma: no cover\ny = 2\n"}
+    head = {"a.py": "x = 1\ny = 2\n", "b.py": "# pragma: no cover\nz = 3\n"}
+    assert where(scan(RULE, change_of(repo, head, base))) == [("b.py", 1, "pragma-no-cover")]
+
+
 def test_markers_beyond_those_the_hunk_removed_are_added(repo: GitRepo) -> None:
     base = "x = 1  # noqa\n"
     head = "x = 1  # noqa\ny = 2  # noqa\nz = 3  # type: ignore\n"
@@ -285,6 +406,35 @@ def test_an_aliased_skip_the_change_kept_is_not_added_but_a_new_one_is(repo: Git
     head = "from pytest import mark as m\n\n@m.skip(reason='x')\ndef test_a(): pass\n\n@m.skip\ndef test_b(): pass\n"
     found = _suppressions(repo, {"test_a.py": head}, {"test_a.py": base})
     assert where(found) == [("test_a.py", 6, "pytest-skip")]
+
+
+_WATCHDOG = (
+    "import pytest\n\nrequire_watchdog = pytest.mark.skipif(watchdog is None, reason='no watchdog')\n\n\n"
+)
+
+
+def test_a_skip_made_once_and_applied_by_its_name_counts_where_it_is_applied(repo: GitRepo) -> None:
+    """A skip decorator built once and bound to a name (werkzeug's `require_watchdog =
+    pytest.mark.skipif(...)`) skips every test it decorates."""
+    base = _WATCHDOG + "def test_a(): pass\n"
+    head = _WATCHDOG + "@require_watchdog\ndef test_a(): pass\n"
+    assert where(_suppressions(repo, {"test_a.py": head}, {"test_a.py": base})) == [
+        ("test_a.py", 6, "pytest-skip")
+    ]
+
+
+def test_a_named_skip_replaced_by_another_skip_is_kept(repo: GitRepo) -> None:
+    """werkzeug 70551309d1: `@require_watchdog` made `pytest.importorskip("watchdog")` in the test
+    body: the test is skipped as it was."""
+    base = _WATCHDOG + "@require_watchdog\ndef test_a():\n    run()\n"
+    head = _WATCHDOG + "def test_a():\n    pytest.importorskip('watchdog')\n    run()\n"
+    assert _suppressions(repo, {"test_a.py": head}, {"test_a.py": base}) == []
+
+
+def test_a_name_bound_to_another_mark_is_no_skip(repo: GitRepo) -> None:
+    base = "from pytest import mark\n\nslow = mark.parametrize('x', [1])\nmade = factory()(1)\n\n\ndef test_a(x): pass\n"
+    head = base.replace("def test_a", "@slow\n@made\ndef test_a")
+    assert _suppressions(repo, {"test_a.py": head}, {"test_a.py": base}) == []
 
 
 def test_a_skip_imported_earlier_under_another_name_counts_where_it_is_added(repo: GitRepo) -> None:

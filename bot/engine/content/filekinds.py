@@ -29,7 +29,7 @@ class Kind(StrEnum):
 
 
 _EXTENSIONS = {
-    ".py": Kind.PYTHON, ".pyw": Kind.PYTHON,
+    ".py": Kind.PYTHON, ".pyw": Kind.PYTHON, ".pyi": Kind.PYTHON,
     ".js": Kind.JAVASCRIPT, ".mjs": Kind.JAVASCRIPT, ".cjs": Kind.JAVASCRIPT, ".jsx": Kind.JAVASCRIPT,
     ".ts": Kind.JAVASCRIPT, ".mts": Kind.JAVASCRIPT, ".cts": Kind.JAVASCRIPT, ".tsx": Kind.JAVASCRIPT,
     ".sh": Kind.SHELL, ".bash": Kind.SHELL, ".zsh": Kind.SHELL, ".ksh": Kind.SHELL, ".bats": Kind.SHELL,

@@ -54,7 +54,8 @@ _TESTING = frozenset({"pytest", "_pytest", "unittest"})
 
 class _SkipNames:
     """Names as the module's imports define them (`name_resolver`), and as its assignments of
-    pytest's and unittest's objects do (`mark = pytest.mark`, `sk = mark.skip`), in source order;
+    pytest's and unittest's objects do (`mark = pytest.mark`, `sk = mark.skip`, `needs_x =
+    pytest.mark.skipif(...)`), in source order;
     `getattr(pytest.mark, "skip")` is `pytest.mark.skip`."""
 
     def __init__(self, tree: ast.Module) -> None:
@@ -62,12 +63,21 @@ class _SkipNames:
         self._assigned: dict[str, str] = {}
         assignments = [n for n in ast.walk(tree) if isinstance(n, ast.Assign | ast.AnnAssign)]
         for node in sorted(assignments, key=lambda n: (n.lineno, n.col_offset)):
-            value = None if node.value is None else self.name(node.value)
+            value = None if node.value is None else self._bound(node.value)
             if value is None or value.split(".", 1)[0] not in _TESTING:
                 continue
             for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
                 if isinstance(target, ast.Name):
                     self._assigned[target.id] = value
+
+    def _bound(self, value: ast.expr) -> str | None:
+        """What an assignment binds: a name, or a skip's decorator made by calling a skip
+        (`require_watchdog = pytest.mark.skipif(...)`), which is that skip."""
+        if isinstance(value, ast.Call):
+            called = self.name(value.func)
+            if called is not None and _marker(called) is not None:
+                return called
+        return self.name(value)
 
     def name(self, node: ast.expr) -> str | None:
         if isinstance(node, ast.Name) and node.id in self._assigned:

@@ -31,11 +31,11 @@ from typing import Any, ClassVar
 from bot.engine.change import Change
 from bot.engine.content.added import AddedFile, Fragment
 from bot.engine.content.exclude import read_files
-from bot.engine.content.filekinds import Kind
+from bot.engine.content.filekinds import Kind, kind_of
 from bot.engine.content.limits import capped
 from bot.engine.content.linescan import LineScan
 from bot.engine.content.prefilter import Prefilter
-from bot.engine.content.pyskips import skip_uses
+from bot.engine.content.pyskips import SKIPS, skip_uses
 from bot.engine.diff import FileStatus, LineKind
 from bot.engine.findings import RuleId, Violation
 from bot.engine.manifest import Manifest
@@ -62,6 +62,7 @@ class Marker:
 _TEST = "a test: it stops running (or its failure stops counting), which turns a red suite green"
 
 _TYPES = "the type checker"
+_TYPES_IN_FILE = "the type checker in the whole file"
 _OTHER_LINTERS = (
     "linter and compiler warnings (Biome, deno lint, oxlint, ShellCheck, hadolint, golangci-lint, "
     "staticcheck, clang-tidy, RuboCop, SwiftLint, PHP_CodeSniffer, PHPStan, Psalm; the Rust, Java, "
@@ -91,15 +92,18 @@ MARKERS: tuple[Marker, ...] = (
         "noqa", r"(?i)#[ \t]*((?:ruff|flake8)[ \t]*:[ \t]*noqa)\b", "flake8/ruff findings in the whole file"
     ),
     _checker("type-ignore", r"#[ \t]*(type:[ \t]*ignore)\b", _TYPES),
-    _checker("type-ignore", r"#[ \t]*(mypy:[ \t]*(?:ignore-errors|disable-error-code))\b", _TYPES),
-    _checker(
+    _checker("type-ignore", r"#[ \t]*(mypy:[ \t]*(?:ignore-errors|disable-error-code))\b", _TYPES_IN_FILE),
+    _checker("type-ignore", r"#[ \t]*(pyright:[ \t]*ignore)\b", _TYPES),
+    _checker(  # pyright's comments that set its configuration: for the whole file
         "type-ignore",
-        r"#[ \t]*(pyright:[ \t]*(?:ignore|basic|report\w+[ \t]*=[ \t]*(?:false|none|information|warning)))\b",
-        _TYPES,
+        r"#[ \t]*(pyright:[ \t]*(?:basic|report\w+[ \t]*=[ \t]*(?:false|none|information|warning)))\b",
+        _TYPES_IN_FILE,
     ),
     _checker("type-ignore", r"#[ \t]*(pyre-(?:ignore|fixme))\b", _TYPES),
-    _checker("type-ignore", r"#[ \t]*(pytype:[ \t]*(?:disable|skip-file))\b", _TYPES),
-    _checker("pylint-disable", r"#[ \t]*(pylint:[ \t]*(?:disable|skip-file))\b", "pylint findings"),
+    _checker("type-ignore", r"#[ \t]*(pytype:[ \t]*disable)\b", _TYPES),
+    _checker("type-ignore", r"#[ \t]*(pytype:[ \t]*skip-file)\b", _TYPES_IN_FILE),
+    _checker("pylint-disable", r"#[ \t]*(pylint:[ \t]*disable)\b", "pylint findings"),
+    _checker("pylint-disable", r"#[ \t]*(pylint:[ \t]*skip-file)\b", "pylint findings in the whole file"),
     Marker("nosec", r"#[ \t]*(nosec)\b", "security scanner findings (bandit, gosec)", comment_only=True),
     Marker("nosemgrep", r"\b(nosemgrep)\b", "Semgrep findings"),
     Marker("gitleaks-allow", r"(gitleaks:allow)", "gitleaks secret findings"),
@@ -126,8 +130,11 @@ MARKERS: tuple[Marker, ...] = (
     Marker("ts-ignore", r"(@ts-ignore)\b", "TypeScript errors"),
     Marker("ts-ignore", r"(@ts-nocheck)\b", "TypeScript errors"),
     Marker("ts-ignore", r"(@ts-expect-error)\b", "TypeScript errors"),
+    _python_tool("pragma-no-cover", r"(?i)#[ \t]*(pragma:?[ \t]*no[ \t]*cover)\b", "coverage measurement"),
     _python_tool(
-        "pragma-no-cover", r"(?i)#[ \t]*(pragma:?[ \t]*no[ \t]*(?:cover|branch))\b", "coverage measurement"
+        "pragma-no-cover",
+        r"(?i)#[ \t]*(pragma:?[ \t]*no[ \t]*branch)\b",
+        "coverage's report of a branch never taken (the line is still measured)",
     ),
     Marker("pragma-no-cover", r"(?://|/\*)[ \t]*((?:istanbul|c8|v8)[ \t]+ignore)\b", "coverage measurement"),
     Marker(
@@ -178,7 +185,9 @@ MARKERS: tuple[Marker, ...] = (
         code=True,
     ),
 )
-_SILENCES = {m.id: m.silences for m in MARKERS}
+# What the skips found on the syntax tree silence (one text for each of pyskips' ids; the ids of
+# other markers can name several forms, a line's noqa and ruff's file-wide one, each silencing its own).
+_SKIP_SILENCES = {m.id: m.silences for m in MARKERS if m.id in SKIPS.values()}
 
 _OVERRIDE = (
     "Fix what it reports instead. If the suppression is right, that is a maintainer's call: merge with "
@@ -189,13 +198,15 @@ _OVERRIDE = (
 MARKED = "suppression-markers"
 ALIASED = "suppression-skip-aliases"
 # Skips written out (`pytest.mark.skip`, `unittest.skip`) are markers above; a Python file is also
-# read on its syntax tree when it imports pytest or unittest under another name, or imports from
-# them a name a skip is reached by (`mark`, `skip`, `SkipTest`, …, `case`): then a skip can be
-# written in a way no marker spells (`@pt.mark.skip`, `later()`).
+# read on its syntax tree when it imports pytest or unittest under another name, imports from
+# them a name a skip is reached by (`mark`, `skip`, `SkipTest`, …, `case`) or binds a skip to a
+# name: then a skip can be written in a way no marker spells (`@pt.mark.skip`, `later()`).
 _ALIASING = (
     r"\bimport[ \t]+(?:pytest|_pytest[\w.]*|unittest(?:\.case)?)[ \t]+as\b"
     r"|\bfrom[ \t]+(?:pytest|_pytest|unittest)\b[\w.]*[ \t]+import\b(?:[ \t]*\([^)]*|[^;\n]*)"
     r"\b(?:skip\w*|xfail|mark|importorskip|SkipTest|expectedFailure|case|outcomes)\b"
+    # a skip bound to a name (`needs_x = pytest.mark.skipif(...)`), applied by that name
+    r"|\b\w+[ \t]*=[ \t]*(?:pytest|unittest)[ \t]*\.[\w. \t]*\b(?:skip\w*|xfail|expectedFailure)\b"
 )
 # A skip can also be written in a way no marker's pattern follows (`pytest . mark . skip`, across a
 # backslash or a bracket, `unittest.case.SkipTest`, through `mark = pytest.mark`): added text that
@@ -230,6 +241,7 @@ class _Use:
     text: str
     code: str
     tail: str
+    silences: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,7 +310,7 @@ def _regex_uses(
             tail = data[at:end].decode("utf-8", "replace").strip()
             written = match.group(1).decode("utf-8", "replace")
             number = fragment.numbers[line]
-            yield _Use(marker.id, number, written, hunk, texts[line], code, tail)
+            yield _Use(marker.id, number, written, hunk, texts[line], code, tail, marker.silences)
 
 
 def _comments_of(side: _Side, kind: Kind) -> dict[int, int] | None:
@@ -346,7 +358,7 @@ def _tree_uses(side: _Side) -> Iterator[_Use]:
     for use in skip_uses(tree, on):
         line = use.line if lines is None else lines[use.line - 1]
         hunk, text = where[line]
-        yield _Use(use.marker, line, use.written, hunk, text, text, use.written)
+        yield _Use(use.marker, line, use.written, hunk, text, text, use.written, _SKIP_SILENCES[use.marker])
 
 
 def _uses(side: _Side, kind: Kind, prefilter: Prefilter, *, tree: bool) -> list[_Use]:
@@ -508,7 +520,74 @@ def _unpaired(added: list[_Use], removed: list[_Use], file: AddedFile) -> Iterat
     return iter(left)
 
 
-def _file_violations(change: Change, file: AddedFile, prefilter: Prefilter | None) -> Iterator[Violation]:
+# A definition's head: what a marker on a `def` or `class` line is followed by across files, whose
+# signature is rewritten as it moves (a stub's annotations inlined). A decorator's name is not
+# followed: one such as `@overload` stands for no one definition.
+_DEFINITION = re.compile(r"(?:async[ \t]+)?(def|class)[ \t]+(\w+)")
+
+
+def _moved_code(use: _Use) -> tuple[str, str] | None:
+    """The code a marker sits on as followed across files, and a word every line holding it
+    contains: a definition's kind and name, or else the code itself with a stub's `: ...` body left
+    out; None for a marker with no code before it, which names nothing to follow."""
+    code = use.code.removesuffix("...").rstrip()
+    definition = _DEFINITION.match(code)
+    if definition is not None:
+        kind, name = definition.groups()
+        return f"{kind} {name}", name
+    return (code, code) if any(c.isalnum() for c in code) else None
+
+
+class _Elsewhere:
+    """The change's other markers on the same code, counted when first asked: code moved to another
+    file (a module split in two, tests moved, a stub inlined into its module) carries its markers,
+    so an added marker that the per-file pairing left is not added when the change removes as many
+    markers of its kind on that code, anywhere, as it adds (none silencing less than it). A marker
+    on a definition follows its name (`_moved_code`)."""
+
+    def __init__(self, change: Change, prefilter: Prefilter) -> None:
+        self._change = change
+        self._prefilter = prefilter
+        self._counted: dict[tuple[str, str, str], tuple[list[_Use], int]] = {}
+
+    def account_for(self, use: _Use) -> bool:
+        moved = _moved_code(use)
+        if moved is None:
+            return False
+        key = (use.marker, *moved)
+        if key not in self._counted:
+            self._counted[key] = self._count(key)
+        removed, added = self._counted[key]
+        # `use` itself is one of the added, though a skip found on the syntax tree has no written
+        # form the count's markers read
+        return max(added, 1) <= sum(not _silences_more(use, r) for r in removed)
+
+    def _count(self, key: tuple[str, str, str]) -> tuple[list[_Use], int]:
+        marker, code, word = key
+        removed: list[_Use] = []
+        added = 0
+        for file in self._change.diff.files:
+            kind = kind_of(file.path)
+            for line_kind in (LineKind.REMOVED, LineKind.ADDED):
+                lines = [x for h in file.hunks for x in h.lines if x.kind is line_kind and word in x.text]
+                if not lines:
+                    continue
+                fragment = Fragment(*read_lines([x.text for x in lines], [x.number for x in lines], kind))
+                uses = [
+                    u
+                    for u in _regex_uses(_Side((), None), kind, 0, fragment, self._prefilter)
+                    if u.marker == marker and _moved_code(u) == (code, word)
+                ]
+                if line_kind is LineKind.REMOVED:
+                    removed.extend(uses)
+                else:
+                    added += len(uses)
+        return removed, added
+
+
+def _file_violations(
+    change: Change, file: AddedFile, prefilter: Prefilter | None, elsewhere: _Elsewhere | None
+) -> Iterator[Violation]:
     own, _ = _compiled()
     shared = prefilter or own
     tree = _read_on_the_tree(file, shared)
@@ -517,12 +596,14 @@ def _file_violations(change: Change, file: AddedFile, prefilter: Prefilter | Non
         base = change.texts_of(file.file).base
         removed = _uses(_removed_side(file, base), file.kind, own, tree=tree)
         added = list(_unpaired(added, removed, file))
+    if added and elsewhere is not None:
+        added = [use for use in added if not elsewhere.account_for(use)]
     listed = [
         Violation(
             RuleId.SUPPRESSION,
             file.path,
             use.line,
-            f"Adds `{use.written}`, which silences {_SILENCES[use.marker]}. {_OVERRIDE}",
+            f"Adds `{use.written}`, which silences {use.silences}. {_OVERRIDE}",
             use.marker,
         )
         for use in added
@@ -550,6 +631,7 @@ class SuppressionsRule:
     ) -> Iterator[Violation]:
         if not manifest.content.suppressions:
             return
+        elsewhere = _Elsewhere(change, _compiled()[0]) if change.diff.removed else None
         for file in read_files(change, manifest, "suppressions", files):
             if file.kind is not Kind.DOCUMENT:
-                yield from _file_violations(change, file, self.prefilter)
+                yield from _file_violations(change, file, self.prefilter, elsewhere)
