@@ -555,3 +555,12 @@ def test_a_skip_is_not_guessed_from_a_name_held_in_a_variable_or_an_attribute(re
         "def test_b(): pass\n"
     )
     assert where(scan(RULE, change_of(repo, {"test_a.py": source}))) == [("test_a.py", 6, "pytest-skip")]
+
+
+def test_a_kept_marker_of_a_shift_jis_file_is_read_on_both_sides_with_its_codec(repo: GitRepo) -> None:
+    """The removed line is read as the added one is: `表` (0x95 0x5C) is one character on both."""
+    declaration, moved = "# -*- coding: shift_jis -*-\n", 'x = f("表")  # noqa: E501\n'
+    filler = "".join(f"k{i} = {i}\n" for i in range(10))
+    base = (declaration + moved + filler).encode("shift_jis")
+    head = (declaration + filler + moved).encode("shift_jis")  # moved to another hunk
+    assert _suppressions(repo, {"a.py": head}, {"a.py": base}) == []

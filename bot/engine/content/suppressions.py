@@ -386,17 +386,15 @@ def _read_on_the_tree(file: AddedFile, prefilter: Prefilter) -> bool:
 
 
 def _removed_side(file: AddedFile, base: str | None) -> _Side:
+    """The removed lines, read as the added ones are (under the encoding the file declares)."""
+    encoding = file.encoding
     fragments = []
     for hunk, hunk_lines in enumerate(h.lines for h in file.file.hunks):
         removed = [line for line in hunk_lines if line.kind is LineKind.REMOVED]
         if removed:
-            fragments.append(
-                (
-                    hunk,
-                    Fragment(*read_lines([r.text for r in removed], [r.number for r in removed], file.kind)),
-                )
-            )
-    source, lines = (None, None) if base is None else read_text(base, file.kind)
+            read = read_lines([r.text for r in removed], [r.number for r in removed], file.kind, encoding)
+            fragments.append((hunk, Fragment(*read)))
+    source, lines = (None, None) if base is None else read_text(base, file.kind, encoding)
     return _Side(tuple(fragments), source, lines)
 
 
