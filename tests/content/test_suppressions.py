@@ -450,7 +450,39 @@ def test_a_kept_marker_that_silences_more_is_added(repo: GitRepo, path: str, bas
 @pytest.mark.parametrize(
     ("path", "base", "head"),
     [
+        ("a.py", "x = f()  # type: ignore[a]\n", "x = f()  # type: ignore[b]\n"),
+        ("a.py", "x = f()  # noqa: E501\n", "x = f()  # noqa: F401\n"),
+        ("a.py", "x = f()  # noqa: E501\n", "y = g(x)  # noqa: F401\n"),  # the line rewritten too
+        ("a.py", "x = f()  # pylint: disable=x\n", "x = f()  # pylint: disable=y\n"),
+        ("a.py", "x = f()  # type: ignore[a, b]\n", "x = f()  # type: ignore[a, c]\n"),  # one of two
+        ("a.py", "x = f()  # nosec B602\n", "x = f()  # nosec B603\n"),
+        ("a.js", "eval(x); // eslint-disable-line a\n", "eval(x); // eslint-disable-line b\n"),
+        ("a.ts", "// eslint-disable-next-line a\nx()\n", "// eslint-disable-next-line b\nx()\n"),
+        ("a.go", "x := f() //nolint:errcheck\n", "x := f() //nolint:gosec\n"),
+    ],
+)
+def test_a_kept_marker_whose_codes_the_change_replaces_is_added(
+    repo: GitRepo, path: str, base: str, head: str
+) -> None:
+    """A same-kind marker on the rewritten line silences what it names: a code the base's did not
+    name is something the change newly silences."""
+    found = _suppressions(repo, {path: head}, {path: base})
+    assert [line for _, line, _ in where(found)] == [1]
+
+
+def test_markers_swapped_between_two_rewritten_lines_are_kept(repo: GitRepo) -> None:
+    base = "x = f()  # noqa: E501\ny = g()  # noqa: F401\n"
+    head = "y = g()  # noqa: F401\nx = f()  # noqa: E501\n"
+    assert _suppressions(repo, {"a.py": head}, {"a.py": base}) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "base", "head"),
+    [
         ("a.py", "x = f()  # noqa\n", "x = f()  # noqa: E501\n"),  # narrowed
+        ("a.py", "x = f()  # type: ignore\n", "x = f()  # type: ignore[b]\n"),  # narrowed
+        ("a.py", "x = f()  # pylint: disable=x,y\n", "x = f()  # pylint: disable=y\n"),  # narrowed
+        ("a.js", "eval(x); // eslint-disable-line a, b\n", "eval(y); // eslint-disable-line a\n"),
         ("a.py", "x = f()  # noqa: E501,F401\n", "x = g()  # noqa: F401, E501\n"),  # reordered
         ("a.py", "x = f()  # noqa: E501, F401\n", "x = f()  # noqa: F401\n"),
         ("a.py", "x = f()  # type: ignore[a, b]\n", "x = f()  # type: ignore[b]\n"),

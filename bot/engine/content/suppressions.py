@@ -13,7 +13,8 @@ on its removed or context lines is the patch's text, one on a line it adds (`+`)
 
 A marker on an added line counts only when no marker of the same id on a removed line of the file
 accounts for it (`_unpaired`): a change that edits a line and keeps its `# noqa`, or moves the line,
-adds nothing; one that removes one marker and adds two adds one.
+adds nothing; one that removes one marker and adds two adds one; one that keeps the marker but
+names another code in it (`# noqa: E501` made `# noqa: F401`) adds what it newly silences.
 """
 
 from __future__ import annotations
@@ -430,17 +431,17 @@ def _codes(use: _Use) -> frozenset[str] | None:
 
 
 def _silences_more(added: _Use, removed: _Use) -> bool:
-    """Whether the added marker silences what the removed one did and more (`# noqa: E501` made
-    `# noqa`, or given `F401` too). One whose codes were replaced (`ignore[no-any-return]` by
-    `ignore[arg-type]` on a rewritten line) is the same marker kept: the code it names follows the
-    code it sits on."""
+    """Whether the added marker silences something the removed one did not: every code (`# noqa:
+    E501` made `# noqa`), a code given too (`F401` beside it), or a code in place of one
+    (`ignore[no-any-return]` made `ignore[arg-type]`: another error is silenced now). One that
+    names the same codes or fewer silences nothing new."""
     if added.marker not in _CODED:
         return False
     kept = _codes(removed)
     if kept is None:
         return False
     now = _codes(added)
-    return now is None or now > kept
+    return now is None or not now <= kept
 
 
 class _Pool:
