@@ -294,7 +294,7 @@ def _functions(code: CodeType, names: list[str], *, outside: bool) -> int:
 def decides(text: str) -> bool:
     """Whether a keyword that can add complexity appears in `text`: where none does, every unit in it
     has complexity 0 (a node's text is part of it, and ends where a token ends)."""
-    return _DECISIONS.search(text.encode("utf-8")) is not None
+    return _DECISIONS.search(text.encode("utf-8", "surrogatepass")) is not None
 
 
 def labelled(units: Iterable[Unit]) -> tuple[FunctionComplexity, ...]:

@@ -189,6 +189,16 @@ class Hunk:
     def removed(self) -> int:
         return sum(run.size for run in self._runs if run.kind is LineKind.REMOVED)
 
+    def head_start(self, count: int) -> list[str]:
+        """The first `count` (or fewer) lines of the hunk's head side: its context and added lines."""
+        lines: list[str] = []
+        for run in self._runs:
+            if run.kind is not LineKind.REMOVED:
+                lines += run.texts()[: count - len(lines)]
+                if len(lines) == count:
+                    break
+        return lines
+
     def added_text(self) -> tuple[str, Sequence[int]]:
         """The added lines joined by line feeds, and the head number of each (a range when the hunk
         only adds), without building a DiffLine."""
@@ -344,12 +354,13 @@ def parse_diff(data: bytes | str) -> Diff:
     starts = _header_starts(data)
     if starts:
         return Diff(tuple(_parse_git_blocks(data, starts)))
-    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
-    return Diff(tuple(_parse_plain(_split_lines(text))))
+    return Diff(tuple(_parse_plain(_split_lines(_decoded(data)))))
 
 
 def _decoded(data: bytes | str) -> str:
-    return data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+    """Diff bytes as text, losslessly: a byte that is not part of valid UTF-8 is kept as a surrogate
+    escape, so a Python file's declared codec later reads the file's own bytes (sourcetext.py)."""
+    return data.decode("utf-8", errors="surrogateescape") if isinstance(data, bytes) else data
 
 
 def _parse_git_blocks(data: bytes | str, starts: list[int]) -> Iterator[FileDiff]:

@@ -14,6 +14,13 @@ when the first is blank or a comment, as CPython reads it); Python then decodes 
 codec, so `+AGUAdgBhAGw-(x)` under `coding: utf-7` is `eval(x)`. `declared_encoding` finds the
 declaration as CPython's tokenizer does (its name normalized as CPython does: `utf-8-unix` is
 UTF-8), and `read_lines`/`read_text` give the text Python runs.
+
+That codec must see the file's own bytes. The diff and the files' texts are decoded with
+surrogateescape (diff.py, gather): a byte that is not part of valid UTF-8 is kept as the lone
+surrogate U+DC80 + byte, so encoding the text again gives every byte back. Shift_JIS writes `表`
+as 0x95 0x5C: a reading that lost the 0x95 would see a backslash escape the quote that closes the
+string (and the code after it as string, or a string as code). Without such a codec the readers
+see each of those bytes as U+FFFD, as the text is shown (Python refuses such a file anyway).
 """
 
 from __future__ import annotations
@@ -69,6 +76,8 @@ _COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.ASCII)
 _BLANK = re.compile(r"[ \t\f]*(?:#|$)")
 _LINE_END = re.compile(r"(\r\n|\r|\n)")
 _UTF8 = frozenset({"utf-8", "ascii"})
+# surrogateescape's stand-ins for the bytes 0x80-0xFF that are not part of valid UTF-8.
+_ESCAPED_BYTES = re.compile("[\udc80-\udcff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,23 +134,37 @@ def _codec_of(declared: Declared | None) -> str | None:
     return None if declared is None or declared.utf8 else declared.codec
 
 
+def shown(text: str) -> str:
+    """`text` with each byte kept that is not UTF-8 (a surrogate escape) as U+FFFD."""
+    if text.isascii() or _ESCAPED_BYTES.search(text) is None:
+        return text
+    return _ESCAPED_BYTES.sub("\ufffd", text)
+
+
+def _file_bytes(text: str) -> bytes:
+    """The bytes `text` was decoded from (surrogateescape). Text given as text rather than decoded
+    from bytes may hold another lone surrogate, which no byte stands for: kept as its own code."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
+
+
 def read_lines(
     lines: Sequence[str], numbers: Sequence[int], language: str, declared: Declared | None = None
 ) -> tuple[str, Sequence[int]]:
     """Diff lines (numbered `numbers`) as `language` reads them (`language_lines`), decoded first
     under `declared`; a line decoding holds a line feed (`+AAo-` in UTF-7) is more than one line."""
     codec = _codec_of(declared)
-    if codec is not None:
-        # The text was decoded from the file's bytes as UTF-8, so encoding it again gives those
-        # bytes back wherever they were valid UTF-8 (always, for the ASCII UTF-7 is written in).
-        decoded: list[str] = []
-        decoded_numbers: list[int] = []
-        for line, number in zip(lines, numbers, strict=True):
-            pieces = line.encode("utf-8", "surrogatepass").decode(codec, "replace").split("\n")
-            decoded.extend(pieces)
-            decoded_numbers.extend([number] * len(pieces))
-        lines, numbers = decoded, decoded_numbers
-    return language_lines(lines, numbers, language)
+    if codec is None:
+        return language_lines([shown(line) for line in lines], numbers, language)
+    decoded: list[str] = []
+    decoded_numbers: list[int] = []
+    for line, number in zip(lines, numbers, strict=True):
+        pieces = _file_bytes(line).decode(codec, "replace").split("\n")
+        decoded.extend(pieces)
+        decoded_numbers.extend([number] * len(pieces))
+    return language_lines(decoded, decoded_numbers, language)
 
 
 def read_joined(
@@ -149,7 +172,7 @@ def read_joined(
 ) -> tuple[str, Sequence[int]]:
     """`read_lines` of diff lines given joined by line feeds (`text`): most often the text itself."""
     if _codec_of(declared) is None and not has_breaks(text, language):
-        return text, numbers
+        return shown(text), numbers
     return read_lines(text.split("\n"), numbers, language, declared)
 
 
@@ -157,7 +180,7 @@ def read_text(text: str, language: str, declared: Declared | None = None) -> tup
     """A whole file's text as `language` reads it, and the diff line number of each of its lines
     (None when they are the diff's own)."""
     if _codec_of(declared) is None and not has_breaks(text, language):
-        return text, None
+        return shown(text), None
     lines = text.split("\n")
     read, numbers = read_lines(lines, range(1, len(lines) + 1), language, declared)
     return read, numbers

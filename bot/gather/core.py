@@ -89,10 +89,11 @@ class Request:
 
 
 def decode_text(data: bytes | None) -> str | None:
-    """Text the engine reads, or None for what it cannot: absent, binary, or too large."""
+    """Text the engine reads, or None for what it cannot: absent, binary, or too large. Decoded
+    losslessly, as the diff is (diff.py): a byte that is not UTF-8 is kept as a surrogate escape."""
     if data is None or len(data) > MAX_TEXT_BYTES or b"\0" in data[:_BINARY_PROBE]:
         return None
-    return data.decode("utf-8", "replace")
+    return data.decode("utf-8", "surrogateescape")
 
 
 def base_manifest(source: Source, revisions: Revisions, request: Request) -> LoadedManifest:

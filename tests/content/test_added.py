@@ -79,11 +79,22 @@ def test_a_modified_extensionless_file_reads_its_first_line_from_the_hunk(repo: 
     assert file.kind is Kind.SHELL
 
 
-def test_an_extensionless_file_whose_first_line_is_not_added_is_read_as_shell(repo: GitRepo) -> None:
+def test_an_extensionless_file_whose_first_line_the_diff_does_not_show_is_read_as_shell(
+    repo: GitRepo,
+) -> None:
     """Without its `#!` line, an extensionless file is what a shell would run it as."""
-    change = change_of(repo, {"run": "#!/usr/bin/perl\necho hi\n"}, {"run": "#!/usr/bin/perl\n"}, texts=False)
+    base = "#!/usr/bin/perl\n" + "".join(f"print {i};\n" for i in range(10))
+    change = change_of(repo, {"run": base + "echo hi\n"}, {"run": base}, texts=False)
     [file] = added_files(change)
     assert file.kind is Kind.SHELL
+
+
+def test_a_first_line_the_change_keeps_is_read_from_the_hunk(repo: GitRepo) -> None:
+    """A hunk that starts the file shows its first lines as context: the `#!` line, as the file's
+    text would (the same kind with and without texts)."""
+    head, base = {"run": "#!/usr/bin/perl\necho hi\n"}, {"run": "#!/usr/bin/perl\n"}
+    [file] = added_files(change_of(repo, head, base, texts=False))
+    assert file.kind is Kind.OTHER
 
 
 def test_texts_win_over_the_diff(repo: GitRepo) -> None:

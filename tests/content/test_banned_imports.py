@@ -312,3 +312,10 @@ def test_an_importer_bound_to_a_name_before_the_change_counts_where_it_is_called
     head = {"src/a.py": f"{spoiler}{binding}\nr = m('requests')\n"}
     line = (spoiler + binding).count("\n") + 2
     assert where(_imports(repo, head, base)) == [("src/a.py", line, "requests")]
+
+
+def test_a_lone_surrogate_a_declared_codec_decodes_is_read_as_any_text(repo: GitRepo) -> None:
+    """`unicode_escape` turns `\\udc80` into a lone surrogate, which UTF-8 cannot encode: the text
+    is still read."""
+    source = b'# coding: unicode_escape\nimport requests\nx = "\\udc80"\n'
+    assert where(_imports(repo, {"a.py": source})) == [("a.py", 2, "requests")]

@@ -196,3 +196,58 @@ def test_a_form_feed_and_other_splitlines_breaks_end_no_python_comment(repo: Git
     source = f"x = 1  # note{separator}eval(y)\n"
     assert len(ast.parse(source).body) == 1  # the assignment alone: eval(y) is the comment's
     assert _dangerous(repo, {"a.py": source}) == []
+
+
+# A legacy encoding's bytes reach the declared codec as they are: Shift_JIS writes 表, ソ, 能 and 十
+# with 0x5C (a backslash in ASCII) as their second byte, so a reading that lost the first byte would
+# see a backslash escape the quote that ends the string.
+_SJIS_BASE = {"legacy.py": "# -*- coding: shift_jis -*-\nx = 1\n"}
+
+
+def _sjis(*lines: str) -> dict[str, str | bytes]:
+    return {"legacy.py": ("# -*- coding: shift_jis -*-\nx = 1\n" + "".join(lines)).encode("shift_jis")}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        's = "表"; eval(y)  # "\n',
+        "s = 'ソ'; eval(y)  # '\n",
+        's = """能"""; eval(y)  # """\n',
+        's = f"{a}十"; eval(y)  # "\n',
+        'call("予", eval(y))  # "\n',
+    ],
+)
+@pytest.mark.parametrize("texts", [True, False])
+def test_a_second_byte_that_is_a_backslash_ends_no_string(repo: GitRepo, line: str, texts: bool) -> None:
+    found = _dangerous(repo, _sjis(line), _SJIS_BASE, texts=texts)
+    assert where(found) == [("legacy.py", 3, "python-eval")]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        's = "表" + "eval(y)"  # "\n',
+        "s = 'ソ' + 'eval(y)'  # '\n",
+        's = ["能", "eval(y)", ""]\n',
+    ],
+)
+@pytest.mark.parametrize("texts", [True, False])
+def test_a_second_byte_that_is_a_backslash_opens_no_code(repo: GitRepo, line: str, texts: bool) -> None:
+    assert _dangerous(repo, _sjis(line), _SJIS_BASE, texts=texts) == []
+
+
+@pytest.mark.parametrize("texts", [True, False])
+def test_a_new_shift_jis_file_is_reported_and_read_with_its_codec(repo: GitRepo, texts: bool) -> None:
+    source = '# -*- coding: shift_jis -*-\ns = "表"; eval(y)  # "\nt = "ソ" + "eval(z)"  # "\n'
+    found = _dangerous(repo, {"new.py": source.encode("shift_jis")}, texts=texts)
+    assert where(found) == [("new.py", 1, "python-source-encoding"), ("new.py", 2, "python-eval")]
+
+
+@pytest.mark.parametrize("texts", [True, False])
+def test_bytes_that_are_not_utf8_read_as_before_without_a_declaration(repo: GitRepo, texts: bool) -> None:
+    """Without a declaration Python reads UTF-8 (a byte that is not is a syntax error): the scan
+    reads each such byte as U+FFFD, as the text is shown."""
+    source = b'import os\ns = "\x95\xfe"; os.system(y)\nt = "\xe3\x81"; eval(z)\n'
+    found = _dangerous(repo, {"plain.py": source}, texts=texts)
+    assert where(found) == [("plain.py", 2, "python-os-system"), ("plain.py", 3, "python-eval")]

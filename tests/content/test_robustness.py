@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from bot.engine.change import Change
 from bot.engine.findings import Violation
+from bot.engine.receipt import canonical_bytes
 from bot.engine.rules import content_violations
-from tests.content.helpers import change_of, checksummed, manifest, where
-from tests.gitrepo import GitRepo
+from tests.content.helpers import change_of, checksummed, commit_change, manifest, where
+from tests.gitrepo import GitRepo, check
 
 TOKEN = checksummed("ghp", "q7Zt2LmW9xK4pR8vN3bC6yF1hJ5sD0")
 
@@ -76,3 +77,26 @@ def test_a_pattern_that_explodes_backtracking_engines(repo: GitRepo) -> None:
     hostile = "a" * 200_000 + "!\n" + "x" * 200_000 + "\n" + "a" * 30 + "\n"
     found = _found(change_of(repo, {"input.txt": hostile}), policy)
     assert where(found) == [("input.txt", 3, "nested")]
+
+
+def test_bytes_that_are_not_utf8_pass_through_every_rule_of_a_check(repo: GitRepo) -> None:
+    """The diff and the files' texts keep such bytes (surrogate escapes, for a declared codec to
+    read): a whole check, with the change's size, complexity and references measured from them,
+    still writes a receipt that encodes."""
+    body = "".join(f"def f{i}(x):\n    if x:\n        return {i}\n    return -1\n\n" for i in range(3))
+    base = {
+        "legacy.py": ("# -*- coding: shift_jis -*-\n" + body).encode("shift_jis"),
+        "latin1.py": b"# caf\xe9\n" + body.encode(),
+        "tool.sh": b"echo caf\xe9\n",
+        "page.js": b"// caf\xe9\nfunction g(x) { return x; }\n",
+    }
+    head = {
+        "legacy.py": ("# -*- coding: shift_jis -*-\n" + body + 's = "表"  # 能\n').encode("shift_jis"),
+        "latin1.py": b"# caf\xe9 \xff\n" + body.encode() + b"def h(y):\n    return '\xe9' if y else f0(y)\n",
+        "tool.sh": b"echo caf\xe9 \xfe\n",
+        "page.js": b"// caf\xe9\nfunction g(x) { return '\xff' + x; }\n",
+        "new.py": b"import legacy\nlegacy.f1(b'\xff')\n",
+    }
+    commit_change(repo, head, base)
+    receipt = check(repo, base="main", head="pr")
+    assert canonical_bytes(receipt.as_json())

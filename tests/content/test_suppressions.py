@@ -188,6 +188,7 @@ def test_every_marker_is_documented_by_an_id_the_readme_lists() -> None:
         "noqa", "type-ignore", "pylint-disable", "nosec", "nosemgrep", "gitleaks-allow",
         "pragma-allowlist-secret", "eslint-disable", "ts-ignore", "pragma-no-cover", "pytest-skip",
         "pytest-xfail", "unittest-skip", "unittest-xfail", "js-skip", "js-xfail", "js-only", "lint-ignore",
+        "go-skip", "rust-ignore", "junit-skip", "rspec-skip",
     }  # fmt: skip
     assert set(SKIPS.values()) <= ids
     readme = (Path(__file__).parents[2] / "README.md").read_text()
@@ -600,7 +601,39 @@ def test_a_kept_marker_that_silences_more_is_added(repo: GitRepo, path: str, bas
 @pytest.mark.parametrize(
     ("path", "base", "head"),
     [
+        ("a.py", "x = f()  # type: ignore[a]\n", "x = f()  # type: ignore[b]\n"),
+        ("a.py", "x = f()  # noqa: E501\n", "x = f()  # noqa: F401\n"),
+        ("a.py", "x = f()  # noqa: E501\n", "y = g(x)  # noqa: F401\n"),  # the line rewritten too
+        ("a.py", "x = f()  # pylint: disable=x\n", "x = f()  # pylint: disable=y\n"),
+        ("a.py", "x = f()  # type: ignore[a, b]\n", "x = f()  # type: ignore[a, c]\n"),  # one of two
+        ("a.py", "x = f()  # nosec B602\n", "x = f()  # nosec B603\n"),
+        ("a.js", "eval(x); // eslint-disable-line a\n", "eval(x); // eslint-disable-line b\n"),
+        ("a.ts", "// eslint-disable-next-line a\nx()\n", "// eslint-disable-next-line b\nx()\n"),
+        ("a.go", "x := f() //nolint:errcheck\n", "x := f() //nolint:gosec\n"),
+    ],
+)
+def test_a_kept_marker_whose_codes_the_change_replaces_is_added(
+    repo: GitRepo, path: str, base: str, head: str
+) -> None:
+    """A same-kind marker on the rewritten line silences what it names: a code the base's did not
+    name is something the change newly silences."""
+    found = _suppressions(repo, {path: head}, {path: base})
+    assert [line for _, line, _ in where(found)] == [1]
+
+
+def test_markers_swapped_between_two_rewritten_lines_are_kept(repo: GitRepo) -> None:
+    base = "x = f()  # noqa: E501\ny = g()  # noqa: F401\n"
+    head = "y = g()  # noqa: F401\nx = f()  # noqa: E501\n"
+    assert _suppressions(repo, {"a.py": head}, {"a.py": base}) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "base", "head"),
+    [
         ("a.py", "x = f()  # noqa\n", "x = f()  # noqa: E501\n"),  # narrowed
+        ("a.py", "x = f()  # type: ignore\n", "x = f()  # type: ignore[b]\n"),  # narrowed
+        ("a.py", "x = f()  # pylint: disable=x,y\n", "x = f()  # pylint: disable=y\n"),  # narrowed
+        ("a.js", "eval(x); // eslint-disable-line a, b\n", "eval(y); // eslint-disable-line a\n"),
         ("a.py", "x = f()  # noqa: E501,F401\n", "x = g()  # noqa: F401, E501\n"),  # reordered
         ("a.py", "x = f()  # noqa: E501, F401\n", "x = f()  # noqa: F401\n"),
         ("a.py", "x = f()  # type: ignore[a, b]\n", "x = f()  # type: ignore[b]\n"),
@@ -705,3 +738,81 @@ def test_a_skip_is_not_guessed_from_a_name_held_in_a_variable_or_an_attribute(re
         "def test_b(): pass\n"
     )
     assert where(scan(RULE, change_of(repo, {"test_a.py": source}))) == [("test_a.py", 6, "pytest-skip")]
+
+
+def test_a_kept_marker_of_a_shift_jis_file_is_read_on_both_sides_with_its_codec(repo: GitRepo) -> None:
+    """The removed line is read as the added one is: `表` (0x95 0x5C) is one character on both."""
+    declaration, moved = "# -*- coding: shift_jis -*-\n", 'x = f("表")  # noqa: E501\n'
+    filler = "".join(f"k{i} = {i}\n" for i in range(10))
+    base = (declaration + moved + filler).encode("shift_jis")
+    head = (declaration + filler + moved).encode("shift_jis")  # moved to another hunk
+    assert _suppressions(repo, {"a.py": head}, {"a.py": base}) == []
+
+
+# Skips of other languages' test frameworks, in those languages' test files.
+@pytest.mark.parametrize(
+    ("path", "line", "marker_id", "written"),
+    [
+        ("pkg/io_test.go", '\tt.Skip("flaky on CI")', "go-skip", "t.Skip"),
+        ("pkg/io_test.go", '\tt.Skipf("needs %s", tool)', "go-skip", "t.Skipf"),
+        ("pkg/io_test.go", "\tif testing.Short() { t.SkipNow() }", "go-skip", "t.SkipNow"),
+        ("pkg/io_test.go", '\tb.Skip("slow")', "go-skip", "b.Skip"),
+        ("pkg/io_test.go", '\ts.T().Skip("later")', "go-skip", ".T().Skip"),
+        ("src/lib.rs", "#[ignore]", "rust-ignore", "#[ignore]"),
+        ("tests/api.rs", '    #[ignore = "needs a network"]', "rust-ignore", "#[ignore"),
+        ("src/test/java/a/ApiTest.java", "    @Disabled", "junit-skip", "@Disabled"),
+        ("src/test/java/a/ApiTest.java", '  @Disabled("broken")', "junit-skip", "@Disabled"),
+        ("ApiTests.java", "@Ignore", "junit-skip", "@Ignore"),
+        ("app/src/androidTest/kotlin/LoginTest.kt", '    @Ignore("flaky")', "junit-skip", "@Ignore"),
+        ("src/test/kotlin/a/Api.kt", "@DisabledOnOs(OS.WINDOWS)", "junit-skip", "@DisabledOnOs"),
+        ("spec/models/user_spec.rb", "  xit 'saves' do", "rspec-skip", "xit"),
+        ("spec/models/user_spec.rb", "xdescribe User do", "rspec-skip", "xdescribe"),
+        ("spec/models/user_spec.rb", "  xcontext 'when admin' do", "rspec-skip", "xcontext"),
+        ("spec/models/user_spec.rb", "    skip 'until the API is back'", "rspec-skip", "skip"),
+        ("spec/models/user_spec.rb", "    skip", "rspec-skip", "skip"),
+        ("spec/models/user_spec.rb", '    pending("a bug in rails")', "rspec-skip", "pending"),
+        ("spec/models/user_spec.rb", "    pending 'slow'", "rspec-skip", "pending"),
+    ],
+)
+def test_other_languages_test_skips_fire(
+    repo: GitRepo, path: str, line: str, marker_id: str, written: str
+) -> None:
+    found = _suppressions(repo, {path: f"first\n{line}\n"})
+    assert where(found) == [(path, 2, marker_id)]
+    assert found[0].message.startswith(f"Adds `{written}`, which silences a test")
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("pkg/reader.go", "func (r *Reader) Skip(n int) error { return r.Skip(n) }"),
+        ("pkg/reader.go", '\tt.Skip("not a test file")'),
+        ("pkg/io_test.go", "\tr.Skip(4)"),
+        ("pkg/io_test.go", "\t// t.Skip() while the server is down"),
+        ("pkg/io_test.go", '\tmsg := "t.Skip(x)"'),
+        ("pkg/io_test.go", "\tit.Skip(1)"),
+        ("src/lib.rs", "// #[ignore]"),
+        ("src/lib.rs", "#[cfg(test)]"),
+        ("src/lib.rs", 'let s = "#[ignore]";'),
+        ("src/main/java/a/Entity.java", "    @Ignore"),  # Android Room: a field left out, no test
+        ("src/test/java/a/ApiTest.java", "    // @Disabled until the fix"),
+        ("src/test/java/a/ApiTest.java", "    @IgnoreJRERequirement"),
+        ("src/test/java/a/ApiTest.java", "    @Test"),
+        ("lib/user.rb", "  skip 'x'"),
+        ("spec/models/user_spec.rb", "  skip_before_action :auth"),
+        ("spec/models/user_spec.rb", "  pending_jobs = queue.size"),
+        ("spec/models/user_spec.rb", "  skip = true"),
+        ("spec/models/user_spec.rb", "  # xit 'later' do"),
+        ("spec/models/user_spec.rb", "  it 'skips' do; user.skip; end"),
+        ("spec/models/user_spec.rb", "  expect(order).to be_pending"),
+    ],
+)
+def test_other_languages_test_skip_near_misses_stay_quiet(repo: GitRepo, path: str, line: str) -> None:
+    assert _suppressions(repo, {path: f"{line}\n"}) == []
+
+
+def test_a_test_skip_of_another_language_the_change_kept_is_not_added(repo: GitRepo) -> None:
+    base = 'func TestA(t *testing.T) {\n\tt.Skip("flaky")\n}\n'
+    head = 'func TestA(t *testing.T) {\n\tt.Skip("flaky on arm")\n}\n\nfunc TestB(t *testing.T) {\n\tt.SkipNow()\n}\n'
+    found = _suppressions(repo, {"a_test.go": head}, {"a_test.go": base})
+    assert where(found) == [("a_test.go", 6, "go-skip")]

@@ -56,8 +56,8 @@ _FLASK_HEAD = '''class Request(RequestBase):
         return current_app.config["MAX_FORM_PARTS"]  # type: ignore[no-any-return]
 '''
 
-# urllib3/urllib3@901dafbae7:src/urllib3/contrib/pyopenssl.py — the same line keeps its ignore
-# with another code; the ignore on `set_passwd_cb` is new
+# urllib3/urllib3@901dafbae7:src/urllib3/contrib/pyopenssl.py — the ignore on `set_passwd_cb` is
+# new; the same line keeps its ignore with another code, which silences an error the base's did not
 _URLLIB3_BASE = """            if password is not None:
                 if not isinstance(password, bytes):
                     password = password.encode("utf-8")  # type: ignore[assignment]
@@ -100,7 +100,7 @@ def user_runtime_dir(self) -> str:
     ("path", "base", "head", "expected"),
     [
         ("src/flask/wrappers.py", _FLASK_BASE, _FLASK_HEAD, [14, 19]),
-        ("src/urllib3/contrib/pyopenssl.py", _URLLIB3_BASE, _URLLIB3_HEAD, [4]),
+        ("src/urllib3/contrib/pyopenssl.py", _URLLIB3_BASE, _URLLIB3_HEAD, [4, 11]),
         ("src/pip/_vendor/platformdirs/unix.py", _PIP_BASE, _PIP_HEAD, [5]),
     ],
 )

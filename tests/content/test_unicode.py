@@ -473,3 +473,77 @@ def test_a_directional_mark_in_right_to_left_text_is_writing(repo: GitRepo, text
 )
 def test_a_directional_mark_in_left_to_right_code_fires(repo: GitRepo, text: str) -> None:
     assert len(_invisible(repo, {"a.py": f"{text}\n"})) == 1
+
+
+# Greek in scientific code: a word part of its own, joined to Latin ones by `_`, digits or a change
+# of case, is notation; a look-alike letter inside a Latin word part is a disguise.
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("a.py", "\u03b1_max = 0.5"),  # α_max
+        ("a.py", "\u0394t = t1 - t0"),  # Δt
+        ("a.py", "\u03c32 = var(x)"),  # σ2
+        ("a.py", "dt_\u03b1 = \u03c1_air * \u03bd_max"),  # lone look-alike Greek letters: ρ, ν, α
+        ("a.py", "\u03b8_0hat = \u03ba_B * T"),
+        ("a.py", "x_\u03bc1 = 2"),
+        ("a.js", "const \u03b1Max = 1, \u03c3_y = 2;"),  # a change of case ends a word part
+        ("a.go", "\u03b1_min := 0.1"),
+        ("a.py", "\u043f\u0440\u0438\u0432\u0435\u0442_user = 1"),  # a Russian word that passes for none
+    ],
+)
+def test_greek_word_parts_beside_latin_ones_stay_quiet(repo: GitRepo, path: str, text: str) -> None:
+    assert _invisible(repo, {path: f"{text}\n"}) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "letter"),
+    [
+        ("a.py", "p\u0430ssword = 1", "U+0430 CYRILLIC SMALL LETTER A"),  # pаssword
+        ("a.py", "\u03bf\u03c1en = 1", "U+03BF GREEK SMALL LETTER OMICRON"),  # ορen
+        ("a.py", "is_\u03bf\u03c1en = 1", "U+03BF GREEK SMALL LETTER OMICRON"),
+        ("a.py", "x2\u03bf\u03c1en = 1", "U+03BF GREEK SMALL LETTER OMICRON"),  # after a digit
+        ("a.py", "get_\u0435\u0445\u0435\u0441 = 1", "U+0435 CYRILLIC SMALL LETTER IE"),  # a whole part: exec
+        ("a.py", "max_\u03b1\u03ba = 1", "U+03B1 GREEK SMALL LETTER ALPHA"),  # two letters: ak
+        ("a.js", "const user\u0410dmin = 1;", "U+0410 CYRILLIC CAPITAL LETTER A"),
+        ("a.js", "const get\u0391pi = 1;", "U+0391 GREEK CAPITAL LETTER ALPHA"),
+        ("a.go", "var t\u03bfken_\u03b1 = 1", "U+03BF GREEK SMALL LETTER OMICRON"),
+        ("a.py", "hel_\u0585 = 1", "U+0585 ARMENIAN SMALL LETTER OH"),  # Armenian: judged beside Latin
+    ],
+)
+def test_a_look_alike_letter_inside_a_latin_word_part_still_fires(
+    repo: GitRepo, path: str, text: str, letter: str
+) -> None:
+    found = _invisible(repo, {path: f"{text}\n"})
+    assert where(found) == [(path, 1, "mixed-script")]
+    assert letter in found[0].message
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "echo \u0441\u0430\u0445\u0430\u0440",  # echo сахар: a Russian word, every letter a look-alike
+        "printf '%s\\n' \u0441\u0430\u0445\u0430\u0440 \u0433\u043e\u0442\u043e\u0432\u043e",
+        "echo \u0441\u0430\u0445\u0430\u0440 | tee -a \u0440\u0435\u0446\u0435\u043f\u0442",
+        "git commit -m \u0441\u0430\u0445\u0430\u0440",
+    ],
+)
+def test_a_whole_word_argument_in_shell_is_text_not_a_name(repo: GitRepo, text: str) -> None:
+    assert _invisible(repo, {"run.sh": f"{text}\n"}) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\u0435\u0445\u0435\u0441 /bin/sh",  # ехес in a command's place reads as exec
+        "cd /tmp; \u0435\u0445\u0435\u0441 sh",
+        "if \u0435\u0445\u0435\u0441 sh; then :; fi",
+        "\u0441\u0430\u0445\u0430\u0440() { rm -rf /; }",
+        "function \u0441\u0430\u0445\u0430\u0440 { :; }",
+        "\u0441\u0430\u0445\u0430\u0440=1",
+        "echo $\u0441\u0430\u0445\u0430\u0440 ${\u0441\u0430\u0445\u0430\u0440}",
+        "x=$(\u0435\u0445\u0435\u0441 sh)",
+    ],
+)
+def test_a_whole_word_name_in_shell_still_fires(repo: GitRepo, text: str) -> None:
+    found = _invisible(repo, {"run.sh": f"{text}\n"})
+    assert {i for _, _, i in where(found)} == {"lookalike-script"}

@@ -108,3 +108,22 @@ def test_hunks_compare_by_their_lines() -> None:
         "Hunk(old_start=1, old_len=1, new_start=1, new_len=1, "
         "lines=(DiffLine(kind=<LineKind.CONTEXT: ' '>, text='', old_no=1, new_no=1, no_newline=False),))"
     )
+
+
+@pytest.mark.parametrize(
+    ("body", "count", "expected"),
+    [
+        (["-old", "+new", " kept", "+more"], 2, ["new", "kept"]),  # removed lines are not the head's
+        ([" a", " b", " c"], 2, ["a", "b"]),
+        (["-gone", "+only"], 2, ["only"]),  # fewer head lines than asked for
+        (["-gone"], 2, []),
+    ],
+)
+def test_a_hunks_head_start_is_its_first_context_and_added_lines(
+    body: list[str], count: int, expected: list[str]
+) -> None:
+    old = sum(1 for line in body if line[0] in " -")
+    new = sum(1 for line in body if line[0] in " +")
+    text = "\n".join(["--- a/f", "+++ b/f", f"@@ -1,{old} +{1 if new else 0},{new} @@", *body]) + "\n"
+    [hunk] = parse_diff(text).files[0].hunks
+    assert hunk.head_start(count) == expected

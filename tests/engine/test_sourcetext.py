@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from bot.engine.sourcetext import declared_encoding, language_lines
+from bot.engine.sourcetext import declared_encoding, language_lines, read_lines, read_text, shown
 
 
 def test_declared_encoding_reads_the_first_two_lines_as_python_does() -> None:
@@ -19,3 +19,24 @@ def test_language_lines_map_every_line_back_to_its_diff_line() -> None:
     assert list(numbers) == [1, 1, 2, 2, 2]
     same = range(1, 3)
     assert language_lines(["a\rb", "c"], same, "shell") == ("a\rb\nc", same)
+
+
+def test_bytes_kept_as_surrogate_escapes_reach_the_declared_codec() -> None:
+    data = '# coding: shift_jis\ns = "表"\n'.encode("shift_jis")
+    text = data.decode("utf-8", "surrogateescape")
+    declared = declared_encoding(text)
+    assert read_text(text, "python", declared)[0] == '# coding: shift_jis\ns = "表"\n'
+    assert read_text(text, "python")[0] == '# coding: shift_jis\ns = "\ufffd\\"\n'
+
+
+def test_a_lone_surrogate_given_as_text_stands_for_no_byte_of_the_file() -> None:
+    """Text given as text (not decoded from bytes) may hold a surrogate no byte stands for: the
+    codec reads its own code, which no text encoding decodes."""
+    declared = declared_encoding("# coding: utf-7\n")
+    assert read_lines(["x = '\ud800' +AGE-"], [2], "python", declared)[0] == "x = '\ufffd\ufffd\ufffd' a"
+
+
+def test_shown_text_is_the_text_itself_unless_a_byte_is_not_utf8() -> None:
+    assert shown("plain ascii") == "plain ascii"
+    assert shown("naïve 表") == "naïve 表"
+    assert shown(b"a\x95b\xff".decode("utf-8", "surrogateescape")) == "a\ufffdb\ufffd"

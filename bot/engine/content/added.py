@@ -148,12 +148,13 @@ def _head_text(change: Change, file: FileDiff, hunks: list[tuple[str, Sequence[i
     return None
 
 
-def _start(head: str | None, hunks: list[tuple[str, Sequence[int]]]) -> str | None:
-    """The file's first lines as far as known: its new text, or a hunk that starts the file."""
+def _start(head: str | None, file: FileDiff) -> str | None:
+    """The file's first lines as far as known: its new text, or a hunk that starts the file (its
+    context lines too: a declaration the change keeps still decides how the added lines read)."""
     if head is not None:
         return head[:4096]
-    if hunks and hunks[0][1][0] == 1:
-        return "\n".join(hunks[0][0].split("\n", 2)[:2])
+    if file.hunks and file.hunks[0].new_start == 1:
+        return "\n".join(file.hunks[0].head_start(2))
     return None
 
 
@@ -162,7 +163,7 @@ def _added_file(change: Change, file: FileDiff) -> AddedFile | None:
     if not hunks:
         return None
     raw_head = _head_text(change, file, hunks)
-    start = _start(raw_head, hunks)
+    start = _start(raw_head, file)
     kind = kind_of(file.path, None if start is None else start.split("\n", 1)[0])
     declared = declared_encoding(start) if kind is Kind.PYTHON and start is not None else None
     fragments = tuple(Fragment(*read_joined(text, numbers, kind, declared)) for text, numbers in hunks)

@@ -49,7 +49,11 @@ def _names(file: AddedFile, words: tuple[str, ...]) -> set[str]:
     found: set[str] = set()
     for fragment in file.fragments:
         data = fragment.data
-        text = data if data.isascii() else unicodedata.normalize("NFKC", fragment.text).encode()
+        text = (
+            data
+            if data.isascii()
+            else unicodedata.normalize("NFKC", fragment.text).encode("utf-8", "surrogatepass")
+        )
         found.update(w for w in words if w.encode() in text)
     return found
 

@@ -14,9 +14,11 @@ class LineScan:
     """Whether a position on a line is inside a comment or a string, read left to right once, so
     many matches on one long line cost one pass over it."""
 
-    def __init__(self, data: bytes, kind: Kind) -> None:
+    def __init__(self, data: bytes, kind: Kind, *, slash_comments: bool = False) -> None:
+        """`slash_comments`: the file's language comments as JavaScript does (`//`, `/* */`: Go,
+        Rust, Java, Kotlin), whatever its kind."""
         self.data = data
-        self.javascript = kind in (Kind.JAVASCRIPT, Kind.MARKUP)
+        self.javascript = slash_comments or kind in (Kind.JAVASCRIPT, Kind.MARKUP)
         self.marker = b"//" if self.javascript else b"#"
         self.line_start = -1
         self.seen = 0

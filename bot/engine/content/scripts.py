@@ -7,9 +7,13 @@ it. An identifier is read as Python reads it (NFKC: a fullwidth `ｐ` is `p`, th
 `μ`). Letters of any other script (Han, Arabic, Devanagari, …) pass for no Latin letter and are left
 out; so are marks and digits, which belong to every script.
 
-Greek beside Latin is how scientific code writes (`Δt`, `dθ`): it counts as mixed only when a Greek
-letter is one that passes for a Latin letter (`ο`, `Α`, `ρ` …), where every other pair of these
-scripts in one identifier does.
+An identifier is judged word part by word part (split at `_`, digits and a lower-case letter
+followed by an upper-case one), as a reader reads it: `α_max`, `σ2`, `ρAir` join a Greek part to
+Latin ones, which is notation, while `pаssword` or `ορen` puts a look-alike letter inside a Latin
+word, which is a disguise. A part mixes scripts when it holds letters of two of them, except Greek
+beside Latin that passes for no Latin letter (`Δt`, `dθ`: scientific code). A part written in
+Greek or Cyrillic beside parts in other scripts counts only when it passes for Latin itself
+(`get_ехес`); an Armenian, Cherokee, Coptic or Lisu part beside others always counts.
 
 An identifier in one script can pass for another name too, when each of its letters passes for a
 Latin one (a Cyrillic `а` beside a Latin `a`, a Cyrillic `ехес`): `passes_for_latin` says which.
@@ -34,6 +38,8 @@ _CYRILLIC_PASSES_FOR = dict(
 )
 _PASSES_FOR = {**_GREEK_PASSES_FOR, **_CYRILLIC_PASSES_FOR}
 _GREEK_LOOKALIKES = frozenset(_GREEK_PASSES_FOR)
+# Scripts with a table of the letters that pass for Latin ones; of the others any letter may.
+_TABULATED = frozenset({"LATIN", "GREEK", "CYRILLIC"})
 
 
 def script_of(char: str) -> str | None:
@@ -55,17 +61,42 @@ class Mixed:
     letters: tuple[str, ...]
 
 
+def word_parts(identifier: str) -> list[str]:
+    """The word parts of `identifier`: runs of letters (with their marks), split at anything else
+    (`_`, digits) and where a lower-case letter is followed by an upper-case one."""
+    parts: list[str] = []
+    part = ""
+    for char in identifier:
+        letter = char.isalpha() or unicodedata.category(char).startswith("M")
+        if letter and not (part and part[-1].islower() and char.isupper()):
+            part += char
+            continue
+        if part:
+            parts.append(part)
+        part = char if letter else ""
+    return [*parts, part] if part else parts
+
+
+def _part_is_mixed(part: str) -> bool:
+    """Whether a word part of an identifier that mixes scripts is a disguise (see above)."""
+    scripts = {script for script in map(script_of, part) if script is not None}
+    if len(scripts) > 1:
+        return scripts != {"LATIN", "GREEK"} or not _GREEK_LOOKALIKES.isdisjoint(part)
+    if not scripts or scripts <= {"LATIN"}:
+        return False
+    return not scripts <= _TABULATED or passes_for_latin(part) is not None
+
+
 def mixed_scripts(identifier: str) -> Mixed | None:
-    """Whether `identifier`, read as Python reads it, mixes confusable scripts."""
+    """Whether `identifier`, read as Python reads it, mixes confusable scripts within a word part
+    (see above)."""
     normalized = unicodedata.normalize("NFKC", identifier)
     first_letter: dict[str, str] = {}
     for char in normalized:
         script = script_of(char)
         if script is not None:
             first_letter.setdefault(script, char)
-    if len(first_letter) < 2:
-        return None
-    if first_letter.keys() == {"LATIN", "GREEK"} and _GREEK_LOOKALIKES.isdisjoint(normalized):
+    if len(first_letter) < 2 or not any(map(_part_is_mixed, word_parts(normalized))):
         return None
     scripts = sorted(first_letter, key=lambda s: s != "LATIN")  # stable: the rest keep their order
     return Mixed(tuple(scripts), tuple(first_letter[s] for s in scripts[1:]))

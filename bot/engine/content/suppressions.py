@@ -13,7 +13,8 @@ on its removed or context lines is the patch's text, one on a line it adds (`+`)
 
 A marker on an added line counts only when no marker of the same id on a removed line of the file
 accounts for it (`_unpaired`): a change that edits a line and keeps its `# noqa`, or moves the line,
-adds nothing; one that removes one marker and adds two adds one.
+adds nothing; one that removes one marker and adds two adds one; one that keeps the marker but
+names another code in it (`# noqa: E501` made `# noqa: F401`) adds what it newly silences.
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ class Marker:
     code: bool = False
     unread_in: frozenset[Kind] = frozenset()
     comment_only: bool = False  # its tools read it in a Python comment token only, never a string
+    files: str | None = None  # a regex a file's path must match for its tools to read the marker there
+    slash_comments: bool = False  # those files' language comments with `//` and `/* */`
 
 
 _TEST = "a test: it stops running (or its failure stops counting), which turns a red suite green"
@@ -69,6 +72,16 @@ _OTHER_LINTERS = (
     "Kotlin, C#, C and C++ compilers)"
 )
 _EXCUSED = "a test's failure: it stops counting, which turns a red suite green"
+# Test files of other languages, where their frameworks' skips are read: Go's `_test.go`, any Rust
+# file (`#[ignore]` means something on a `#[test]` only, which may sit in any module), JUnit's under a
+# test source set (`src/test/`, `src/androidTest/`, `tests/`) or named as a test, RSpec's `_spec.rb`.
+_GO_TESTS = r"_test\.go$"
+_RUST = r"\.rs$"
+_JVM_TESTS = (
+    r"(?:^|/)(?:src/\w*[Tt]est\w*/|tests?/)(?:[^/]+/)*[^/]+\.(?:java|kt)$"
+    r"|(?:^|/)(?:Test\w*|\w+(?:Tests?|IT|TestCase|Spec))\.(?:java|kt)$"
+)
+_RSPEC = r"_spec\.rb$"
 # Kinds of file with no block comments: a line that only looks like one's is not a directive there.
 _NO_BLOCK_COMMENTS = frozenset(
     {Kind.PYTHON, Kind.SHELL, Kind.DOCKERFILE, Kind.MAKEFILE, Kind.CONFIG, Kind.CI, Kind.PATCH}
@@ -178,6 +191,44 @@ MARKERS: tuple[Marker, ...] = (
         "js-xfail", r"(?m)(?:^|[^\w$.])((?:it|test)(?:\.concurrent)?\.failing)\b", _EXCUSED, code=True
     ),
     Marker("js-skip", r"(?m)(?:^|[^\w$.])(x(?:it|describe|test|context))[ \t]*\(", _TEST, code=True),
+    Marker(  # testing.T's, B's and TB's, and testify's suite.T()
+        "go-skip",
+        r"((?:\b(?:t|b|tb)|\.T\(\))\.Skip(?:f|Now)?)[ \t]*\(",
+        _TEST,
+        code=True,
+        files=_GO_TESTS,
+        slash_comments=True,
+    ),
+    Marker(
+        "rust-ignore",
+        r"(?m)^[ \t]*(#\[[ \t]*ignore\b(?:[ \t]*\])?)",
+        _TEST,
+        code=True,
+        files=_RUST,
+        slash_comments=True,
+    ),
+    Marker(  # JUnit 5's @Disabled and its conditions (@DisabledOnOs…), JUnit 4's @Ignore, Kotest's @Ignored
+        "junit-skip",
+        r"(?m)(?:^|[^\w.])(@(?:Disabled\w*|Ignored?))\b",
+        _TEST,
+        code=True,
+        files=_JVM_TESTS,
+        slash_comments=True,
+    ),
+    Marker(
+        "rspec-skip",
+        r"(?m)^[ \t]*(x(?:it|describe|context|specify|example|scenario|feature))\b",
+        _TEST,
+        code=True,
+        files=_RSPEC,
+    ),
+    Marker(  # `skip`/`pending` called at a line's start: alone, with a reason, or under a condition
+        "rspec-skip",
+        r"(?m)^[ \t]*(skip|pending)(?:[ \t]*(?:$|\(|[\"'#])|[ \t]+(?:if|unless)\b)",
+        _TEST,
+        code=True,
+        files=_RSPEC,
+    ),
     Marker(
         "js-only",
         r"(?m)(?:^|[^\w$.])((?:it|describe|test|context)\.only|f(?:it|describe))\b[ \t]*\(",
@@ -249,6 +300,7 @@ class _Side:
     """The lines one side of a file's diff holds (added in the head, or removed from the base), one
     fragment per hunk, with each hunk's index in the file's diff."""
 
+    path: str  # the file's (its head path on both sides: the kind and the markers read are the head's)
     fragments: tuple[tuple[int, Fragment], ...]
     source: str | None  # that side's whole text, when known, as the language reads it
     lines: Sequence[int] | None = None  # the diff line of each line of `source`, when they differ
@@ -286,9 +338,9 @@ def _regex_uses(
     texts: dict[int, str] = {}  # by line: a long line of many markers is found and decoded once
     for index in prefilter.present(fragment, MARKED):
         marker = MARKERS[index]
-        if kind in marker.unread_in:
+        if kind in marker.unread_in or not _reads(marker, side.path):
             continue
-        scan = LineScan(data, kind) if marker.code else None
+        scan = LineScan(data, kind, slash_comments=marker.slash_comments) if marker.code else None
         marked: set[int] = set()  # a marker counts once a line (`_uses`): later ones are not read
         comments = _comments_of(side, kind) if marker.comment_only else None
         for match in regexes[index].finditer(data):
@@ -311,6 +363,11 @@ def _regex_uses(
             written = match.group(1).decode("utf-8", "replace")
             number = fragment.numbers[line]
             yield _Use(marker.id, number, written, hunk, texts[line], code, tail, marker.silences)
+
+
+def _reads(marker: Marker, path: str) -> bool:
+    """Whether the marker's tools read it in the file at `path` (its test files, for a test skip)."""
+    return marker.files is None or re.search(marker.files, path) is not None
 
 
 def _comments_of(side: _Side, kind: Kind) -> dict[int, int] | None:
@@ -398,24 +455,22 @@ def _read_on_the_tree(file: AddedFile, prefilter: Prefilter) -> bool:
 
 
 def _removed_side(file: AddedFile, base: str | None) -> _Side:
+    """The removed lines, read as the added ones are (under the encoding the file declares)."""
+    encoding = file.encoding
     fragments = []
     for hunk, hunk_lines in enumerate(h.lines for h in file.file.hunks):
         removed = [line for line in hunk_lines if line.kind is LineKind.REMOVED]
         if removed:
-            fragments.append(
-                (
-                    hunk,
-                    Fragment(*read_lines([r.text for r in removed], [r.number for r in removed], file.kind)),
-                )
-            )
-    source, lines = (None, None) if base is None else read_text(base, file.kind)
-    return _Side(tuple(fragments), source, lines)
+            read = read_lines([r.text for r in removed], [r.number for r in removed], file.kind, encoding)
+            fragments.append((hunk, Fragment(*read)))
+    source, lines = (None, None) if base is None else read_text(base, file.kind, encoding)
+    return _Side(file.path, tuple(fragments), source, lines)
 
 
 def _added_side(file: AddedFile) -> _Side:
     hunks = (i for i, h in enumerate(file.file.hunks) if h.added)
     fragments = tuple(zip(hunks, file.fragments, strict=True))
-    return _Side(fragments, file.head, file.head_lines)
+    return _Side(file.path, fragments, file.head, file.head_lines)
 
 
 # What a marker's text after it names (`noqa: E501`, `type: ignore[attr-defined]`, `disable=a,b`,
@@ -444,17 +499,17 @@ def _codes(use: _Use) -> frozenset[str] | None:
 
 
 def _silences_more(added: _Use, removed: _Use) -> bool:
-    """Whether the added marker silences what the removed one did and more (`# noqa: E501` made
-    `# noqa`, or given `F401` too). One whose codes were replaced (`ignore[no-any-return]` by
-    `ignore[arg-type]` on a rewritten line) is the same marker kept: the code it names follows the
-    code it sits on."""
+    """Whether the added marker silences something the removed one did not: every code (`# noqa:
+    E501` made `# noqa`), a code given too (`F401` beside it), or a code in place of one
+    (`ignore[no-any-return]` made `ignore[arg-type]`: another error is silenced now). One that
+    names the same codes or fewer silences nothing new."""
     if added.marker not in _CODED:
         return False
     kept = _codes(removed)
     if kept is None:
         return False
     now = _codes(added)
-    return now is None or now > kept
+    return now is None or not now <= kept
 
 
 class _Pool:
@@ -575,7 +630,7 @@ class _Elsewhere:
                 fragment = Fragment(*read_lines([x.text for x in lines], [x.number for x in lines], kind))
                 uses = [
                     u
-                    for u in _regex_uses(_Side((), None), kind, 0, fragment, self._prefilter)
+                    for u in _regex_uses(_Side(file.path, (), None), kind, 0, fragment, self._prefilter)
                     if u.marker == marker and _moved_code(u) == (code, word)
                 ]
                 if line_kind is LineKind.REMOVED:

@@ -35,6 +35,7 @@ from bot.engine.content.linescan import LineScan
 from bot.engine.content.scripts import ascii_alias, marked_ascii, mixed_scripts, passes_for_latin, script_of
 from bot.engine.findings import RuleId, Violation
 from bot.engine.ignorable import re2_class
+from bot.engine.lazyre import lazy
 from bot.engine.lexing import lexicon_for
 from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2
@@ -212,16 +213,39 @@ def _invisible_violations(path: str, fragment: Fragment) -> Iterator[Violation]:
 
 @dataclass(frozen=True, slots=True)
 class _Name:
-    """An identifier on an added line: its head line number, 1-based column and text."""
+    """An identifier on an added line: its head line number, 1-based column and text; `named`: it
+    stands where a name does (false for a shell command's argument, which is text)."""
 
     line: int
     column: int
     text: str
+    named: bool = True
 
 
-def _names_on_lines(fragment: Fragment, kind: Kind, data: bytes) -> Iterator[_Name]:
+# Where a shell word is a name: a variable's (`$x`, `${x`, `x=`, `x+=`), a function's (`x()`,
+# `function x`), or a command's (first on its line, or after `;`, `|`, `&`, `(`, `{`, a backquote, or
+# a keyword that a command follows). An argument (`echo сахар`) is text, in any language.
+_SHELL_VARIABLE_BEFORE = lazy(rb"(?:\$\{?|\bfunction[ \t]+)\Z")
+_SHELL_NAME_AFTER = lazy(rb"\+?=|[ \t]*\([ \t]*\)")
+_SHELL_COMMAND_BEFORE = lazy(
+    rb"(?:^|[;|&({`!]|\b(?:then|do|else|elif|if|while|until|time|exec|command|builtin|sudo))[ \t]*\Z"
+)
+
+
+def _shell_name(data: bytes, line_start: int, start: int, end: int) -> bool:
+    """Whether the shell word at `data[start:end]` stands where a name does (see above)."""
+    before = data[line_start:start]
+    return (
+        _SHELL_VARIABLE_BEFORE().search(before) is not None
+        or _SHELL_NAME_AFTER().match(data, end) is not None
+        or _SHELL_COMMAND_BEFORE().search(before) is not None
+    )
+
+
+def _names_on_lines(fragment: Fragment, kind: Kind, data: bytes, *, shell: bool = False) -> Iterator[_Name]:
     """Words holding a non-ASCII letter outside the comments and strings of their own line, in
-    `data` (the fragment's bytes, or a markup fragment's with what is outside scripts blanked)."""
+    `data` (the fragment's bytes, or a markup fragment's with what is outside scripts blanked);
+    `shell`: the file is a shell script, whose arguments are text rather than names."""
     scan = LineScan(data, kind)
     for match in _non_ascii_word().finditer(data):
         start = match.start()
@@ -229,7 +253,8 @@ def _names_on_lines(fragment: Fragment, kind: Kind, data: bytes) -> Iterator[_Na
             continue
         line_start = fragment.line_bounds(start)[0]
         column = len(fragment.data[line_start:start].decode("utf-8", "replace")) + 1
-        yield _Name(fragment.line_at(start), column, match.group(0).decode("utf-8", "replace"))
+        named = not shell or _shell_name(data, line_start, start, match.end())
+        yield _Name(fragment.line_at(start), column, match.group(0).decode("utf-8", "replace"), named)
 
 
 def _identifier_tokens(head: str) -> Iterator[tokenize.TokenInfo]:
@@ -299,7 +324,7 @@ def _confusable(name: _Name, kind: Kind) -> tuple[str, str] | None:
     if mixed is not None:
         return "mixed-script", _mixed_message(name, mixed.scripts, mixed.letters)
     at = f"{name.text!r} at column {name.column}"
-    latin = passes_for_latin(name.text)
+    latin = passes_for_latin(name.text) if name.named else None
     if latin is not None:
         letter = _describe(next(c for c in name.text if not c.isascii()))
         return "lookalike-script", (
@@ -331,11 +356,12 @@ def _names(file: AddedFile) -> Iterator[_Name]:
         return iter(names)
     kind = _read_as(file) or file.kind
     script = _script_reader(file) if kind is Kind.MARKUP else None
+    shell = file.kind is Kind.SHELL
     return (
         name
         for f in file.fragments
         if not f.data.isascii()
-        for name in _names_on_lines(f, kind, f.data if script is None else script(f))
+        for name in _names_on_lines(f, kind, f.data if script is None else script(f), shell=shell)
     )
 
 
