@@ -438,6 +438,16 @@ def test_a_name_bound_to_another_mark_is_no_skip(repo: GitRepo) -> None:
     assert _suppressions(repo, {"test_a.py": head}, {"test_a.py": base}) == []
 
 
+def test_a_skip_named_in_look_alike_characters_counts(repo: GitRepo) -> None:
+    """Python reads identifiers as NFKC, so `ｓｋ` is the `sk` the assignment bound: the lines the
+    tree is walked on are not chosen by the text's spelling of a name when it is not ASCII."""
+    source = "import pytest as pt\nsk = pt.mark.skip\n\n@\uff53\uff4b\ndef test_a(): pass\n"
+    assert where(_suppressions(repo, {"test_a.py": source})) == [
+        ("test_a.py", 2, "pytest-skip"),
+        ("test_a.py", 4, "pytest-skip"),
+    ]
+
+
 def test_a_skip_imported_earlier_under_another_name_counts_where_it_is_added(repo: GitRepo) -> None:
     base = "from pytest import skip as later\n\n\ndef test_a():\n    pass\n"
     head = "from pytest import skip as later\n\n\ndef test_a():\n    later('x')\n"

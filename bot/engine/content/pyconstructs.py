@@ -778,13 +778,6 @@ class _Kinds(dict[type, _Kind]):
 _KINDS = _Kinds()
 
 
-def name_resolver(tree: ast.Module) -> Callable[[ast.expr], str | None]:
-    """What a name or attribute chain of the module stands for through its imports, as dangerous
-    calls are resolved (`pt.mark.skip` after `import pytest as pt` is `pytest.mark.skip`; a name the
-    module binds itself, or never imports, is `<local>.NAME`)."""
-    return resolver_of(tree).name
-
-
 def resolver_of(tree: ast.Module) -> Resolver:
     """How the names of a whole module resolve."""
     return Resolver(tree, whole=True)

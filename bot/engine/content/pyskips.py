@@ -7,10 +7,11 @@ then `raise SkipTest`). Strings and comments that mention them are not names, so
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from bot.engine.content.pyconstructs import name_resolver, spans_a_line
+from bot.engine.content.pyconstructs import every_statement, resolver_of, spans_a_line
 
 SKIPS = {
     **dict.fromkeys(
@@ -59,12 +60,15 @@ class _SkipNames:
     `getattr(pytest.mark, "skip")` is `pytest.mark.skip`."""
 
     def __init__(self, tree: ast.Module) -> None:
-        self._resolve = name_resolver(tree)
+        resolver = resolver_of(tree)
+        self._resolve = resolver.name
         self._assigned: dict[str, str] = {}
-        assignments = [n for n in ast.walk(tree) if isinstance(n, ast.Assign | ast.AnnAssign)]
-        for node in sorted(assignments, key=lambda n: (n.lineno, n.col_offset)):
+        # the names imports bind to pytest's and unittest's objects
+        self.imported = frozenset(n for n, target in resolver.aliases.items() if _testing(target))
+        assignments = (s for s in every_statement(tree) if isinstance(s, ast.Assign | ast.AnnAssign))
+        for node in assignments:
             value = None if node.value is None else self._bound(node.value)
-            if value is None or value.split(".", 1)[0] not in _TESTING:
+            if value is None or not _testing(value):
                 continue
             for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
                 if isinstance(target, ast.Name):
@@ -100,16 +104,50 @@ class _SkipNames:
             return owner, attribute.value
         return None
 
+    def words(self) -> frozenset[str]:
+        """The words one of which the text of every expression that stands for a skip holds: a
+        name bound to pytest's or unittest's objects, a skip's own name, a module's name (given to
+        `__import__`), and the names of what reaches a module's attribute by a string."""
+        return _WORDS | self.imported | self._assigned.keys()
 
-def skip_uses(tree: ast.Module, lines: Sequence[int]) -> Iterator[SkipUse]:
+
+def _testing(name: str) -> bool:
+    return name.split(".", 1)[0] in _TESTING
+
+
+_WORDS = frozenset(
+    {*_TESTING, "mark", *(name.rsplit(".", 1)[1] for name in SKIPS)}
+    | {"getattr", "__import__", "import_module", "modules", "globals", "vars", "__builtins__", "builtins"}
+)
+
+
+def _lines_naming(source: str, words: frozenset[str]) -> list[int] | None:
+    """The lines of `source` (sorted) that hold one of `words`; None when the source is not ASCII,
+    where a name may be written in characters Python reads as others (NFKC: `ｐｔ` is `pt`)."""
+    if not source.isascii():
+        return None
+    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(words))) + r")\b")
+    lines: list[int] = []
+    line, at = 1, 0
+    for found in pattern.finditer(source):
+        line += source.count("\n", at, found.start())
+        at = found.start()
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
+
+
+def skip_uses(tree: ast.Module, lines: Sequence[int], source: str) -> Iterator[SkipUse]:
     """The skips whose name starts on one of `lines` (sorted), walking only the subtrees that span
-    one of them."""
+    one of them and a line of `source` (the text `tree` was parsed from) naming one of the words a
+    skip's expression holds (`_SkipNames.words`)."""
     names = _SkipNames(tree)
     wanted = frozenset(lines)
+    naming = _lines_naming(source, names.words())
     pending: list[ast.AST] = [tree]
     while pending:
         node = pending.pop()
-        if not spans_a_line(node, lines):
+        if not spans_a_line(node, lines) or (naming is not None and not spans_a_line(node, naming)):
             continue
         if isinstance(node, ast.Name | ast.Attribute | ast.Call) and node.lineno in wanted:
             resolved = names.name(node)

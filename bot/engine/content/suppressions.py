@@ -406,13 +406,14 @@ def _parse(source: str) -> ast.Module | None:
 
 def _tree_uses(side: _Side) -> Iterator[_Use]:
     """Skips on the side's lines found on the syntax tree of its whole text (through imports)."""
-    tree = _parse(side.source) if side.source is not None else None
-    if tree is None:
+    source = side.source
+    tree = _parse(source) if source is not None else None
+    if tree is None or source is None:
         return
     where = side.hunk_and_text()
     lines = side.lines
     on = sorted(where) if lines is None else [i for i, n in enumerate(lines, start=1) if n in where]
-    for use in skip_uses(tree, on):
+    for use in skip_uses(tree, on, source):
         line = use.line if lines is None else lines[use.line - 1]
         hunk, text = where[line]
         yield _Use(use.marker, line, use.written, hunk, text, text, use.written, _SKIP_SILENCES[use.marker])
