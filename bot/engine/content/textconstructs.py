@@ -22,6 +22,7 @@ from typing import Any
 from bot.engine.content.added import AddedFile, Fragment
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.jslex import Lexed, lex
+from bot.engine.content.markupjs import markup_script
 from bot.engine.content.patternset import PatternSet
 from bot.engine.content.shellscan import lex as shell_lex
 from bot.engine.lazyre import lazy
@@ -286,12 +287,6 @@ def _file_text(file: AddedFile) -> bytes:
 
 
 _SCRIPT_TAG = r"<(/?)script\b[^>]*>?"
-# What opens JavaScript in markup (lowercased): a script tag, an event handler attribute's value, a
-# `javascript:` URL; and an HTML comment, which holds none of them.
-_SCRIPT_OPEN = (
-    r"<!--|<script\b[^>]*>?|\son[a-z]+\s*=\s*(?:\"([^\"]*)\"|'([^']*)')"
-    r"|\s(?:href|src|action|formaction)\s*=\s*(?:\"\s*javascript:([^\"]*)\"|'\s*javascript:([^']*)')"
-)
 _LINE_FEED = lazy(rb"\n")
 _DOC_LINE = lazy(rb"[ \t]*\*")
 _SCRIPT_TAG_BYTES = lazy(_SCRIPT_TAG.encode(), re.IGNORECASE)
@@ -342,6 +337,8 @@ _JS_TRIGGER = (
     rf"eval|Function|exec|spawn|child_process|set(?:Timeout|Interval)|import|constructor|\bvm\b|{_GLOBAL}\s*(?:\?\.\s*)?\["
     r"|\\[ux0-7]"
 )
+# In markup, also what can spell one in an attribute: a character reference, a percent-escape.
+_MARKUP_TRIGGER = rf"{_JS_TRIGGER}|&#|%[0-9a-fA-F]{{2}}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,34 +362,6 @@ def _head_lines(file: AddedFile, data: bytes) -> Callable[[int], int | None]:
     return line_of
 
 
-def _script_blocks(data: bytes) -> list[tuple[int, int]]:
-    """The spans of a markup text's JavaScript: `<script>` blocks' contents, event handler
-    attributes' values (`onclick="…"`) and `javascript:` URLs. An HTML comment holds none, and a
-    block ends at the first `</script`, wherever it is (inside a JavaScript string too: the HTML
-    parser closes the block there)."""
-    lowered = data.lower()
-    blocks: list[tuple[int, int]] = []
-    pos = 0
-    opening = compile_re2(_SCRIPT_OPEN)
-    while True:
-        found = opening.search(lowered, pos)
-        if found is None:
-            return blocks
-        value = next((group for group in range(1, 5) if found.group(group) is not None), None)
-        if value is not None:
-            blocks.append(found.span(value))
-            pos = found.end()
-            continue
-        if found.group() == b"<!--":
-            close = lowered.find(b"-->", found.end())
-            pos = len(data) if close < 0 else close + 3
-            continue
-        close = lowered.find(b"</script", found.end())
-        close = len(data) if close < 0 else close
-        blocks.append((found.end(), close))
-        pos = close + 1
-
-
 def _blank_outside(view: bytearray, blocks: list[tuple[int, int]]) -> None:
     done = 0
     for start, end in [*blocks, (len(view), len(view))]:
@@ -403,21 +372,26 @@ def _blank_outside(view: bytearray, blocks: list[tuple[int, int]]) -> None:
 def _javascript_reads(file: AddedFile) -> Iterator[_Read]:
     """The texts a JavaScript or markup file's constructs are looked for in: its whole new text when
     known (a construct is reported on an added line it spans), else each hunk's added lines."""
-    markup = file.kind is Kind.MARKUP
     if file.head is not None:
         data = file.head.encode("utf-8", "surrogatepass")
-        blocks = _script_blocks(data) if markup else None
-        lexed = lex(data, blocks)
-        if blocks is not None:
-            _blank_outside(lexed.view, blocks)
-        yield _Read(lexed, _head_lines(file, data), data)
+        yield _Read(_lexed(file, data, starts_file=True), _head_lines(file, data), data)
         return
     for fragment in file.fragments:
-        data = script_only(fragment, {}) if markup else fragment.data
-        opened = _doc_comment_lines(data)
-        lexed = lex(data, [(opened, len(data))])
-        _blank_outside(lexed.view, [(opened, len(data))])
-        yield _Read(lexed, fragment.line_at, data)
+        lexed = _lexed(file, fragment.data, starts_file=fragment.numbers[0] == 1)
+        yield _Read(lexed, fragment.line_at, fragment.data)
+
+
+def _lexed(file: AddedFile, data: bytes, *, starts_file: bool) -> Lexed:
+    """`data` (the file's whole text, or a hunk's added lines) read as JavaScript; in markup, its
+    JavaScript only (`markupjs.py`), each piece a script of its own, the rest blanked."""
+    if file.kind is Kind.MARKUP:
+        script = markup_script(data, file.path, starts_file=starts_file)
+        text, blocks = script.text, script.blocks
+    else:
+        text, blocks = data, [(0 if starts_file else _doc_comment_lines(data), len(data))]
+    lexed = lex(text, blocks)
+    _blank_outside(lexed.view, blocks)
+    return lexed
 
 
 def _doc_comment_lines(data: bytes) -> int:
@@ -547,7 +521,7 @@ def _bound_calls(view: bytes) -> Iterator[tuple[TextConstruct, Any]]:
 
 
 def _javascript(file: AddedFile) -> Iterator[TextFinding]:
-    trigger = compile_re2(_JS_TRIGGER)
+    trigger = compile_re2(_MARKUP_TRIGGER if file.kind is Kind.MARKUP else _JS_TRIGGER)
     bound_elsewhere = file.head is not None and "child_process" in file.head  # `run(cmd)` added alone
     if not bound_elsewhere and not any(trigger.search(fragment.data) for fragment in file.fragments):
         return
