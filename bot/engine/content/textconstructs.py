@@ -6,8 +6,8 @@ text: a match must start in code, and is reported on the first added line it spa
 each hunk's added text (lines as the language reads them: `sourcetext.py`), a match dropped when the
 text before it on its line opens a comment or leaves a string open (`linescan.py`). What a regex
 cannot decide (the name string literals joined by `+` spell, whether an interpreter runs what it
-reads from standard input) a construct's `check` decides on the match. In markup only `<script>`
-blocks are read, each a script of its own.
+reads from standard input) a construct's `check` decides on the match. In markup only its JavaScript
+is read (`markupjs.py`), each piece a script of its own.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from bot.engine.content.added import AddedFile, Fragment
+from bot.engine.content.added import AddedFile
 from bot.engine.content.filekinds import Kind
-from bot.engine.content.jslex import Lexed, lex
-from bot.engine.content.markupjs import markup_script
+from bot.engine.content.jslex import Lexed
+from bot.engine.content.jsread import read_javascript
 from bot.engine.content.patternset import PatternSet
 from bot.engine.content.shellscan import lex as shell_lex
 from bot.engine.lazyre import lazy
@@ -286,50 +286,7 @@ def _file_text(file: AddedFile) -> bytes:
     return b"\n".join(f.data for f in file.fragments)
 
 
-_SCRIPT_TAG = r"<(/?)script\b[^>]*>?"
 _LINE_FEED = lazy(rb"\n")
-_DOC_LINE = lazy(rb"[ \t]*\*")
-_SCRIPT_TAG_BYTES = lazy(_SCRIPT_TAG.encode(), re.IGNORECASE)
-_SCRIPT_TAG_TEXT = lazy(_SCRIPT_TAG, re.IGNORECASE)
-_NOT_NEWLINE = lazy(rb"[^\n]")
-
-
-def script_at_line_starts(file: AddedFile) -> dict[int, bool]:
-    """For each line of a markup file's new text (by diff line number), whether it starts inside a
-    `<script>` block (nothing without the new text)."""
-    states: dict[int, bool] = {}
-    if file.head is None:
-        return states
-    inside = False
-    for index, line in enumerate(file.head.split("\n"), start=1):
-        states.setdefault(file.diff_line(index), inside)
-        for tag in _SCRIPT_TAG_TEXT().finditer(line):
-            inside = tag.group(1) == ""
-    return states
-
-
-def script_only(fragment: Fragment, states: dict[int, bool]) -> bytes:
-    """A markup fragment's bytes with everything outside its `<script>` blocks blanked (line breaks
-    kept, so every offset stays where it was). Where each line starts is known from the new text
-    (`states`); without it, the fragment starts inside a block when its first script tag closes one."""
-    data = fragment.data
-    out = bytearray(data)
-    first = _SCRIPT_TAG_BYTES().search(data)
-    inside = first is not None and first.group(1) == b"/"
-    start = 0
-    for index, number in enumerate(fragment.numbers):
-        end = data.find(b"\n", start)
-        end = len(data) if end < 0 else end
-        inside = states.get(number, inside) if index == 0 or number != fragment.numbers[index - 1] else inside
-        done = start
-        for tag in _SCRIPT_TAG_BYTES().finditer(data, start, end):
-            blank_from = tag.start() if inside else done
-            out[blank_from : tag.end()] = _NOT_NEWLINE().sub(b" ", data[blank_from : tag.end()])
-            inside, done = tag.group(1) == b"", tag.end()
-        if not inside:
-            out[done:end] = _NOT_NEWLINE().sub(b" ", data[done:end])
-        start = end + 1
-    return bytes(out)
 
 
 # Words one of the JavaScript constructs needs, or an escape that can spell one.
@@ -362,51 +319,16 @@ def _head_lines(file: AddedFile, data: bytes) -> Callable[[int], int | None]:
     return line_of
 
 
-def _blank_outside(view: bytearray, blocks: list[tuple[int, int]]) -> None:
-    done = 0
-    for start, end in [*blocks, (len(view), len(view))]:
-        view[done:start] = _NOT_NEWLINE().sub(b" ", bytes(view[done:start]))
-        done = end
-
-
 def _javascript_reads(file: AddedFile) -> Iterator[_Read]:
     """The texts a JavaScript or markup file's constructs are looked for in: its whole new text when
     known (a construct is reported on an added line it spans), else each hunk's added lines."""
     if file.head is not None:
         data = file.head.encode("utf-8", "surrogatepass")
-        yield _Read(_lexed(file, data, starts_file=True), _head_lines(file, data), data)
+        yield _Read(read_javascript(data, file.kind, file.path), _head_lines(file, data), data)
         return
     for fragment in file.fragments:
-        lexed = _lexed(file, fragment.data, starts_file=fragment.numbers[0] == 1)
+        lexed = read_javascript(fragment.data, file.kind, file.path, starts_file=fragment.numbers[0] == 1)
         yield _Read(lexed, fragment.line_at, fragment.data)
-
-
-def _lexed(file: AddedFile, data: bytes, *, starts_file: bool) -> Lexed:
-    """`data` (the file's whole text, or a hunk's added lines) read as JavaScript; in markup, its
-    JavaScript only (`markupjs.py`), each piece a script of its own, the rest blanked."""
-    if file.kind is Kind.MARKUP:
-        script = markup_script(data, file.path, starts_file=starts_file)
-        text, blocks = script.text, script.blocks
-    else:
-        text, blocks = data, [(0 if starts_file else _doc_comment_lines(data), len(data))]
-    lexed = lex(text, blocks)
-    _blank_outside(lexed.view, blocks)
-    return lexed
-
-
-def _doc_comment_lines(data: bytes) -> int:
-    """Where the lines a hunk starts with inside a block comment opened before it end: the lines
-    starting with `*` (a doc comment's), up to the `*/` that closes it. Only the new text would say
-    for sure; this is what is read without it."""
-    pos = 0
-    while _DOC_LINE().match(data, pos):
-        end = data.find(b"\n", pos)
-        end = len(data) if end < 0 else end
-        close = data.find(b"*/", pos, end)
-        if close >= 0:
-            return close + 2
-        pos = end + 1
-    return min(pos, len(data))
 
 
 def _first_added(read: _Read, start: int, end: int, data: bytes) -> int | None:
