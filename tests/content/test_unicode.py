@@ -587,3 +587,15 @@ def test_javascript_text_over_lines_is_not_an_identifier(repo: GitRepo, source: 
 )
 def test_identifiers_in_markup_templates_and_handlers_are_judged(repo: GitRepo, path: str, line: str) -> None:
     assert where(_invisible(repo, {path: f"<p>p\u0430ypal</p>\n{line}\n"})) == [(path, 2, "mixed-script")]
+
+
+@pytest.mark.parametrize(
+    ("text", "fires"),
+    [
+        ('s := "a\\"b"; isAdm\u0456n := true', True),  # an escaped quote does not end the string
+        ('s := "a\\" isAdm\u0456n"', False),
+        ("s := 'a\\\\'; isAdm\u0456n := true", True),  # an escaped backslash does not escape the quote
+    ],
+)
+def test_c_family_strings_are_read_with_their_escapes(repo: GitRepo, text: str, fires: bool) -> None:
+    assert len(_invisible(repo, {"main.go": f"{text}\n"})) == int(fires)

@@ -3,7 +3,10 @@ type checker, a security scanner, coverage or a test instead of fixing what it r
 
 Comment markers (`# noqa`, `// eslint-disable-line`) are matched as written; markers that are code
 (`@pytest.mark.skip`, `it.skip(`) count only outside comments and strings (`linescan.py`), and in
-Python also on the syntax tree, through imports (`pyskips.py`). Documents (Markdown,
+Python also on the syntax tree, through imports (`pyskips.py`). JavaScript and markup's JavaScript
+are read by its lexer over the whole text (`jsread.py`): there a comment marker counts only in a
+real comment, a marker that is code only in code (but for the secret scanners' markers, which
+their tools read anywhere on the line). Documents (Markdown,
 reStructuredText, plain text) are not read: they mention markers, not use them.
 
 Markers count where their tool reads them. Python's linters, type checkers and coverage read their
