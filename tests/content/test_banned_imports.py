@@ -100,6 +100,8 @@ def test_python_near_misses_stay_quiet(repo: GitRepo, source: str) -> None:
         ("src/a.js", "const cp = require('child' + '_process');\n", "child_process"),
         ("src/a.mjs", "const cp = await import('child_process');\n", "child_process"),
         ("src/a.js", "import 'requests';\n", "requests"),
+        ("src/a.js", "x = s.split(/'/); const cp = require('child_process');\n", "child_process"),
+        ("src/a.js", "/* a\n * b */ const cp = require('child_process');\n", "child_process"),
         ("src/a.ts", "export * from 'requests/sub';\n", "requests"),
         ("src/a.ts", 'import cp = require("child_process");\n', "child_process"),
     ],
@@ -121,6 +123,8 @@ def test_javascript_imports_of_a_banned_module_fire(
         ("src/a.js", "const p = require.resolve('child_process');\n"),
         ("src/a.js", "const m = require(name);\n"),
         ("src/a.js", "const m = require(`child_${x}`);\n"),
+        ("src/a.js", "const t = `\nconst cp = require('child_process');\n`;\n"),
+        ("src/a.js", "/*\nconst cp = require('child_process');\n*/\n"),
         ("lib/a.js", "const cp = require('child_process');\n"),  # outside the entry's paths
         ("src/a.rb", "require 'requests'\n"),
         ("README.md", "import requests\n"),

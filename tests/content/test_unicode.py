@@ -547,3 +547,55 @@ def test_a_whole_word_argument_in_shell_is_text_not_a_name(repo: GitRepo, text: 
 def test_a_whole_word_name_in_shell_still_fires(repo: GitRepo, text: str) -> None:
     found = _invisible(repo, {"run.sh": f"{text}\n"})
     assert {i for _, _, i in where(found)} == {"lookalike-script"}
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ("x = s.split(/'/); const isAdm\u0456n = true;\n", 1),  # a quote in a regular expression
+        ("const t = `\n* a`; const isAdm\u0456n = true;\n", 2),  # a template line starting with `*`
+        ("/* a\n * b */ const isAdm\u0456n = true;\n", 2),
+        ("const s = 'a\\\nb'; const isAdm\u0456n = true;\n", 2),
+    ],
+)
+def test_javascript_identifiers_are_found_after_what_hides_them_from_a_line_reader(
+    repo: GitRepo, source: str, line: int
+) -> None:
+    assert where(_invisible(repo, {"a.js": source})) == [("a.js", line, "mixed-script")]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "const t = `\n\u041f\u0440\u0438\u0432\u0435\u0442 p\u0430ypal\n`;\n",  # template text
+        "/*\n  p\u0430ypal \u0441\u0443\u0445\u043e\n*/\n",  # a block comment's line
+        "const r = /p\u0430ypal/u;\n",
+    ],
+)
+def test_javascript_text_over_lines_is_not_an_identifier(repo: GitRepo, source: str) -> None:
+    assert _invisible(repo, {"a.js": source}) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("App.vue", '<template><b @click="isAdm\u0456n = true">{{ x }}</b></template>'),
+        ("App.vue", "<template><p>{{ isAdm\u0456n }}</p></template>"),
+        ("Form.svelte", "<p>{isAdm\u0456n}</p>"),
+        ("page.html", '<button onclick="isAdm\u0456n = true">b</button>'),
+    ],
+)
+def test_identifiers_in_markup_templates_and_handlers_are_judged(repo: GitRepo, path: str, line: str) -> None:
+    assert where(_invisible(repo, {path: f"<p>p\u0430ypal</p>\n{line}\n"})) == [(path, 2, "mixed-script")]
+
+
+@pytest.mark.parametrize(
+    ("text", "fires"),
+    [
+        ('s := "a\\"b"; isAdm\u0456n := true', True),  # an escaped quote does not end the string
+        ('s := "a\\" isAdm\u0456n"', False),
+        ("s := 'a\\\\'; isAdm\u0456n := true", True),  # an escaped backslash does not escape the quote
+    ],
+)
+def test_c_family_strings_are_read_with_their_escapes(repo: GitRepo, text: str, fires: bool) -> None:
+    assert len(_invisible(repo, {"main.go": f"{text}\n"})) == int(fires)

@@ -89,9 +89,11 @@ def _python(file: AddedFile, entries: list[BannedImport]) -> Iterator[Imported]:
 
 def _javascript(file: AddedFile) -> Iterator[Imported]:
     from bot.engine.content.imports import javascript_imports  # only with bans
+    from bot.engine.content.jsread import read_fragment
 
     for fragment in file.fragments:
-        yield from javascript_imports(fragment)
+        reading = read_fragment(fragment, file.kind, file.path, file.head, file.head_lines)
+        yield from javascript_imports(fragment, reading.code)
 
 
 def _bans(entry: BannedImport, imported: str, kind: Kind) -> bool:

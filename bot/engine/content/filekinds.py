@@ -3,7 +3,8 @@
 A file without an extension is what its `#!` line names; without one, a shell runs it when it is
 executed (execve refuses it, and the shell reads it as a script), so it is shell, unless its name
 says it is a document (`README`, `LICENSE`) or another tool's file (`Gemfile`, `.gitignore`).
-Markup (`.html`, `.vue`, `.svelte`) holds JavaScript in its `<script>` blocks. A patch (`.patch`,
+Markup (`.html`, `.vue`, `.svelte`, `.astro`) holds JavaScript in its `<script>` blocks, attributes
+and templates (`markupjs.py`). A patch (`.patch`,
 `.diff`) is text that becomes code only where it adds lines; configuration (YAML, TOML, INI) is data
 whose comments no linter of the code reads.
 """
@@ -32,13 +33,14 @@ _EXTENSIONS = {
     ".py": Kind.PYTHON, ".pyw": Kind.PYTHON, ".pyi": Kind.PYTHON,
     ".js": Kind.JAVASCRIPT, ".mjs": Kind.JAVASCRIPT, ".cjs": Kind.JAVASCRIPT, ".jsx": Kind.JAVASCRIPT,
     ".ts": Kind.JAVASCRIPT, ".mts": Kind.JAVASCRIPT, ".cts": Kind.JAVASCRIPT, ".tsx": Kind.JAVASCRIPT,
+    ".es6": Kind.JAVASCRIPT, ".es": Kind.JAVASCRIPT, ".jsm": Kind.JAVASCRIPT,
     ".sh": Kind.SHELL, ".bash": Kind.SHELL, ".zsh": Kind.SHELL, ".ksh": Kind.SHELL, ".bats": Kind.SHELL,
     ".command": Kind.SHELL,
     ".dockerfile": Kind.DOCKERFILE, ".mk": Kind.MAKEFILE,
     ".md": Kind.DOCUMENT, ".markdown": Kind.DOCUMENT, ".rst": Kind.DOCUMENT, ".txt": Kind.DOCUMENT,
     ".adoc": Kind.DOCUMENT,
     ".html": Kind.MARKUP, ".htm": Kind.MARKUP, ".xhtml": Kind.MARKUP, ".vue": Kind.MARKUP,
-    ".svelte": Kind.MARKUP,
+    ".svelte": Kind.MARKUP, ".astro": Kind.MARKUP,
     ".patch": Kind.PATCH, ".diff": Kind.PATCH,
     ".yml": Kind.CONFIG, ".yaml": Kind.CONFIG, ".toml": Kind.CONFIG, ".ini": Kind.CONFIG,
     ".cfg": Kind.CONFIG,

@@ -7,7 +7,7 @@ against its `package`), `importlib.__import__`, `runpy.run_module`, reached thro
 imports and NFKC-normalized like every identifier. Relative imports (`from . import x`) are the
 repository's own modules. Without a syntax tree, each added line is read alone.
 
-JavaScript/TypeScript, line by line outside comments and strings: `import … from "m"`,
+JavaScript/TypeScript, in code as its lexer reads it (`jsread.py`): `import … from "m"`,
 `export … from "m"`, `import "m"`, `import("m")`, `require("m")` (and TypeScript's
 `import x = require("m")`), the specifier a string literal or literals joined by `+`.
 """
@@ -15,12 +15,10 @@ JavaScript/TypeScript, line by line outside comments and strings: `import … fr
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from bot.engine.content.added import Fragment
-from bot.engine.content.filekinds import Kind
-from bot.engine.content.linescan import LineScan
 from bot.engine.content.pyconstructs import (
     Resolver,
     argument,
@@ -145,10 +143,10 @@ _JS = compile_re2(
 _JS_PART = compile_re2(_LITERAL)
 
 
-def javascript_imports(fragment: Fragment) -> Iterator[Imported]:
-    scan = LineScan(fragment.data, Kind.JAVASCRIPT)
+def javascript_imports(fragment: Fragment, in_code: Callable[[int], bool]) -> Iterator[Imported]:
+    """The imports of the fragment's JavaScript that start where `in_code` says is code."""
     for match in _JS.finditer(fragment.data):
-        if scan.hidden(match.start()):
+        if not in_code(match.start()):
             continue
         single, double, joined = match.groups()
         if joined is not None:

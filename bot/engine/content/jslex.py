@@ -10,9 +10,11 @@ before the slash, as the grammar does), comments, and identifiers spelled with e
 
 The result is a `view` of the same length, every offset where it was: comments and regular
 expressions' bodies are blanked (line breaks kept), escaped identifiers and string literals that
-spell a name through escapes (`"\\x65val"`) are written out (padded with spaces), and `hidden`
-says which offsets lie inside a string or a template literal's text. The whole read is linear: each
-byte is passed once, looking back only over the blanks and the one word before a slash or a brace.
+spell a name through escapes (`"\\x65val"`) are written out (padded with spaces); `hidden` says
+which offsets lie inside a string or a template literal's text, `comment` which in a comment, and
+`code` which in neither nor a regular expression (what a marker or an identifier is judged by).
+The whole read is linear: each byte is passed once, looking back only over the blanks and the one
+word before a slash or a brace.
 """
 
 from __future__ import annotations
@@ -52,25 +54,56 @@ _OPERATORS_BEFORE_OBJECT = frozenset(b"(,=:[?!&|+-*%<>~^")
 _CONDITION, _PARENTHESIS, _BLOCK, _OBJECT, _SUBSTITUTION = range(5)
 
 
-@dataclass
-class Lexed:
-    """A text read as JavaScript: its `view` and the spans (`starts[i]`, `ends[i]`) of string and
-    template text."""
+class _Spans:
+    """Spans of a text added left to right, and whether an offset lies in one."""
 
-    view: bytearray
-    starts: list[int] = field(default_factory=list)
-    ends: list[int] = field(default_factory=list)
+    __slots__ = ("ends", "starts")
 
-    def hidden(self, offset: int) -> bool:
-        """Whether `offset` lies inside a string literal or a template literal's text."""
-        at = bisect_right(self.starts, offset) - 1
-        return at >= 0 and offset < self.ends[at]
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
 
-    def _hide(self, start: int, end: int) -> None:
+    def add(self, start: int, end: int) -> None:
         self.starts.append(start)
         self.ends.append(end)
 
-    def _blank(self, start: int, end: int) -> None:
+    def __contains__(self, offset: int) -> bool:
+        at = bisect_right(self.starts, offset) - 1
+        return at >= 0 and offset < self.ends[at]
+
+
+@dataclass
+class Lexed:
+    """A text read as JavaScript: its `view`, and the spans of its string and template text, its
+    comments, its regular expressions' bodies and (when not the whole text) what was read."""
+
+    view: bytearray
+    strings: _Spans = field(default_factory=_Spans)
+    comments: _Spans = field(default_factory=_Spans)
+    regexes: _Spans = field(default_factory=_Spans)
+    blocks: _Spans | None = None
+
+    def hidden(self, offset: int) -> bool:
+        """Whether `offset` lies inside a string literal or a template literal's text."""
+        return offset in self.strings
+
+    def comment(self, offset: int) -> bool:
+        """Whether `offset` lies inside a comment (its `//` or `/*` included)."""
+        return offset in self.comments
+
+    def code(self, offset: int) -> bool:
+        """Whether `offset` lies in code: in what was read as JavaScript, and in no comment,
+        string, template text or regular expression."""
+        if self.blocks is not None and offset not in self.blocks:
+            return False
+        return offset not in self.strings and offset not in self.comments and offset not in self.regexes
+
+    def _hide(self, start: int, end: int) -> None:
+        self.strings.add(start, end)
+
+    def _blank(self, start: int, end: int, spans: _Spans | None = None) -> None:
+        if spans is not None:
+            spans.add(start, end)
         self.view[start:end] = _NOT_LINE_BREAK().sub(b" ", bytes(self.view[start:end]))
 
 
@@ -248,12 +281,12 @@ class _Reader:
         if following == b"/":
             close = data.find(b"\n", at, end)
             close = end if close < 0 else close
-            self.lexed._blank(at, close)
+            self.lexed._blank(at, close, self.lexed.comments)
             return close
         if following == b"*":
             close = data.find(b"*/", at + 2, end)
             close = end if close < 0 else close + 2
-            self.lexed._blank(at, close)
+            self.lexed._blank(at, close, self.lexed.comments)
             return close
         if at < self.divisions_until or not self._expression_expected(at):
             return at + 1
@@ -262,7 +295,7 @@ class _Reader:
             line_end = data.find(b"\n", at, end)
             self.divisions_until = end if line_end < 0 else line_end
             return at + 1
-        self.lexed._blank(at + 1, regex_end - 1)
+        self.lexed._blank(at + 1, regex_end - 1, self.lexed.regexes)
         return regex_end
 
     def _regex_end(self, at: int, end: int) -> int | None:
@@ -307,6 +340,10 @@ def lex(data: bytes, blocks: list[tuple[int, int]] | None = None) -> Lexed:
     """`data` read as JavaScript; with `blocks`, only those spans, each a script of its own (the
     rest of the view is left as it is)."""
     lexed = Lexed(bytearray(data))
+    if blocks is not None:
+        lexed.blocks = _Spans()
     for start, end in [(0, len(data))] if blocks is None else blocks:
+        if lexed.blocks is not None:
+            lexed.blocks.add(start, end)
         _Reader(data, lexed).read(start, end)
     return lexed

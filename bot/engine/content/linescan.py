@@ -1,4 +1,8 @@
-"""Whether a match sits in a comment or a string of its line, for languages the engine cannot parse."""
+"""Whether a match sits in a comment or a string of its line, for languages the engine has no reader
+for: a test skip marker in Python, Go, Rust, Java, Kotlin or Ruby (suppression), and the identifiers
+invisible-unicode judges in languages that comment with `#` or, as the C family does (Go, Rust, Java,
+C, …), with `//` (`slash_comments`, or `Kind.JAVASCRIPT`). JavaScript itself is read by its lexer
+(`jsread.py`)."""
 
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ class LineScan:
         """`slash_comments`: the file's language comments as JavaScript does (`//`, `/* */`: Go,
         Rust, Java, Kotlin), whatever its kind."""
         self.data = data
-        self.javascript = slash_comments or kind in (Kind.JAVASCRIPT, Kind.MARKUP)
+        self.javascript = slash_comments or kind is Kind.JAVASCRIPT
         self.marker = b"//" if self.javascript else b"#"
         self.line_start = -1
         self.seen = 0

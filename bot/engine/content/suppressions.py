@@ -3,7 +3,10 @@ type checker, a security scanner, coverage or a test instead of fixing what it r
 
 Comment markers (`# noqa`, `// eslint-disable-line`) are matched as written; markers that are code
 (`@pytest.mark.skip`, `it.skip(`) count only outside comments and strings (`linescan.py`), and in
-Python also on the syntax tree, through imports (`pyskips.py`). Documents (Markdown,
+Python also on the syntax tree, through imports (`pyskips.py`). JavaScript and markup's JavaScript
+are read by its lexer over the whole text (`jsread.py`): there a comment marker counts only in a
+real comment, a marker that is code only in code (but for the secret scanners' markers, which
+their tools read anywhere on the line). Documents (Markdown,
 reStructuredText, plain text) are not read: they mention markers, not use them.
 
 Markers count where their tool reads them. Python's linters, type checkers and coverage read their
@@ -33,6 +36,7 @@ from bot.engine.change import Change
 from bot.engine.content.added import AddedFile, Fragment
 from bot.engine.content.exclude import read_files
 from bot.engine.content.filekinds import Kind, kind_of
+from bot.engine.content.jsread import FragmentReading, read_fragment
 from bot.engine.content.limits import capped
 from bot.engine.content.linescan import LineScan
 from bot.engine.content.prefilter import Prefilter
@@ -60,6 +64,7 @@ class Marker:
     comment_only: bool = False  # its tools read it in a Python comment token only, never a string
     files: str | None = None  # a regex a file's path must match for its tools to read the marker there
     slash_comments: bool = False  # those files' language comments with `//` and `/* */`
+    anywhere: bool = False  # its tool reads the line's text, a string's too (gitleaks, detect-secrets)
 
 
 _TEST = "a test: it stops running (or its failure stops counting), which turns a red suite green"
@@ -119,11 +124,12 @@ MARKERS: tuple[Marker, ...] = (
     _checker("pylint-disable", r"#[ \t]*(pylint:[ \t]*skip-file)\b", "pylint findings in the whole file"),
     Marker("nosec", r"#[ \t]*(nosec)\b", "security scanner findings (bandit, gosec)", comment_only=True),
     Marker("nosemgrep", r"\b(nosemgrep)\b", "Semgrep findings"),
-    Marker("gitleaks-allow", r"(gitleaks:allow)", "gitleaks secret findings"),
+    Marker("gitleaks-allow", r"(gitleaks:allow)", "gitleaks secret findings", anywhere=True),
     Marker(
         "pragma-allowlist-secret",
         r"(?i)(pragma:[ \t]*allowlist[ \t]+(?:nextline[ \t]+)?secret)",
         "detect-secrets findings",
+        anywhere=True,
     ),
     Marker("eslint-disable", r"(?://|/\*)[ \t]*(eslint-disable(?:-next-line|-line)?)\b", "ESLint rules"),
     Marker(  # inline configuration that turns a rule off or down: /* eslint no-eval: "off" */
@@ -330,22 +336,44 @@ def _places(file: AddedFile, kind: LineKind) -> dict[int, tuple[int, int]]:
     return places
 
 
+def _javascript_reading(side: _Side, kind: Kind, fragment: Fragment) -> Callable[[], FragmentReading] | None:
+    """A JavaScript (or markup) fragment as the lexer reads it (`jsread.py`), read on first use;
+    None for other languages, whose markers that are code count outside the comments and strings
+    of their line (`linescan.py`)."""
+    if kind not in (Kind.JAVASCRIPT, Kind.MARKUP):
+        return None
+    return cache(lambda: read_fragment(fragment, kind, side.path, side.source, side.lines))
+
+
+def _read_there(marker: Marker, reading: FragmentReading, at: int) -> bool:
+    """Whether JavaScript's tools read the marker at `at`: one that is code in code, any other in a
+    comment, but one its tool reads on the line's text (`anywhere`)."""
+    return marker.anywhere or (reading.code(at) if marker.code else reading.comment(at))
+
+
 def _regex_uses(
     side: _Side, kind: Kind, hunk: int, fragment: Fragment, prefilter: Prefilter
 ) -> Iterator[_Use]:
     _, regexes = _compiled()
     data = fragment.data
     texts: dict[int, str] = {}  # by line: a long line of many markers is found and decoded once
+    reading = _javascript_reading(side, kind, fragment)
     for index in prefilter.present(fragment, MARKED):
         marker = MARKERS[index]
         if kind in marker.unread_in or not _reads(marker, side.path):
             continue
-        scan = LineScan(data, kind, slash_comments=marker.slash_comments) if marker.code else None
+        scan = (
+            LineScan(data, kind, slash_comments=marker.slash_comments)
+            if marker.code and reading is None
+            else None
+        )
         marked: set[int] = set()  # a marker counts once a line (`_uses`): later ones are not read
         comments = _comments_of(side, kind) if marker.comment_only else None
         for match in regexes[index].finditer(data):
             at = match.start(1)
             if scan is not None and scan.hidden(at):
+                continue
+            if reading is not None and not _read_there(marker, reading(), at):
                 continue
             start, end = fragment.line_bounds(at)
             if comments is not None and not _in_comment(comments, fragment, start, at):

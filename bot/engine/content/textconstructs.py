@@ -6,8 +6,8 @@ text: a match must start in code, and is reported on the first added line it spa
 each hunk's added text (lines as the language reads them: `sourcetext.py`), a match dropped when the
 text before it on its line opens a comment or leaves a string open (`linescan.py`). What a regex
 cannot decide (the name string literals joined by `+` spell, whether an interpreter runs what it
-reads from standard input) a construct's `check` decides on the match. In markup only `<script>`
-blocks are read, each a script of its own.
+reads from standard input) a construct's `check` decides on the match. In markup only its JavaScript
+is read (`markupjs.py`), each piece a script of its own.
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from bot.engine.content.added import AddedFile, Fragment
+from bot.engine.content.added import AddedFile
 from bot.engine.content.filekinds import Kind
-from bot.engine.content.jslex import Lexed, lex
+from bot.engine.content.jslex import Lexed
+from bot.engine.content.jsread import read_javascript
 from bot.engine.content.patternset import PatternSet
 from bot.engine.content.shellscan import lex as shell_lex
 from bot.engine.lazyre import lazy
@@ -285,56 +286,7 @@ def _file_text(file: AddedFile) -> bytes:
     return b"\n".join(f.data for f in file.fragments)
 
 
-_SCRIPT_TAG = r"<(/?)script\b[^>]*>?"
-# What opens JavaScript in markup (lowercased): a script tag, an event handler attribute's value, a
-# `javascript:` URL; and an HTML comment, which holds none of them.
-_SCRIPT_OPEN = (
-    r"<!--|<script\b[^>]*>?|\son[a-z]+\s*=\s*(?:\"([^\"]*)\"|'([^']*)')"
-    r"|\s(?:href|src|action|formaction)\s*=\s*(?:\"\s*javascript:([^\"]*)\"|'\s*javascript:([^']*)')"
-)
 _LINE_FEED = lazy(rb"\n")
-_DOC_LINE = lazy(rb"[ \t]*\*")
-_SCRIPT_TAG_BYTES = lazy(_SCRIPT_TAG.encode(), re.IGNORECASE)
-_SCRIPT_TAG_TEXT = lazy(_SCRIPT_TAG, re.IGNORECASE)
-_NOT_NEWLINE = lazy(rb"[^\n]")
-
-
-def script_at_line_starts(file: AddedFile) -> dict[int, bool]:
-    """For each line of a markup file's new text (by diff line number), whether it starts inside a
-    `<script>` block (nothing without the new text)."""
-    states: dict[int, bool] = {}
-    if file.head is None:
-        return states
-    inside = False
-    for index, line in enumerate(file.head.split("\n"), start=1):
-        states.setdefault(file.diff_line(index), inside)
-        for tag in _SCRIPT_TAG_TEXT().finditer(line):
-            inside = tag.group(1) == ""
-    return states
-
-
-def script_only(fragment: Fragment, states: dict[int, bool]) -> bytes:
-    """A markup fragment's bytes with everything outside its `<script>` blocks blanked (line breaks
-    kept, so every offset stays where it was). Where each line starts is known from the new text
-    (`states`); without it, the fragment starts inside a block when its first script tag closes one."""
-    data = fragment.data
-    out = bytearray(data)
-    first = _SCRIPT_TAG_BYTES().search(data)
-    inside = first is not None and first.group(1) == b"/"
-    start = 0
-    for index, number in enumerate(fragment.numbers):
-        end = data.find(b"\n", start)
-        end = len(data) if end < 0 else end
-        inside = states.get(number, inside) if index == 0 or number != fragment.numbers[index - 1] else inside
-        done = start
-        for tag in _SCRIPT_TAG_BYTES().finditer(data, start, end):
-            blank_from = tag.start() if inside else done
-            out[blank_from : tag.end()] = _NOT_NEWLINE().sub(b" ", data[blank_from : tag.end()])
-            inside, done = tag.group(1) == b"", tag.end()
-        if not inside:
-            out[done:end] = _NOT_NEWLINE().sub(b" ", data[done:end])
-        start = end + 1
-    return bytes(out)
 
 
 # Words one of the JavaScript constructs needs, or an escape that can spell one.
@@ -342,6 +294,8 @@ _JS_TRIGGER = (
     rf"eval|Function|exec|spawn|child_process|set(?:Timeout|Interval)|import|constructor|\bvm\b|{_GLOBAL}\s*(?:\?\.\s*)?\["
     r"|\\[ux0-7]"
 )
+# In markup, also what can spell one in an attribute: a character reference, a percent-escape.
+_MARKUP_TRIGGER = rf"{_JS_TRIGGER}|&#|%[0-9a-fA-F]{{2}}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,74 +319,16 @@ def _head_lines(file: AddedFile, data: bytes) -> Callable[[int], int | None]:
     return line_of
 
 
-def _script_blocks(data: bytes) -> list[tuple[int, int]]:
-    """The spans of a markup text's JavaScript: `<script>` blocks' contents, event handler
-    attributes' values (`onclick="…"`) and `javascript:` URLs. An HTML comment holds none, and a
-    block ends at the first `</script`, wherever it is (inside a JavaScript string too: the HTML
-    parser closes the block there)."""
-    lowered = data.lower()
-    blocks: list[tuple[int, int]] = []
-    pos = 0
-    opening = compile_re2(_SCRIPT_OPEN)
-    while True:
-        found = opening.search(lowered, pos)
-        if found is None:
-            return blocks
-        value = next((group for group in range(1, 5) if found.group(group) is not None), None)
-        if value is not None:
-            blocks.append(found.span(value))
-            pos = found.end()
-            continue
-        if found.group() == b"<!--":
-            close = lowered.find(b"-->", found.end())
-            pos = len(data) if close < 0 else close + 3
-            continue
-        close = lowered.find(b"</script", found.end())
-        close = len(data) if close < 0 else close
-        blocks.append((found.end(), close))
-        pos = close + 1
-
-
-def _blank_outside(view: bytearray, blocks: list[tuple[int, int]]) -> None:
-    done = 0
-    for start, end in [*blocks, (len(view), len(view))]:
-        view[done:start] = _NOT_NEWLINE().sub(b" ", bytes(view[done:start]))
-        done = end
-
-
 def _javascript_reads(file: AddedFile) -> Iterator[_Read]:
     """The texts a JavaScript or markup file's constructs are looked for in: its whole new text when
     known (a construct is reported on an added line it spans), else each hunk's added lines."""
-    markup = file.kind is Kind.MARKUP
     if file.head is not None:
         data = file.head.encode("utf-8", "surrogatepass")
-        blocks = _script_blocks(data) if markup else None
-        lexed = lex(data, blocks)
-        if blocks is not None:
-            _blank_outside(lexed.view, blocks)
-        yield _Read(lexed, _head_lines(file, data), data)
+        yield _Read(read_javascript(data, file.kind, file.path), _head_lines(file, data), data)
         return
     for fragment in file.fragments:
-        data = script_only(fragment, {}) if markup else fragment.data
-        opened = _doc_comment_lines(data)
-        lexed = lex(data, [(opened, len(data))])
-        _blank_outside(lexed.view, [(opened, len(data))])
-        yield _Read(lexed, fragment.line_at, data)
-
-
-def _doc_comment_lines(data: bytes) -> int:
-    """Where the lines a hunk starts with inside a block comment opened before it end: the lines
-    starting with `*` (a doc comment's), up to the `*/` that closes it. Only the new text would say
-    for sure; this is what is read without it."""
-    pos = 0
-    while _DOC_LINE().match(data, pos):
-        end = data.find(b"\n", pos)
-        end = len(data) if end < 0 else end
-        close = data.find(b"*/", pos, end)
-        if close >= 0:
-            return close + 2
-        pos = end + 1
-    return min(pos, len(data))
+        lexed = read_javascript(fragment.data, file.kind, file.path, starts_file=fragment.numbers[0] == 1)
+        yield _Read(lexed, fragment.line_at, fragment.data)
 
 
 def _first_added(read: _Read, start: int, end: int, data: bytes) -> int | None:
@@ -547,7 +443,7 @@ def _bound_calls(view: bytes) -> Iterator[tuple[TextConstruct, Any]]:
 
 
 def _javascript(file: AddedFile) -> Iterator[TextFinding]:
-    trigger = compile_re2(_JS_TRIGGER)
+    trigger = compile_re2(_MARKUP_TRIGGER if file.kind is Kind.MARKUP else _JS_TRIGGER)
     bound_elsewhere = file.head is not None and "child_process" in file.head  # `run(cmd)` added alone
     if not bound_elsewhere and not any(trigger.search(fragment.data) for fragment in file.fragments):
         return

@@ -30,6 +30,7 @@ from bot.engine.change import Change
 from bot.engine.content.added import AddedFile, Fragment
 from bot.engine.content.exclude import read_files
 from bot.engine.content.filekinds import Kind
+from bot.engine.content.jsread import read_fragment
 from bot.engine.content.limits import capped
 from bot.engine.content.linescan import LineScan
 from bot.engine.content.scripts import ascii_alias, marked_ascii, mixed_scripts, passes_for_latin, script_of
@@ -66,8 +67,9 @@ _non_ascii_word = cache(
         r"[\pL\pN\pM\p{Pc}]*(?:[^\x00-\x7F\PL]|\p{Nl}|[^\x00-\x7F\P{Pc}]|\pM)[\pL\pN\pM\p{Pc}]*",
     )
 )
-# How the lines of code whose identifiers are judged hide comments and strings (`linescan.py`): a
-# language of the C family (Go, Rust, Java, C, …) as JavaScript does, one that comments with `#`
+# How the lines of code of other languages whose identifiers are judged hide comments and strings
+# (`linescan.py`; JavaScript and markup files are read by the JavaScript lexer instead): a language
+# of the C family (Go, Rust, Java, C, …) as JavaScript does, one that comments with `#`
 # (Ruby, Perl, R, …) as shell does. Configuration and documents are data and prose, not names.
 _SCANNED_AS = {
     "python": Kind.PYTHON,
@@ -242,18 +244,18 @@ def _shell_name(data: bytes, line_start: int, start: int, end: int) -> bool:
     )
 
 
-def _names_on_lines(fragment: Fragment, kind: Kind, data: bytes, *, shell: bool = False) -> Iterator[_Name]:
-    """Words holding a non-ASCII letter outside the comments and strings of their own line, in
-    `data` (the fragment's bytes, or a markup fragment's with what is outside scripts blanked);
+def _names_on_lines(
+    fragment: Fragment, in_code: Callable[[int], bool], *, shell: bool = False
+) -> Iterator[_Name]:
+    """Words of the fragment holding a non-ASCII letter that start where `in_code` says is code;
     `shell`: the file is a shell script, whose arguments are text rather than names."""
-    scan = LineScan(data, kind)
-    for match in _non_ascii_word().finditer(data):
+    for match in _non_ascii_word().finditer(fragment.data):
         start = match.start()
-        if scan.hidden(start):
+        if not in_code(start):
             continue
         line_start = fragment.line_bounds(start)[0]
         column = len(fragment.data[line_start:start].decode("utf-8", "replace")) + 1
-        named = not shell or _shell_name(data, line_start, start, match.end())
+        named = not shell or _shell_name(fragment.data, line_start, start, match.end())
         yield _Name(fragment.line_at(start), column, match.group(0).decode("utf-8", "replace"), named)
 
 
@@ -349,29 +351,29 @@ def _read_as(file: AddedFile) -> Kind | None:
 
 def _names(file: AddedFile) -> Iterator[_Name]:
     """The identifiers of the added lines worth judging: Python's as its tokenizer reads them from
-    the new text, else words outside the comments and strings of their line (in markup, of its
-    `<script>` blocks)."""
+    the new text, else words in code (`_code_of`; in markup, in its JavaScript only)."""
     names = _python_names(file) if file.kind is Kind.PYTHON else None
     if names is not None:
         return iter(names)
     kind = _read_as(file) or file.kind
-    script = _script_reader(file) if kind is Kind.MARKUP else None
     shell = file.kind is Kind.SHELL
     return (
         name
         for f in file.fragments
         if not f.data.isascii()
-        for name in _names_on_lines(f, kind, f.data if script is None else script(f), shell=shell)
+        for name in _names_on_lines(f, _code_of(file, kind, f), shell=shell)
     )
 
 
-def _script_reader(file: AddedFile) -> Callable[[Fragment], bytes]:
-    """A markup file's fragments with all but their `<script>` blocks blanked (the reader is loaded
-    here: a change without markup never needs it)."""
-    from bot.engine.content.textconstructs import script_at_line_starts, script_only
-
-    states = script_at_line_starts(file)
-    return lambda fragment: script_only(fragment, states)
+def _code_of(file: AddedFile, kind: Kind, fragment: Fragment) -> Callable[[int], bool]:
+    """Whether an offset of the fragment is code: JavaScript and markup as the JavaScript lexer
+    reads the file's new text (`jsread.py`, read on first use: most fragments hold no name worth
+    judging), other languages outside the comments and strings of their line (`linescan.py`)."""
+    if file.kind in (Kind.JAVASCRIPT, Kind.MARKUP):
+        reading = cache(lambda: read_fragment(fragment, file.kind, file.path, file.head, file.head_lines))
+        return lambda at: reading().code(at)
+    scan = LineScan(fragment.data, kind)
+    return lambda at: not scan.hidden(at)
 
 
 def _any_confusable_word(file: AddedFile) -> bool:
