@@ -31,6 +31,7 @@ from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
 from bot.engine.content.prefilter import Prefilter
 from bot.engine.content.pyconstructs import (
+    LEADING_CALLS,
     Found,
     PyConstruct,
     Resolver,
@@ -48,17 +49,15 @@ from bot.engine.findings import RuleId, Violation
 from bot.engine.lazyre import lazy
 from bot.engine.manifest import Manifest
 
-_CALLED = (
-    r"eval|exec|system|popen|__import__|import_module|getoutput|getstatusoutput"
-    r"|create_subprocess_(?:shell|exec)|unsafe_load(?:_all)?|Unpickler|exec[lv]p?e?|spawn[lv]p?e?"
-    r"|posix_spawnp?|builtins|__builtins__"
-)
 # A Python file is parsed only when its text names the words a dangerous call needs (pywords.py).
 TRIGGER = "dangerous-words"
 PREFILTER_GROUPS = {TRIGGER: PATTERNS}
-# The words a call found without the parser is named by (`pystatements.calls_in` finds its extent).
+# The words a call found without the parser is named by (`pystatements.calls_in` finds its extent):
+# the last of each call that leads to a dangerous one, or a module that reads one from a string.
 _CALL_WORDS = lazy(
-    rf"\b(?:{_CALLED}|getattr|loads?|load_all|Unpickler|run|call|check_call|check_output|Popen)\b"
+    r"\b(?:{})\b".format(
+        "|".join(sorted({name.rsplit(".", 1)[-1] for name in LEADING_CALLS} | {"builtins", "__builtins__"}))
+    )
 )
 SOURCE_ENCODING = "python-source-encoding"
 
@@ -81,6 +80,14 @@ _PYTHON_ADVICE = {
     "yaml.safe_load, or Loader=yaml.SafeLoader.",
     PyConstruct.IMPORT: "imports whichever module a run-time value names. Map the allowed names to "
     "modules explicitly.",
+    PyConstruct.RUN_CODE: "runs Python code it is given, or that a file or module a run-time value names "
+    "holds: code injection if any part of it comes from outside. Import the module and call the code "
+    "directly.",
+    PyConstruct.CODE_OBJECT: "builds code from bytes or a code object, which runs whatever they hold: code "
+    "injection if any part of them comes from outside. Call the code directly; never load marshalled "
+    "data you did not produce.",
+    PyConstruct.NATIVE: "loads the native library a run-time value names, whose code runs in this "
+    "process: anyone who chooses the path chooses the code. Load a library named in the source.",
 }
 _ALONE = " (Judged from this statement alone: the file's new text was not available or does not parse.)"
 

@@ -37,6 +37,9 @@ class PyConstruct(StrEnum):
     PICKLE = "python-pickle"
     YAML = "python-yaml-load"
     IMPORT = "python-import-variable"
+    RUN_CODE = "python-run-code"
+    CODE_OBJECT = "python-code-object"
+    NATIVE = "python-native-code"
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +72,16 @@ _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "csh", "tcsh", "
 _ALWAYS_SHELL = frozenset(
     {"subprocess.getoutput", "subprocess.getstatusoutput", "asyncio.create_subprocess_shell"}
 )
+# Loaders of pickles: pickle's, those of the modules that extend it, and shelve's (a pickle per key).
 _PICKLE = frozenset(
-    f"{m}.{f}" for m in ("pickle", "cPickle", "_pickle") for f in ("loads", "load", "Unpickler")
+    {
+        *(
+            f"{m}.{f}"
+            for m in ("pickle", "cPickle", "_pickle", "dill", "cloudpickle")
+            for f in ("loads", "load", "Unpickler")
+        ),
+        *(f"shelve.{f}" for f in ("open", "Shelf", "DbfilenameShelf", "BsdDbShelf")),
+    }
 )
 _YAML_LOADS = frozenset({"yaml.load", "yaml.load_all"})
 _YAML_UNSAFE = frozenset({"yaml.unsafe_load", "yaml.unsafe_load_all"})
@@ -82,8 +93,40 @@ _SIMPLE = {
     "posix.system": PyConstruct.OS_SYSTEM,
     "nt.system": PyConstruct.OS_SYSTEM,
     "os.popen": PyConstruct.OS_SYSTEM,
+    # An interactive interpreter runs the source it is given, or reads it from standard input.
+    "code.interact": PyConstruct.RUN_CODE,
+    **{
+        f"code.{interpreter}.{method}": PyConstruct.RUN_CODE
+        for interpreter in ("InteractiveInterpreter", "InteractiveConsole")
+        for method in ("runsource", "runcode")
+    },
+    "code.InteractiveConsole.push": PyConstruct.RUN_CODE,
+    "code.InteractiveConsole.interact": PyConstruct.RUN_CODE,
+    # Code objects from bytes, and functions from code objects, which run whatever the bytes hold.
+    "marshal.loads": PyConstruct.CODE_OBJECT,
+    "marshal.load": PyConstruct.CODE_OBJECT,
+    "types.CodeType": PyConstruct.CODE_OBJECT,
+    "types.FunctionType": PyConstruct.CODE_OBJECT,
+    "types.LambdaType": PyConstruct.CODE_OBJECT,
 }
-_IMPORTERS = frozenset({"__import__", "importlib.__import__"})
+# Classes whose instances' methods are dangerous calls: an instance stands for its class
+# (`code.InteractiveConsole().push` is `code.InteractiveConsole.push`).
+_INSTANCES = frozenset({"code.InteractiveInterpreter", "code.InteractiveConsole", "ctypes.LibraryLoader"})
+# Calls that import, run or load what their first argument names (the keyword it can be passed
+# as): dangerous when that is computed at run time, not a string fixed in the source.
+_NAMED_TARGET = {
+    "__import__": ("name", PyConstruct.IMPORT),
+    "importlib.__import__": ("name", PyConstruct.IMPORT),
+    "runpy.run_path": ("path_name", PyConstruct.RUN_CODE),
+    "runpy.run_module": ("mod_name", PyConstruct.RUN_CODE),
+    **{f"ctypes.{c}": ("name", PyConstruct.NATIVE) for c in ("CDLL", "PyDLL", "WinDLL", "OleDLL")},
+    **{
+        f"ctypes.{loader}.LoadLibrary": ("name", PyConstruct.NATIVE)
+        for loader in ("cdll", "pydll", "windll", "oledll", "LibraryLoader")
+    },
+    "_ctypes.dlopen": ("name", PyConstruct.NATIVE),
+    "_ctypes.LoadLibrary": ("name", PyConstruct.NATIVE),
+}
 # What a function handed on as a value is, whoever calls it: the functions whose danger does not
 # depend on their arguments (the others are judged by what the call carrying them passes).
 _HANDED_ON = {
@@ -91,7 +134,7 @@ _HANDED_ON = {
     **dict.fromkeys(_ALWAYS_SHELL, PyConstruct.SHELL),
     **dict.fromkeys(_PICKLE, PyConstruct.PICKLE),
     **dict.fromkeys(_YAML_UNSAFE, PyConstruct.YAML),
-    **dict.fromkeys(_IMPORTERS, PyConstruct.IMPORT),
+    **{name: construct for name, (_, construct) in _NAMED_TARGET.items()},
 }
 # Builtins that only look at what they are given: handing them a function calls nothing.
 _INSPECTORS = frozenset(
@@ -113,11 +156,11 @@ DANGEROUS_CALLS = frozenset(
         *_PICKLE,
         *_YAML_LOADS,
         *_YAML_UNSAFE,
-        *_IMPORTERS,
+        *_NAMED_TARGET,
     }
 )
 # What a call resolves to that is dangerous, or returns a module or attribute (`getattr`, an importer).
-LEADING_CALLS = DANGEROUS_CALLS | {"importlib.import_module", "getattr"}
+LEADING_CALLS = DANGEROUS_CALLS | {"importlib.import_module", "getattr"} | _INSTANCES
 # The modules dangerous calls are read from: one reached as another module's attribute (`helpers.os`,
 # `six.moves.cPickle`) is taken to be that module.
 REACHED_MODULES = frozenset(
@@ -393,6 +436,8 @@ class Resolver:
         if function == "vars" and len(call.args) == 1:
             base = self._resolve(call.args[0])
             return None if base is None else f"{base}.__dict__"
+        if function in _INSTANCES:
+            return function
         if function in ("__import__", "importlib.__import__", "importlib.import_module") and call.args:
             module = _string(call.args[0])
             if module is None:
@@ -517,20 +562,29 @@ def _judge(call: ast.Call, name: str, resolver: Resolver) -> PyConstruct | None:
         name in _YAML_LOADS and not _safe_loader(argument(call, 1, "Loader"), resolver)
     ):
         return PyConstruct.YAML
-    if name in _IMPORTERS:
-        module = argument(call, 0, "name")
-        if module is not None and not (isinstance(module, ast.Constant) and isinstance(module.value, str)):
-            return PyConstruct.IMPORT
+    if name in _NAMED_TARGET:
+        keyword, construct = _NAMED_TARGET[name]
+        target = argument(call, 0, keyword)
+        if target is not None and not _fixed_name(target):
+            return construct
     return None
+
+
+def _fixed_name(node: ast.expr) -> bool:
+    """A module, file or library named in the source: a string (`None`, for ctypes, the program)."""
+    return isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, str | bytes))
 
 
 Fixed = Callable[[], Container[tuple[int, int]]]
 """(line, column) of the names that can only hold a string fixed in the source (pyfixed.py)."""
 
 
-def _fixed_argument(call: ast.Call, fixed: Fixed) -> bool:
-    module = argument(call, 0, "name")
-    return isinstance(module, ast.Name) and (module.lineno, module.col_offset) in fixed()
+def _fixed_argument(call: ast.Call, name: str | None, fixed: Fixed) -> bool:
+    """Whether the call is one of _NAMED_TARGET given one of the `fixed` names as its target."""
+    if name is None or name not in _NAMED_TARGET:
+        return False
+    target = argument(call, 0, _NAMED_TARGET[name][0])
+    return isinstance(target, ast.Name) and (target.lineno, target.col_offset) in fixed()
 
 
 def _carried_shell(carrier: ast.Call) -> bool:
@@ -625,7 +679,7 @@ def python_constructs(
             call = node
             name = _called(resolver.name(call.func))
             construct = None if name is None else _judge(call, name, resolver)
-            if construct is PyConstruct.IMPORT and fixed is not None and _fixed_argument(call, fixed):
+            if construct is not None and fixed is not None and _fixed_argument(call, name, fixed):
                 construct = None
             if name is not None and construct is not None:
                 found.append(_found(construct, name, call))
