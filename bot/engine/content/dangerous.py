@@ -290,8 +290,9 @@ def _selected(file: AddedFile, head: str, elsewhere: Callable[[str], bool]) -> l
     parses, these are exactly its findings. Where it does not (a syntax error elsewhere, or syntax
     newer than this Python's), the statements that can hold a construct did parse, so their syntax
     tree says more than judging each added line alone would. A builtin that only inspects what it
-    is given (`print(eval)`) hands it on where the module binds that name itself, which the
-    selection does not follow: such a file is parsed whole."""
+    is given (`print(eval)`) hands it on where the module binds that name itself, and a subprocess
+    call spreading a name (`**options`) is judged by the mappings its scope assigns that name, which
+    the selection does not follow: such a file is parsed whole."""
     found = selected(head)
     if found is None or found.tree is None:
         return None

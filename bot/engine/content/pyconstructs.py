@@ -208,6 +208,10 @@ def _dict_get(resolved: str) -> str | None:
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# What a name is read in: a function's, a lambda's or a class body's names, else the module's.
+_SCOPES_OF_NAMES = (*_SCOPES, ast.Lambda)
+_InnerScope = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda
+_Scope = ast.Module | _InnerScope
 _BLOCKS = tuple(
     kind
     for kind in vars(ast).values()
@@ -364,6 +368,42 @@ class Resolver:
         self._binding = ""
         # The plain names that may stand for a function handed on as a value (`_maybe_handed`).
         self.standing = {*_HANDED_WORDS, *self.assigned, *self.aliases}
+        self._tree = tree
+        self._scopes: list[_InnerScope] | None = None  # read when first asked (`items_assigned`)
+
+    def items_assigned(self, name: ast.Name, key: str) -> list[ast.expr]:
+        """The values `key` is given, in source order, by the scope `name` is read in (the module, a
+        class body, a function): assigned a dict display or `dict(...)` call holding the key
+        (`_item`), or the key assigned (`name["shell"] = True`). None without the whole module: the
+        scope is not known."""
+        if not self.whole:
+            return []
+        values: list[ast.expr] = []
+        for statement in self._statements_of(self._scope_of(name)):
+            for bound, value in _assignments(statement):
+                item = _item(value, key, self) if bound == name.id else None
+                values.extend(() if item is None else (item,))
+            if isinstance(statement, ast.Assign) and any(_keyed(t, name.id, key) for t in statement.targets):
+                values.append(statement.value)
+        return values
+
+    def _scope_of(self, node: ast.expr) -> _Scope:
+        """The innermost function, lambda or class whose span holds `node`, else the module."""
+        if self._scopes is None:
+            self._scopes = [n for n in ast.walk(self._tree) if isinstance(n, _SCOPES_OF_NAMES)]
+        start = (node.lineno, node.col_offset)
+        end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
+        inner: _Scope = self._tree
+        for scope in self._scopes:
+            spans = (scope.lineno, scope.col_offset), (scope.end_lineno or 0, scope.end_col_offset or 0)
+            if spans[0] <= start and end <= spans[1]:
+                inner = scope  # ast.walk is breadth-first: a scope found later is the inner one
+        return inner
+
+    @staticmethod
+    def _statements_of(scope: _Scope) -> Iterator[ast.stmt]:
+        body = [] if isinstance(scope, ast.Lambda) else scope.body
+        return _statements(ast.Module(body=body, type_ignores=[]), into_scopes=False)
 
     def _named(self, name: str) -> str:
         if name in self.aliases:
@@ -477,15 +517,37 @@ def argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
 
 def _spread(call: ast.Call, keyword: str, resolver: Resolver) -> ast.expr | None:
     """The value a `**` argument of the call gives `keyword`, when the source spells it: a dict
-    display's (`**{"shell": True}`, the last such key) or `dict(shell=True)`'s."""
+    display's (`**{"shell": True}`, the last such key) or `dict(shell=True)`'s, also through a name
+    (`**options`) its scope assigns such a mapping or that key (`options["shell"] = True`): of
+    those, one that may be true."""
     given = None
     for spread in (kw.value for kw in call.keywords if kw.arg is None):
-        if isinstance(spread, ast.Dict):
-            pairs = list(zip(spread.keys, spread.values, strict=True))
-            given = next((v for k, v in reversed(pairs) if k is not None and _string(k) == keyword), given)
-        elif isinstance(spread, ast.Call) and resolver.name(spread.func) == "dict":
-            given = next((kw.value for kw in reversed(spread.keywords) if kw.arg == keyword), given)
+        if isinstance(spread, ast.Name):
+            values = resolver.items_assigned(spread, keyword)
+            given = next((v for v in values if _may_be_true(v)), values[-1] if values else given)
+        else:
+            given = _item(spread, keyword, resolver) or given
     return given
+
+
+def _keyed(target: ast.expr, name: str, key: str) -> bool:
+    """Whether an assignment's target is `name[key]`."""
+    return (
+        isinstance(target, ast.Subscript)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == name
+        and _string(target.slice) == key
+    )
+
+
+def _item(mapping: ast.expr, key: str, resolver: Resolver) -> ast.expr | None:
+    """The value a dict display (the last such key) or a `dict(...)` call's keyword gives `key`."""
+    if isinstance(mapping, ast.Dict):
+        pairs = list(zip(mapping.keys, mapping.values, strict=True))
+        return next((v for k, v in reversed(pairs) if k is not None and _string(k) == key), None)
+    if isinstance(mapping, ast.Call) and resolver.name(mapping.func) == "dict":
+        return next((kw.value for kw in reversed(mapping.keywords) if kw.arg == key), None)
+    return None
 
 
 def _literal(node: ast.expr) -> bool:
@@ -654,10 +716,12 @@ def python_constructs(
     """Dangerous calls of a parsed module (or, `whole=False`, of a piece of one), and dangerous
     functions it hands on as values, in source order; with `lines` (sorted), only those whose span
     holds one of those lines. `resolver`: the whole module's, when already built (`resolver_of`).
-    An importer given one of the `fixed` names (asked for only then) is judged as if given the
-    literals it can hold. `inspected` collects the builtins of _INSPECTORS called with a dangerous
-    function to hand on: were the module to bind that name itself (`def print(f)`), the call would
-    hand it on, so a piece of the module that may lack the binding cannot answer for it."""
+    An importer (or another call of _NAMED_TARGET) given one of the `fixed` names (asked for only
+    then) is judged as if given the literals it can hold. `inspected` collects what a piece of the
+    module that may lack some of its statements cannot answer for: a builtin of _INSPECTORS called
+    with a dangerous function to hand on (were the module to bind that name itself, `def print(f)`,
+    the call would hand it on), and a subprocess call spreading a name (`**options`), which the
+    assignments of its scope fill."""
     resolver = Resolver(tree, whole=whole) if resolver is None else resolver
     # A constant, and a name that is not handed on as one that can stand for a function, can find
     # nothing and have no children: they are never walked (most of a tree's nodes).
@@ -683,6 +747,8 @@ def python_constructs(
                 construct = None
             if name is not None and construct is not None:
                 found.append(_found(construct, name, call))
+            elif inspected is not None and name in _SUBPROCESS_SHELL_ARG and _spreads_a_name(call):
+                inspected.add(f"{name}(**)")
             passed = name not in _INSPECTORS
             if not passed and inspected is not None and _hands_on_any(call, resolver):
                 inspected.add(name or "")
@@ -713,6 +779,10 @@ def python_constructs(
     if whole:
         found.extend(_exports(tree, resolver, lines))
     return sorted(found, key=lambda f: (f.line, f.end_line, f.construct.value))
+
+
+def _spreads_a_name(call: ast.Call) -> bool:
+    return any(kw.arg is None and isinstance(kw.value, ast.Name) for kw in call.keywords)
 
 
 def _hands_on_any(call: ast.Call, resolver: Resolver) -> bool:
