@@ -42,7 +42,7 @@ from bot.engine.content.pyconstructs import (
 from bot.engine.content.pyfixed import fixed_loop_names
 from bot.engine.content.pyselect import parse_module as _parse
 from bot.engine.content.pyselect import selected
-from bot.engine.content.pystatements import calls_alone, parsed_alone, statements
+from bot.engine.content.pystatements import calls_alone, in_class_bodies, parsed_alone, statements
 from bot.engine.content.pywords import PATTERNS, may_hold, words_in
 from bot.engine.diff import FileStatus
 from bot.engine.findings import RuleId, Violation
@@ -174,12 +174,14 @@ class _Statement:
     text: str
     holds: bool  # names the words a dangerous call needs (pywords.py)
     names: frozenset[str]  # every word, as Python reads names
+    in_class: bool  # a statement of a class body (`pystatements.in_class_bodies`)
 
 
 def _statements_of(text: str) -> list[_Statement]:
+    numbered = statements(text)
     return [
-        _Statement(line, statement, may_hold(words_in(statement)), _names_of(statement))
-        for line, statement in statements(text)
+        _Statement(line, statement, may_hold(words_in(statement)), _names_of(statement), in_class)
+        for (line, statement), in_class in zip(numbered, in_class_bodies(numbered), strict=True)
     ]
 
 
@@ -235,7 +237,9 @@ def _statements_alone(file: AddedFile, text: str, diff_line: Callable[[int], int
         lines = range(line, line + statement.text.count("\n") + 1)
         if not any(diff_line(n) in added for n in lines) or not _could_hold(statement, leading):
             continue
-        tree = parsed_alone(statement.text, line) or _calls_alone(statement.text, line, leading)
+        # A class body's binding is an attribute, handed on as a value, as in the whole file.
+        alone = parsed_alone(statement.text, line, in_class=statement.in_class)
+        tree = alone or _calls_alone(statement.text, line, leading)
         if tree is None:
             continue
         for found in python_constructs(tree, whole=False, resolver=resolver):
