@@ -37,6 +37,8 @@ ENTRIES = [
     ("shelve", "open", "path", "python-pickle"),
 ]
 
+# Classes are judged when called: handed on as a value, one is mostly a type to check.
+CLASSES = frozenset({"FunctionType", "CodeType", "CDLL", "WinDLL"})
 _FULLWIDTH = {
     c: chr(ord(c) - ord("!") + 0xFF01) for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 }
@@ -57,8 +59,7 @@ def _forms(module: str, path: str, args: str) -> list[str]:
         f"import importlib\nimportlib.import_module('{module}').{path}({args})\n",
         f"import {module}\nf_ = {module}.{path}\n\n\ndef g(*a):\n    return f_({args})\n",
         f"import {module}\n{owner}.{wide}({args})\n",
-        f"import {module}\nresults = map({module}.{path}, items)\n",
-    ]
+    ] + ([] if path in CLASSES else [f"import {module}\nresults = map({module}.{path}, items)\n"])
 
 
 def _found(source: str) -> list[tuple[str, int]]:
@@ -98,6 +99,8 @@ def test_every_runner_is_resolved_in_every_form(source: str, construct: str) -> 
         ),
         ("import code\nlines.map(code.InteractiveConsole().push)\n", "python-run-code"),
         ("import ctypes\nctypes.LibraryLoader(ctypes.CDLL).LoadLibrary(path)\n", "python-native-code"),
+        ("import code\nm = code\nm.interact()\n", "python-run-code"),
+        ("import types\nt = (types)\nt.FunctionType(compiled, ns)\n", "python-code-object"),
         ("import pty\npty.spawn(['sh', '-c', command])\n", "python-subprocess-shell"),
         ("from pty import spawn\nspawn(('/bin/bash', '-c', command))\n", "python-subprocess-shell"),
         ("import os\nos.posix_spawnp('sh', ['sh', '-c', command], env)\n", "python-subprocess-shell"),
@@ -126,6 +129,16 @@ def test_interpreters_and_their_methods(source: str, construct: str) -> None:
         "import dill\nblob = dill.dumps(value)\n",
         "import code\nprint(code.__doc__)\n",
         "import pty\npty.spawn('/bin/sh')\n",
+        # A class handed on as a value is a type to check or to subclass.
+        "import types\nisinstance(f, (types.FunctionType, types.MethodType))\n",
+        "import types\n\n\ndef f(x: types.CodeType) -> types.LambdaType:\n    return x\n",
+        "import types\nclass A:\n    f: types.FunctionType\n",
+        "from types import FunctionType, CodeType\n",  # a module's names, not an export of danger
+        "import shelve\nisinstance(d, (dict, shelve.Shelf))\n",
+        "import ctypes\n\n\nclass Library(ctypes.CDLL):\n    pass\n",
+        # Named like a common attribute: the module only where imported as such.
+        "import code\nself.code.interact()\nerr.code.push(x)\n",
+        "from helpers import types\ntypes.FunctionType(c, g)\n",
     ],
 )
 def test_runner_near_misses_stay_quiet(source: str) -> None:

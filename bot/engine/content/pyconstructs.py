@@ -127,14 +127,29 @@ _NAMED_TARGET = {
     "_ctypes.dlopen": ("name", PyConstruct.NATIVE),
     "_ctypes.LoadLibrary": ("name", PyConstruct.NATIVE),
 }
+# Classes among the dangerous calls: handed on as a value, one is mostly a type to check or to
+# subclass (`isinstance(f, (types.FunctionType, …))`, `f: types.CodeType`), so only a call is judged.
+_CLASSES = frozenset(
+    {
+        "types.CodeType",
+        "types.FunctionType",
+        "types.LambdaType",
+        *(f"shelve.{c}" for c in ("Shelf", "DbfilenameShelf", "BsdDbShelf")),
+        *(f"ctypes.{c}" for c in ("CDLL", "PyDLL", "WinDLL", "OleDLL")),
+    }
+)
 # What a function handed on as a value is, whoever calls it: the functions whose danger does not
 # depend on their arguments (the others are judged by what the call carrying them passes).
 _HANDED_ON = {
-    **_SIMPLE,
-    **dict.fromkeys(_ALWAYS_SHELL, PyConstruct.SHELL),
-    **dict.fromkeys(_PICKLE, PyConstruct.PICKLE),
-    **dict.fromkeys(_YAML_UNSAFE, PyConstruct.YAML),
-    **{name: construct for name, (_, construct) in _NAMED_TARGET.items()},
+    name: construct
+    for name, construct in {
+        **_SIMPLE,
+        **dict.fromkeys(_ALWAYS_SHELL, PyConstruct.SHELL),
+        **dict.fromkeys(_PICKLE, PyConstruct.PICKLE),
+        **dict.fromkeys(_YAML_UNSAFE, PyConstruct.YAML),
+        **{name: construct for name, (_, construct) in _NAMED_TARGET.items()},
+    }.items()
+    if name not in _CLASSES
 }
 # Builtins that only look at what they are given: handing them a function calls nothing.
 _INSPECTORS = frozenset(
@@ -161,10 +176,13 @@ DANGEROUS_CALLS = frozenset(
 )
 # What a call resolves to that is dangerous, or returns a module or attribute (`getattr`, an importer).
 LEADING_CALLS = DANGEROUS_CALLS | {"importlib.import_module", "getattr"} | _INSTANCES
+# Modules named like a common variable or attribute (`err.code`, `self.types`): such a name is the
+# module only where the module itself is imported under it.
+_COMMON_NAMES = frozenset({"code", "types"})
 # The modules dangerous calls are read from: one reached as another module's attribute (`helpers.os`,
 # `six.moves.cPickle`) is taken to be that module.
 REACHED_MODULES = frozenset(
-    {name.split(".", 1)[0] for name in LEADING_CALLS if "." in name} | {"builtins", "sys"}
+    {name.split(".", 1)[0] for name in LEADING_CALLS if "." in name} - _COMMON_NAMES | {"builtins", "sys"}
 )
 # A name worth remembering when assigned: a dangerous call, or a module (or attribute) that leads to one.
 _LEADS_TO = frozenset(
