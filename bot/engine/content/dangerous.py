@@ -83,9 +83,9 @@ _PYTHON_ADVICE = {
     PyConstruct.RUN_CODE: "runs Python code it is given, or that a file or module a run-time value names "
     "holds: code injection if any part of it comes from outside. Import the module and call the code "
     "directly.",
-    PyConstruct.CODE_OBJECT: "builds code from bytes or a code object, which runs whatever they hold: code "
-    "injection if any part of them comes from outside. Call the code directly; never load marshalled "
-    "data you did not produce.",
+    PyConstruct.CODE_OBJECT: "builds code objects or functions from bytes or code objects, and whatever "
+    "they hold runs when called: code injection if any part of them comes from outside. Call the code "
+    "directly; never unmarshal data you did not produce.",
     PyConstruct.NATIVE: "loads the native library a run-time value names, whose code runs in this "
     "process: anyone who chooses the path chooses the code. Load a library named in the source.",
 }
