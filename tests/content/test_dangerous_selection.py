@@ -482,7 +482,7 @@ def test_a_string_spanning_column_0_is_one_statement() -> None:
         "eval(x)\n"  # 3
         "os.system(cmd)\n"  # 4
         '"""; eval(y)\n'  # 5
-        "code = '''\n"  # 6
+        "snippet = '''\n"  # 6
         "exec(z)'''\n"  # 7
         "b = rb'\\\n"  # 8: a one-line string continued by a backslash
         "eval(w)'\n"  # 9

@@ -20,23 +20,32 @@ def _escaped(text: str) -> str:
     return "'" + "".join(f"\\x{ord(c):02x}" for c in text) + "'"
 
 
+def _got(base: str, path: str) -> str:
+    """`base.path` read through getattr, one attribute at a time, each spelled with escapes."""
+    for attribute in path.split("."):
+        base = f"getattr({base}, {_escaped(attribute)})"
+    return base
+
+
 def _reached(name: str) -> list[str]:
     """Modules calling `name` (a dangerous call) in ways that name none of its words but one."""
-    *module, function = name.split(".")
-    if not module:
+    root, _, path = name.partition(".")
+    if not path:
         return [
-            f"import builtins\ngetattr(builtins, {_escaped(function)})(x)",
-            f"__builtins__[{_escaped(function)}](x)",
+            f"import builtins\ngetattr(builtins, {_escaped(root)})(x)",
+            f"__builtins__[{_escaped(root)}](x)",
         ]
-    root = module[0]
+    first, _, rest = path.partition(".")
+    then = f".{rest}" if rest else ""
+    module = f"getattr(sys, {_escaped('modules')})[{_escaped(root)}]"
     return [
-        f"import {root}\ngetattr({root}, {_escaped(function)})(x)",
-        f"__import__({_escaped(root)}).{function}(x)",
+        f"import {root}\n{_got(root, path)}(x)",
+        f"__import__({_escaped(root)}).{path}(x)",
         f"import importlib\nimportlib.import_module({_escaped(name)})(x)",
-        f"import sys\nsys.modules[{_escaped(root)}].{function}(x)",
-        f"import sys\ngetattr(getattr(sys, {_escaped('modules')})[{_escaped(root)}], {_escaped(function)})(x)",
-        f"from {root} import {function} as f\nf(x)",
-        f"import {root} as m\nr = (m).{function}\nr(x)",
+        f"import sys\nsys.modules[{_escaped(root)}].{path}(x)",
+        f"import sys\n{_got(module, path)}(x)",
+        f"from {root} import {first} as f\nf{then}(x)",
+        f"import {root} as m\nr = (m).{path}\nr(x)",
     ]
 
 

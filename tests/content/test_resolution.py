@@ -505,6 +505,43 @@ def test_spread_options_without_a_shell_stay_quiet(repo: GitRepo, source: str) -
 
 
 @pytest.mark.parametrize(
+    "source",
+    [
+        "import subprocess\nkw = {'shell': True}\nsubprocess.run(cmd, **kw)\n",
+        "import subprocess\nopts = dict(shell=1)\nsubprocess.Popen(cmd, **opts)\n",
+        "import subprocess\n\n\ndef f(cmd):\n    kw = {}\n    kw['shell'] = True\n    return subprocess.run(cmd, **kw)\n",
+        "import subprocess\n\n\ndef f(cmd, flag):\n    o = {'check': True, 'shell': flag}\n    subprocess.check_output(cmd, **o)\n",
+        "import subprocess as sp\nkw: dict = dict(text=True, shell=True)\nsp.call(cmd, **kw)\n",
+        "import subprocess\nif posix:\n    kw = {'shell': False}\nelse:\n    kw = {'shell': True}\nsubprocess.run(cmd, **kw)\n",
+        "import subprocess\nclass T:\n    kw = {'shell': True}\n    subprocess.run(cmd, **kw)\n",
+    ],
+)
+@pytest.mark.parametrize("texts", [True, False])
+def test_shell_in_a_mapping_a_name_holds_is_a_shell(repo: GitRepo, source: str, texts: bool) -> None:
+    """A `**name` is followed to the mappings assigned to it in the scope the call is in."""
+    _assert_reported(repo, source, "python-subprocess-shell", texts=texts)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import subprocess\nkw = {'shell': False}\nsubprocess.run(cmd, **kw)\n",
+        "import subprocess\nkw = dict(shell=0, check=True)\nsubprocess.run(cmd, **kw)\n",
+        "import subprocess\nkw = {'shell': True}\nsubprocess.run(cmd, **other)\n",
+        "import subprocess\nkw = {'shell': True}\nsubprocess.run(['ls', '-l'], **kw)\n",
+        "import subprocess\nkw = options()\nsubprocess.run(cmd, **kw)\n",
+        "import subprocess\nkw = {}\nkw['check'] = True\nsubprocess.run(cmd, **kw)\n",
+        # Another scope's mapping is another name.
+        "import subprocess\nkw = {'shell': True}\n\n\ndef f(cmd, **kw):\n    subprocess.run(cmd, **kw)\n",
+        "import subprocess\n\n\ndef f():\n    kw = {'shell': True}\n\n\ndef g(cmd, kw):\n    subprocess.run(cmd, **kw)\n",
+        "import subprocess\nkw = {'shell': True}\nrun = lambda cmd, kw: subprocess.run(cmd, **kw)\n",
+    ],
+)
+def test_a_mapping_without_a_shell_or_from_elsewhere_stays_quiet(repo: GitRepo, source: str) -> None:
+    assert _dangerous(repo, {"fine.py": source}) == []
+
+
+@pytest.mark.parametrize(
     ("source", "construct"),
     [
         ("from os import *\nsystem(cmd)\n", "python-os-system"),

@@ -261,6 +261,29 @@ def test_names_a_file_that_does_not_parse_binds_to_nothing_dangerous_stay_quiet(
     assert _dangerous(repo, {"new.py": NEWER + body}) == []
 
 
+@pytest.mark.parametrize("spoiler", [NEWER, BROKEN])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "import os\nclass A:\n    run = os.system\n\n    def go(self, x):\n        self.run(x)\n\n\nA.run(x)\n",
+        'import pickle\n\n\nclass Codec(Base):\n    """Reads blobs."""\n\n    decode = pickle.loads\n',
+        "import subprocess\nclass A:\n    x = 1\n    if x:\n        out = subprocess.getoutput\n",
+        "class A:\n    class B:\n        e = eval\n",
+        "import os\nclass A:\n    def go(self, c):\n        run = os.system\n        return run(c)\n",
+        "import os\nclass A:\n    pass\nrun = os.system\nrun(c)\n",
+        "import os\nclass A:\n    run = staticmethod(os.system)\nA.run(c)\n",
+    ],
+)
+def test_a_class_body_is_read_alone_as_the_whole_file_is(repo: GitRepo, spoiler: str, body: str) -> None:
+    """A name a class body binds a dangerous function is an attribute, handed on as a value (not an
+    alias followed to its calls), in a file that does not parse as in one that does."""
+    parsed = scan(RULE, change_of(GitRepo.create(repo.root.parent / "parsed"), {"new.py": body}))
+    shift = spoiler.count("\n")
+    assert parsed
+    expected = [(p, (n or 0) + shift, i) for p, n, i in where(parsed)]
+    assert where(_dangerous(repo, {"new.py": spoiler + body})) == expected
+
+
 def test_a_call_added_without_the_new_text_is_resolved_through_the_hunks_assignments(repo: GitRepo) -> None:
     base = {"app.py": "import json\n\n\ndef f(cmd):\n    return 0\n"}
     head = {"app.py": "import json\nimport os\nrun = os.system\n\ndef f(cmd):\n    return run(cmd)\n"}

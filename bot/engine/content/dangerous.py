@@ -31,6 +31,7 @@ from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
 from bot.engine.content.prefilter import Prefilter
 from bot.engine.content.pyconstructs import (
+    LEADING_CALLS,
     Found,
     PyConstruct,
     Resolver,
@@ -41,24 +42,22 @@ from bot.engine.content.pyconstructs import (
 from bot.engine.content.pyfixed import fixed_loop_names
 from bot.engine.content.pyselect import parse_module as _parse
 from bot.engine.content.pyselect import selected
-from bot.engine.content.pystatements import calls_alone, parsed_alone, statements
+from bot.engine.content.pystatements import calls_alone, in_class_bodies, parsed_alone, statements
 from bot.engine.content.pywords import PATTERNS, may_hold, words_in
 from bot.engine.diff import FileStatus
 from bot.engine.findings import RuleId, Violation
 from bot.engine.lazyre import lazy
 from bot.engine.manifest import Manifest
 
-_CALLED = (
-    r"eval|exec|system|popen|__import__|import_module|getoutput|getstatusoutput"
-    r"|create_subprocess_(?:shell|exec)|unsafe_load(?:_all)?|Unpickler|exec[lv]p?e?|spawn[lv]p?e?"
-    r"|posix_spawnp?|builtins|__builtins__"
-)
 # A Python file is parsed only when its text names the words a dangerous call needs (pywords.py).
 TRIGGER = "dangerous-words"
 PREFILTER_GROUPS = {TRIGGER: PATTERNS}
-# The words a call found without the parser is named by (`pystatements.calls_in` finds its extent).
+# The words a call found without the parser is named by (`pystatements.calls_in` finds its extent):
+# the last of each call that leads to a dangerous one, or a module that reads one from a string.
 _CALL_WORDS = lazy(
-    rf"\b(?:{_CALLED}|getattr|loads?|load_all|Unpickler|run|call|check_call|check_output|Popen)\b"
+    r"\b(?:{})\b".format(
+        "|".join(sorted({name.rsplit(".", 1)[-1] for name in LEADING_CALLS} | {"builtins", "__builtins__"}))
+    )
 )
 SOURCE_ENCODING = "python-source-encoding"
 
@@ -81,6 +80,14 @@ _PYTHON_ADVICE = {
     "yaml.safe_load, or Loader=yaml.SafeLoader.",
     PyConstruct.IMPORT: "imports whichever module a run-time value names. Map the allowed names to "
     "modules explicitly.",
+    PyConstruct.RUN_CODE: "runs Python code it is given, or that a file or module a run-time value names "
+    "holds: code injection if any part of it comes from outside. Import the module and call the code "
+    "directly.",
+    PyConstruct.CODE_OBJECT: "builds code objects or functions from bytes or code objects, and whatever "
+    "they hold runs when called: code injection if any part of them comes from outside. Call the code "
+    "directly; never unmarshal data you did not produce.",
+    PyConstruct.NATIVE: "loads the native library a run-time value names, whose code runs in this "
+    "process: anyone who chooses the path chooses the code. Load a library named in the source.",
 }
 _ALONE = " (Judged from this statement alone: the file's new text was not available or does not parse.)"
 
@@ -167,12 +174,14 @@ class _Statement:
     text: str
     holds: bool  # names the words a dangerous call needs (pywords.py)
     names: frozenset[str]  # every word, as Python reads names
+    in_class: bool  # a statement of a class body (`pystatements.in_class_bodies`)
 
 
 def _statements_of(text: str) -> list[_Statement]:
+    numbered = statements(text)
     return [
-        _Statement(line, statement, may_hold(words_in(statement)), _names_of(statement))
-        for line, statement in statements(text)
+        _Statement(line, statement, may_hold(words_in(statement)), _names_of(statement), in_class)
+        for (line, statement), in_class in zip(numbered, in_class_bodies(numbered), strict=True)
     ]
 
 
@@ -228,7 +237,9 @@ def _statements_alone(file: AddedFile, text: str, diff_line: Callable[[int], int
         lines = range(line, line + statement.text.count("\n") + 1)
         if not any(diff_line(n) in added for n in lines) or not _could_hold(statement, leading):
             continue
-        tree = parsed_alone(statement.text, line) or _calls_alone(statement.text, line, leading)
+        # A class body's binding is an attribute, handed on as a value, as in the whole file.
+        alone = parsed_alone(statement.text, line, in_class=statement.in_class)
+        tree = alone or _calls_alone(statement.text, line, leading)
         if tree is None:
             continue
         for found in python_constructs(tree, whole=False, resolver=resolver):
@@ -283,8 +294,9 @@ def _selected(file: AddedFile, head: str, elsewhere: Callable[[str], bool]) -> l
     parses, these are exactly its findings. Where it does not (a syntax error elsewhere, or syntax
     newer than this Python's), the statements that can hold a construct did parse, so their syntax
     tree says more than judging each added line alone would. A builtin that only inspects what it
-    is given (`print(eval)`) hands it on where the module binds that name itself, which the
-    selection does not follow: such a file is parsed whole."""
+    is given (`print(eval)`) hands it on where the module binds that name itself, and a subprocess
+    call spreading a name (`**options`) is judged by the mappings its scope assigns that name, which
+    the selection does not follow: such a file is parsed whole."""
     found = selected(head)
     if found is None or found.tree is None:
         return None

@@ -37,6 +37,9 @@ class PyConstruct(StrEnum):
     PICKLE = "python-pickle"
     YAML = "python-yaml-load"
     IMPORT = "python-import-variable"
+    RUN_CODE = "python-run-code"
+    CODE_OBJECT = "python-code-object"
+    NATIVE = "python-native-code"
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +72,16 @@ _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "csh", "tcsh", "
 _ALWAYS_SHELL = frozenset(
     {"subprocess.getoutput", "subprocess.getstatusoutput", "asyncio.create_subprocess_shell"}
 )
+# Loaders of pickles: pickle's, those of the modules that extend it, and shelve's (a pickle per key).
 _PICKLE = frozenset(
-    f"{m}.{f}" for m in ("pickle", "cPickle", "_pickle") for f in ("loads", "load", "Unpickler")
+    {
+        *(
+            f"{m}.{f}"
+            for m in ("pickle", "cPickle", "_pickle", "dill", "cloudpickle")
+            for f in ("loads", "load", "Unpickler")
+        ),
+        *(f"shelve.{f}" for f in ("open", "Shelf", "DbfilenameShelf", "BsdDbShelf")),
+    }
 )
 _YAML_LOADS = frozenset({"yaml.load", "yaml.load_all"})
 _YAML_UNSAFE = frozenset({"yaml.unsafe_load", "yaml.unsafe_load_all"})
@@ -82,16 +93,63 @@ _SIMPLE = {
     "posix.system": PyConstruct.OS_SYSTEM,
     "nt.system": PyConstruct.OS_SYSTEM,
     "os.popen": PyConstruct.OS_SYSTEM,
+    # An interactive interpreter runs the source it is given, or reads it from standard input.
+    "code.interact": PyConstruct.RUN_CODE,
+    **{
+        f"code.{interpreter}.{method}": PyConstruct.RUN_CODE
+        for interpreter in ("InteractiveInterpreter", "InteractiveConsole")
+        for method in ("runsource", "runcode")
+    },
+    "code.InteractiveConsole.push": PyConstruct.RUN_CODE,
+    "code.InteractiveConsole.interact": PyConstruct.RUN_CODE,
+    # Code objects from bytes, and functions from code objects, which run whatever the bytes hold.
+    "marshal.loads": PyConstruct.CODE_OBJECT,
+    "marshal.load": PyConstruct.CODE_OBJECT,
+    "types.CodeType": PyConstruct.CODE_OBJECT,
+    "types.FunctionType": PyConstruct.CODE_OBJECT,
+    "types.LambdaType": PyConstruct.CODE_OBJECT,
 }
-_IMPORTERS = frozenset({"__import__", "importlib.__import__"})
+# Classes whose instances' methods are dangerous calls: an instance stands for its class
+# (`code.InteractiveConsole().push` is `code.InteractiveConsole.push`).
+_INSTANCES = frozenset({"code.InteractiveInterpreter", "code.InteractiveConsole", "ctypes.LibraryLoader"})
+# Calls that import, run or load what their first argument names (the keyword it can be passed
+# as): dangerous when that is computed at run time, not a string fixed in the source.
+_NAMED_TARGET = {
+    "__import__": ("name", PyConstruct.IMPORT),
+    "importlib.__import__": ("name", PyConstruct.IMPORT),
+    "runpy.run_path": ("path_name", PyConstruct.RUN_CODE),
+    "runpy.run_module": ("mod_name", PyConstruct.RUN_CODE),
+    **{f"ctypes.{c}": ("name", PyConstruct.NATIVE) for c in ("CDLL", "PyDLL", "WinDLL", "OleDLL")},
+    **{
+        f"ctypes.{loader}.LoadLibrary": ("name", PyConstruct.NATIVE)
+        for loader in ("cdll", "pydll", "windll", "oledll", "LibraryLoader")
+    },
+    "_ctypes.dlopen": ("name", PyConstruct.NATIVE),
+    "_ctypes.LoadLibrary": ("name", PyConstruct.NATIVE),
+}
+# Classes among the dangerous calls: handed on as a value, one is mostly a type to check or to
+# subclass (`isinstance(f, (types.FunctionType, …))`, `f: types.CodeType`), so only a call is judged.
+_CLASSES = frozenset(
+    {
+        "types.CodeType",
+        "types.FunctionType",
+        "types.LambdaType",
+        *(f"shelve.{c}" for c in ("Shelf", "DbfilenameShelf", "BsdDbShelf")),
+        *(f"ctypes.{c}" for c in ("CDLL", "PyDLL", "WinDLL", "OleDLL")),
+    }
+)
 # What a function handed on as a value is, whoever calls it: the functions whose danger does not
 # depend on their arguments (the others are judged by what the call carrying them passes).
 _HANDED_ON = {
-    **_SIMPLE,
-    **dict.fromkeys(_ALWAYS_SHELL, PyConstruct.SHELL),
-    **dict.fromkeys(_PICKLE, PyConstruct.PICKLE),
-    **dict.fromkeys(_YAML_UNSAFE, PyConstruct.YAML),
-    **dict.fromkeys(_IMPORTERS, PyConstruct.IMPORT),
+    name: construct
+    for name, construct in {
+        **_SIMPLE,
+        **dict.fromkeys(_ALWAYS_SHELL, PyConstruct.SHELL),
+        **dict.fromkeys(_PICKLE, PyConstruct.PICKLE),
+        **dict.fromkeys(_YAML_UNSAFE, PyConstruct.YAML),
+        **{name: construct for name, (_, construct) in _NAMED_TARGET.items()},
+    }.items()
+    if name not in _CLASSES
 }
 # Builtins that only look at what they are given: handing them a function calls nothing.
 _INSPECTORS = frozenset(
@@ -113,15 +171,18 @@ DANGEROUS_CALLS = frozenset(
         *_PICKLE,
         *_YAML_LOADS,
         *_YAML_UNSAFE,
-        *_IMPORTERS,
+        *_NAMED_TARGET,
     }
 )
 # What a call resolves to that is dangerous, or returns a module or attribute (`getattr`, an importer).
-LEADING_CALLS = DANGEROUS_CALLS | {"importlib.import_module", "getattr"}
+LEADING_CALLS = DANGEROUS_CALLS | {"importlib.import_module", "getattr"} | _INSTANCES
+# Modules named like a common variable or attribute (`err.code`, `self.types`): such a name is the
+# module only where the module itself is imported under it.
+_COMMON_NAMES = frozenset({"code", "types"})
 # The modules dangerous calls are read from: one reached as another module's attribute (`helpers.os`,
 # `six.moves.cPickle`) is taken to be that module.
 REACHED_MODULES = frozenset(
-    {name.split(".", 1)[0] for name in LEADING_CALLS if "." in name} | {"builtins", "sys"}
+    {name.split(".", 1)[0] for name in LEADING_CALLS if "." in name} - _COMMON_NAMES | {"builtins", "sys"}
 )
 # A name worth remembering when assigned: a dangerous call, or a module (or attribute) that leads to one.
 _LEADS_TO = frozenset(
@@ -165,6 +226,10 @@ def _dict_get(resolved: str) -> str | None:
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# What a name is read in: a function's, a lambda's or a class body's names, else the module's.
+_SCOPES_OF_NAMES = (*_SCOPES, ast.Lambda)
+_InnerScope = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda
+_Scope = ast.Module | _InnerScope
 _BLOCKS = tuple(
     kind
     for kind in vars(ast).values()
@@ -321,6 +386,42 @@ class Resolver:
         self._binding = ""
         # The plain names that may stand for a function handed on as a value (`_maybe_handed`).
         self.standing = {*_HANDED_WORDS, *self.assigned, *self.aliases}
+        self._tree = tree
+        self._scopes: list[_InnerScope] | None = None  # read when first asked (`items_assigned`)
+
+    def items_assigned(self, name: ast.Name, key: str) -> list[ast.expr]:
+        """The values `key` is given, in source order, by the scope `name` is read in (the module, a
+        class body, a function): assigned a dict display or `dict(...)` call holding the key
+        (`_item`), or the key assigned (`name["shell"] = True`). None without the whole module: the
+        scope is not known."""
+        if not self.whole:
+            return []
+        values: list[ast.expr] = []
+        for statement in self._statements_of(self._scope_of(name)):
+            for bound, value in _assignments(statement):
+                item = _item(value, key, self) if bound == name.id else None
+                values.extend(() if item is None else (item,))
+            if isinstance(statement, ast.Assign) and any(_keyed(t, name.id, key) for t in statement.targets):
+                values.append(statement.value)
+        return values
+
+    def _scope_of(self, node: ast.expr) -> _Scope:
+        """The innermost function, lambda or class whose span holds `node`, else the module."""
+        if self._scopes is None:
+            self._scopes = [n for n in ast.walk(self._tree) if isinstance(n, _SCOPES_OF_NAMES)]
+        start = (node.lineno, node.col_offset)
+        end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
+        inner: _Scope = self._tree
+        for scope in self._scopes:
+            spans = (scope.lineno, scope.col_offset), (scope.end_lineno or 0, scope.end_col_offset or 0)
+            if spans[0] <= start and end <= spans[1]:
+                inner = scope  # ast.walk is breadth-first: a scope found later is the inner one
+        return inner
+
+    @staticmethod
+    def _statements_of(scope: _Scope) -> Iterator[ast.stmt]:
+        body = [] if isinstance(scope, ast.Lambda) else scope.body
+        return _statements(ast.Module(body=body, type_ignores=[]), into_scopes=False)
 
     def _named(self, name: str) -> str:
         if name in self.aliases:
@@ -393,6 +494,8 @@ class Resolver:
         if function == "vars" and len(call.args) == 1:
             base = self._resolve(call.args[0])
             return None if base is None else f"{base}.__dict__"
+        if function in _INSTANCES:
+            return function
         if function in ("__import__", "importlib.__import__", "importlib.import_module") and call.args:
             module = _string(call.args[0])
             if module is None:
@@ -432,15 +535,37 @@ def argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
 
 def _spread(call: ast.Call, keyword: str, resolver: Resolver) -> ast.expr | None:
     """The value a `**` argument of the call gives `keyword`, when the source spells it: a dict
-    display's (`**{"shell": True}`, the last such key) or `dict(shell=True)`'s."""
+    display's (`**{"shell": True}`, the last such key) or `dict(shell=True)`'s, also through a name
+    (`**options`) its scope assigns such a mapping or that key (`options["shell"] = True`): of
+    those, one that may be true."""
     given = None
     for spread in (kw.value for kw in call.keywords if kw.arg is None):
-        if isinstance(spread, ast.Dict):
-            pairs = list(zip(spread.keys, spread.values, strict=True))
-            given = next((v for k, v in reversed(pairs) if k is not None and _string(k) == keyword), given)
-        elif isinstance(spread, ast.Call) and resolver.name(spread.func) == "dict":
-            given = next((kw.value for kw in reversed(spread.keywords) if kw.arg == keyword), given)
+        if isinstance(spread, ast.Name):
+            values = resolver.items_assigned(spread, keyword)
+            given = next((v for v in values if _may_be_true(v)), values[-1] if values else given)
+        else:
+            given = _item(spread, keyword, resolver) or given
     return given
+
+
+def _keyed(target: ast.expr, name: str, key: str) -> bool:
+    """Whether an assignment's target is `name[key]`."""
+    return (
+        isinstance(target, ast.Subscript)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == name
+        and _string(target.slice) == key
+    )
+
+
+def _item(mapping: ast.expr, key: str, resolver: Resolver) -> ast.expr | None:
+    """The value a dict display (the last such key) or a `dict(...)` call's keyword gives `key`."""
+    if isinstance(mapping, ast.Dict):
+        pairs = list(zip(mapping.keys, mapping.values, strict=True))
+        return next((v for k, v in reversed(pairs) if k is not None and _string(k) == key), None)
+    if isinstance(mapping, ast.Call) and resolver.name(mapping.func) == "dict":
+        return next((kw.value for kw in reversed(mapping.keywords) if kw.arg == key), None)
+    return None
 
 
 def _literal(node: ast.expr) -> bool:
@@ -517,20 +642,29 @@ def _judge(call: ast.Call, name: str, resolver: Resolver) -> PyConstruct | None:
         name in _YAML_LOADS and not _safe_loader(argument(call, 1, "Loader"), resolver)
     ):
         return PyConstruct.YAML
-    if name in _IMPORTERS:
-        module = argument(call, 0, "name")
-        if module is not None and not (isinstance(module, ast.Constant) and isinstance(module.value, str)):
-            return PyConstruct.IMPORT
+    if name in _NAMED_TARGET:
+        keyword, construct = _NAMED_TARGET[name]
+        target = argument(call, 0, keyword)
+        if target is not None and not _fixed_name(target):
+            return construct
     return None
+
+
+def _fixed_name(node: ast.expr) -> bool:
+    """A module, file or library named in the source: a string (`None`, for ctypes, the program)."""
+    return isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, str | bytes))
 
 
 Fixed = Callable[[], Container[tuple[int, int]]]
 """(line, column) of the names that can only hold a string fixed in the source (pyfixed.py)."""
 
 
-def _fixed_argument(call: ast.Call, fixed: Fixed) -> bool:
-    module = argument(call, 0, "name")
-    return isinstance(module, ast.Name) and (module.lineno, module.col_offset) in fixed()
+def _fixed_argument(call: ast.Call, name: str | None, fixed: Fixed) -> bool:
+    """Whether the call is one of _NAMED_TARGET given one of the `fixed` names as its target."""
+    if name is None or name not in _NAMED_TARGET:
+        return False
+    target = argument(call, 0, _NAMED_TARGET[name][0])
+    return isinstance(target, ast.Name) and (target.lineno, target.col_offset) in fixed()
 
 
 def _carried_shell(carrier: ast.Call) -> bool:
@@ -600,10 +734,12 @@ def python_constructs(
     """Dangerous calls of a parsed module (or, `whole=False`, of a piece of one), and dangerous
     functions it hands on as values, in source order; with `lines` (sorted), only those whose span
     holds one of those lines. `resolver`: the whole module's, when already built (`resolver_of`).
-    An importer given one of the `fixed` names (asked for only then) is judged as if given the
-    literals it can hold. `inspected` collects the builtins of _INSPECTORS called with a dangerous
-    function to hand on: were the module to bind that name itself (`def print(f)`), the call would
-    hand it on, so a piece of the module that may lack the binding cannot answer for it."""
+    An importer (or another call of _NAMED_TARGET) given one of the `fixed` names (asked for only
+    then) is judged as if given the literals it can hold. `inspected` collects what a piece of the
+    module that may lack some of its statements cannot answer for: a builtin of _INSPECTORS called
+    with a dangerous function to hand on (were the module to bind that name itself, `def print(f)`,
+    the call would hand it on), and a subprocess call spreading a name (`**options`), which the
+    assignments of its scope fill."""
     resolver = Resolver(tree, whole=whole) if resolver is None else resolver
     # A constant, and a name that is not handed on as one that can stand for a function, can find
     # nothing and have no children: they are never walked (most of a tree's nodes).
@@ -625,10 +761,12 @@ def python_constructs(
             call = node
             name = _called(resolver.name(call.func))
             construct = None if name is None else _judge(call, name, resolver)
-            if construct is PyConstruct.IMPORT and fixed is not None and _fixed_argument(call, fixed):
+            if construct is not None and fixed is not None and _fixed_argument(call, name, fixed):
                 construct = None
             if name is not None and construct is not None:
                 found.append(_found(construct, name, call))
+            elif inspected is not None and name in _SUBPROCESS_SHELL_ARG and _spreads_a_name(call):
+                inspected.add(f"{name}(**)")
             passed = name not in _INSPECTORS
             if not passed and inspected is not None and _hands_on_any(call, resolver):
                 inspected.add(name or "")
@@ -659,6 +797,10 @@ def python_constructs(
     if whole:
         found.extend(_exports(tree, resolver, lines))
     return sorted(found, key=lambda f: (f.line, f.end_line, f.construct.value))
+
+
+def _spreads_a_name(call: ast.Call) -> bool:
+    return any(kw.arg is None and isinstance(kw.value, ast.Name) for kw in call.keywords)
 
 
 def _hands_on_any(call: ast.Call, resolver: Resolver) -> bool:

@@ -4,9 +4,10 @@
     for name in NAMES:
         __import__(name)
 
-so an importer given `name` is judged as if given each literal. Everything is proven on the file's
-text, not on a syntax tree a selection may have thinned (pyselect.py blanks what cannot hold a
-dangerous call, a rebinding included):
+so an importer (or another call that names its target: `runpy.run_path`, a `ctypes` loader) given
+`name` is judged as if given each literal. Everything is proven on the file's text, not on a syntax
+tree a selection may have thinned (pyselect.py blanks what cannot hold a dangerous call, a
+rebinding included):
 - `NAMES` is bound once, at column 0 by `NAMES = …` (or `NAMES: T = …`) to a tuple or list of
   string literals, and every other occurrence of the word, anywhere in the file (code, strings,
   comments), is the iterable of a `for` header. So nothing rebinds, extends or mutates it;

@@ -69,6 +69,7 @@ from bot.engine.content.pyconstructs import (
     LEADING_CALLS,
     LEADS_TO,
     NAMESPACE_WORDS,
+    REACHED_MODULES,
     Resolver,
     leading_names,
     resolver_of,
@@ -185,8 +186,10 @@ def modules_named(present: set[int]) -> set[str]:
 
 
 # Names that lead somewhere when used other than by an attribute (`o = os`, `m = sys.modules`,
-# `b["eval"]`), as the modules are spelled; an import under another name adds its own.
-_BARE = frozenset(_GATED)
+# `b["eval"]`), as the modules are spelled, also as another module's attribute (`c = helpers.os`:
+# REACHED_MODULES); an import under another name adds its own, and so does an import of a module
+# not reached that way (`import code`: `code` is a common variable's name, bare only once imported).
+_BARE = frozenset(_GATED).intersection(REACHED_MODULES | {"__builtins__"})
 
 
 def _words_pattern(words: frozenset[str]) -> Any:

@@ -269,17 +269,43 @@ def statements(text: str) -> list[tuple[int, str]]:
     return numbered
 
 
-def parsed_alone(statement: str, first_line: int) -> ast.Module | None:
+def in_class_bodies(numbered: list[tuple[int, str]]) -> list[bool]:
+    """For each of `statements`' logical lines, whether it is a statement of a class body: the
+    nearest `class` or `def` header before it that is indented less (through `if`, `try`... blocks)
+    is a `class` header. (Blank lines and comments stand in no block.)"""
+    enclosing: list[tuple[int, bool]] = []  # each open block: its header's indentation, a class body
+    out: list[bool] = []
+    for _, statement in numbered:
+        text = statement.lstrip(" \t\f")
+        if not text.strip() or text.startswith("#"):
+            out.append(False)
+            continue
+        indent = len(statement) - len(text)
+        while enclosing and enclosing[-1][0] >= indent:
+            enclosing.pop()
+        in_class = bool(enclosing) and enclosing[-1][1]
+        out.append(in_class)
+        scope = _SCOPE().match(text)
+        enclosing.append((indent, in_class if scope is None else scope.group() == "class"))
+    return out
+
+
+_SCOPE = lazy(r"class\b|(?:async[ \t]+)?def\b")
+
+
+def parsed_alone(statement: str, first_line: int, *, in_class: bool = False) -> ast.Module | None:
     """One statement parsed alone at its place: as it is, as the header of a block (`if
-    eval(x):`), or as a decorator (of a function), its line numbers those of the text it comes from."""
+    eval(x):`), or as a decorator (of a function), its line numbers those of the text it comes from;
+    `in_class`, as a statement of a class body (where a name bound is an attribute)."""
     text = statement.lstrip(" \t\f")
-    tree = parse_module(text)
+    indent, wrapped = (" ", "class _:\n ") if in_class else ("", "")
+    tree = parse_module(wrapped + text)
     if tree is None and text.rstrip().endswith(":"):
-        tree = parse_module(text + " pass")
+        tree = parse_module(wrapped + text + " pass")
     elif tree is None and text.startswith("@"):
-        tree = parse_module(text + "\ndef _(): pass")
+        tree = parse_module(f"{wrapped}{text}\n{indent}def _(): pass")
     if tree is not None:
-        ast.increment_lineno(tree, first_line - 1)
+        ast.increment_lineno(tree, first_line - 1 - wrapped.count("\n"))
     return tree
 
 
