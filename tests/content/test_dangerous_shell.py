@@ -258,6 +258,8 @@ def test_words_the_shell_joins(repo: GitRepo, source: str, rule_id: str) -> None
         ("s.sh", "curl -o- https://x.io/i > /dev/null 2>/tmp/log\nsh /tmp/log\n"),
         ("s.sh", 'echo "a; e=eval"\n$e "$x"\n'),
         ("s.sh", 'e=eval\necho "a $e b"\n'),
+        ("s.sh", 'echo e=eval\n$e "$x"\n'),
+        ("s.sh", 'e=eval\n$e/x "$y"\n'),
         ("s.sh", "echo \"a 'ev'al b\"\n"),
         ("s.sh", "curl https://x.io/i | xargs sh -c 'echo \"$0\"'\n"),
         ("s.sh", "curl https://x.io/i | sudo tee /etc/x\n"),

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from bot.engine.content.jslex import Lexed
@@ -28,16 +29,22 @@ _PIECE = rb"(?:%s|\\%s|'%s*'|\"%s*\")" % (_FIXED, _FIXED, _FIXED, _FIXED)
 _BEFORE = rb"(?<![^\s;&|()<>\x60])"
 _AFTER = rb"(?![^\s;&|()<>\x60])"
 # A word of fixed text that the shell's quote removal changes.
-_QUOTED_WORD = lazy(
-    _BEFORE + rb"%s*(?:\\%s|'%s*'|\"%s*\")%s*" % (_PIECE, _FIXED, _FIXED, _FIXED, _PIECE) + _AFTER
-)
+# What quote removal changes in a word of fixed text: a quoted piece or an escaped character.
+_QUOTING = lazy(rb"\\%s|'%s*'|\"%s*\"" % (_FIXED, _FIXED, _FIXED))
+_WORD = lazy(_PIECE + rb"+" + _AFTER)
+_FIXED_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+@%:,-")
+_SEPARATORS = frozenset(b" \t\n\r\f\v;&|()<>\x60")
 _FIXED_VALUE = lazy(_PIECE + rb"*")
-_ASSIGNED = lazy(
-    (COMMAND_START + r"(?:(?:local|export|readonly|declare|typeset)(?:[ \t]+-\w+)*[ \t]+)?"
-     r"(?:[A-Za-z_]\w*=\S*[ \t]+)*([A-Za-z_]\w*)=([^\s;&|()<>\x60]*)").encode(),
+# What may come before an assignment on its command, from where the command starts (searched back
+# from the name, at most _CONTEXT bytes).
+_LEADING = lazy(
+    (r"(?:" + COMMAND_START + r")(?:(?:local|export|readonly|declare|typeset)(?:[ \t]+-\w+)*[ \t]+)?"
+     r"(?:[A-Za-z_]\w*=\S*[ \t]+)*\Z").encode(),
     re.MULTILINE,
 )  # fmt: skip
-_EXPANDED = lazy(_BEFORE + rb"(\"?)\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\})\1" + _AFTER)
+_CONTEXT = 512
+# A parameter expansion that may make a whole word (what is around it is checked).
+_EXPANDED = lazy(rb"\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\})")
 _UNQUOTED = lazy(rb"\\(.)|['\"]")
 
 
@@ -64,19 +71,39 @@ def _unquoted(word: bytes) -> bytes:
     return _UNQUOTED().sub(lambda found: found.group(1) or b"", word)
 
 
-def _values(view: bytes, lexed: Lexed) -> tuple[list[int], list[tuple[bytes, bytes | None]]]:
-    """Each assignment of the view, in order: where it is, and its name and value (None when the
-    value is not a fixed word)."""
+def _values(
+    view: bytes, lexed: Lexed, names: set[bytes]
+) -> tuple[list[int], list[tuple[bytes, bytes | None]]]:
+    """Each assignment of the view to one of `names`, in order: where it is, and its name and value
+    (None when the value is not a fixed word)."""
     offsets: list[int] = []
     assigned: list[tuple[bytes, bytes | None]] = []
-    for found in _ASSIGNED().finditer(view):
-        if lexed.hidden(found.start(1)):
+    alternatives = b"|".join(re.escape(name) for name in sorted(names))
+    for found in re.finditer(rb"(%s)=([^\s;&|()<>\x60]*)" % alternatives, view):
+        start = found.start()
+        if (start and view[start - 1] not in _SEPARATORS) or lexed.hidden(start):
+            continue
+        line = view.rfind(b"\n", 0, start) + 1
+        if _LEADING().search(view, max(line, start - _CONTEXT), start) is None:
             continue
         value = found.group(2)
         fixed = _FIXED_VALUE().fullmatch(value) is not None
-        offsets.append(found.start(1))
+        offsets.append(start)
         assigned.append((found.group(1), _unquoted(value) if fixed else None))
     return offsets, assigned
+
+
+def _expansions(view: bytes) -> list[tuple[int, int, bytes]]:
+    """The parameter expansions that make a whole word (`$e`, `${e}`, `"$e"`, `"${e}"`): where
+    each is, and the name it expands."""
+    found = []
+    for use in _EXPANDED().finditer(view):
+        start, end = use.span()
+        if start > 0 and end < len(view) and view[start - 1] == view[end] == 0x22:
+            start, end = start - 1, end + 1
+        if (start == 0 or view[start - 1] in _SEPARATORS) and (end == len(view) or view[end] in _SEPARATORS):
+            found.append((start, end, use.group(1) or use.group(2)))
+    return found
 
 
 def _code_word(lexed: Lexed, start: int) -> bool:
@@ -84,22 +111,39 @@ def _code_word(lexed: Lexed, start: int) -> bool:
     return start == 0 or not lexed.hidden(start - 1)
 
 
+def _quoted_words(view: bytes) -> Iterator[re.Match[bytes]]:
+    """The words of fixed text that quote removal changes: found from their first quoted piece or
+    escape (a search that skips to a quote), then read from where the word starts."""
+    quoting, word = _QUOTING(), _WORD()
+    pos = 0
+    while (piece := quoting.search(view, pos)) is not None:
+        start = piece.start()
+        while start > 0 and view[start - 1] in _FIXED_BYTES:
+            start -= 1
+        whole = word.match(view, start) if start == 0 or view[start - 1] in _SEPARATORS else None
+        if whole is None:
+            pos = piece.start() + 1
+            continue
+        yield whole
+        pos = whole.end()
+
+
 def _replacements(view: bytes, lexed: Lexed) -> list[tuple[int, int, bytes]]:
     found: list[tuple[int, int, bytes]] = []
-    for word in _QUOTED_WORD().finditer(view):
+    for word in _quoted_words(view):
         if _code_word(lexed, word.start()):
             found.append((word.start(), word.end(), _unquoted(word.group())))
-    if b"$" in view and b"=" in view:
-        offsets, assigned = _values(view, lexed)
-        value: dict[bytes, bytes | None] = {}  # each name's value where the text has got to
-        done = 0
-        for use in _EXPANDED().finditer(view) if offsets else ():
-            while done < len(offsets) and offsets[done] < use.start():
-                name, value[name] = assigned[done]
-                done += 1
-            replaced = value.get(use.group(2) or use.group(3))
-            if replaced is not None and _code_word(lexed, use.start()):
-                found.append((use.start(), use.end(), replaced))
+    uses = _expansions(view) if b"$" in view and b"=" in view else []
+    offsets, assigned = _values(view, lexed, {name for _, _, name in uses}) if uses else ([], [])
+    value: dict[bytes, bytes | None] = {}  # each name's value where the text has got to
+    done = 0
+    for start, end, name in uses if offsets else ():
+        while done < len(offsets) and offsets[done] < start:
+            assigned_name, value[assigned_name] = assigned[done]
+            done += 1
+        replaced = value.get(name)
+        if replaced is not None and _code_word(lexed, start):
+            found.append((start, end, replaced))
     return sorted(found)
 
 
