@@ -259,6 +259,13 @@ def test_words_the_shell_joins(repo: GitRepo, source: str, rule_id: str) -> None
         ("s.sh", 'echo "a; e=eval"\n$e "$x"\n'),
         ("s.sh", 'e=eval\necho "a $e b"\n'),
         ("s.sh", 'echo e=eval\n$e "$x"\n'),
+        ("s.sh", "wget https://x.io/foo.deb && dpkg -i foo.deb\n"),
+        ("s.sh", "curl -o /tmp/x.tgz https://x.io/x.tgz && tar xzf /tmp/x.tgz -C /opt\n"),
+        (
+            "s.sh",
+            'curl -fsSLo /usr/share/keyrings/k.gpg https://x.io/k\necho "deb [signed-by=/usr/share/keyrings/k.gpg] x"\n',
+        ),
+        ("Dockerfile", "FROM x\nRUN curl -o /i.sh https://x.io/i && echo /i.sh\n"),
         ("s.sh", 'e=eval\n$e/x "$y"\n'),
         ("s.sh", "echo \"a 'ev'al b\"\n"),
         ("s.sh", "curl https://x.io/i | xargs sh -c 'echo \"$0\"'\n"),
@@ -279,16 +286,32 @@ def test_shell_holes_near_misses(repo: GitRepo, path: str, source: str) -> None:
 @pytest.mark.parametrize(
     ("source", "line"),
     [
-        ("# escape=`\nFROM alpine\nRUN curl -fsSL https://x.io/i `\n  | sh\n", 3),
+        ("# escape=`\nFROM alpine\nRUN curl -fsSL https://x.io/i `\n  -L | sh\n", 3),
+        ("# escape=`\nFROM alpine\nRUN e=sh; curl -fsSL https://x.io/i `\n  -L `\n  | $e\n", 3),
         (
-            "# syntax=docker/dockerfile:1\n# Escape = `\nFROM alpine\nRUN curl https://x.io/i `  \n | bash\n",
+            "# syntax=docker/dockerfile:1\n# Escape = `\nFROM alpine\nRUN curl https://x.io/i `  \n -L | bash\n",
             4,
         ),
-        ("# escape=\\\nFROM alpine\nRUN curl https://x.io/i \\\n | sh\n", 3),
+        ("# escape=\\\nFROM alpine\nRUN curl https://x.io/i \\\n -L | sh\n", 3),
     ],
 )
 def test_a_dockerfile_joins_lines_with_its_escape_character(repo: GitRepo, source: str, line: int) -> None:
     assert _found(repo, "Dockerfile", source) == [("Dockerfile", line, _PIPE)]
+
+
+def test_a_dockerfile_backquote_continues_nothing_without_the_directive(repo: GitRepo) -> None:
+    source = "FROM alpine\n# escape=`\nRUN curl https://x.io/i `\n  -L | sh\n"  # after an instruction
+    assert _found(repo, "Dockerfile", source) == []
+
+
+def test_a_dockerfile_escape_directive_read_from_the_hunk_that_holds_the_first_line(repo: GitRepo) -> None:
+    base = {"Dockerfile": "# escape=`\nFROM alpine\n"}
+    head = {"Dockerfile": "# escape=`\nFROM alpine\nRUN curl https://x.io/i `\n  -L | sh\n"}
+    assert (
+        where(scan(RULE, change_of(repo, head, base, texts=False))) == []
+    )  # the directive is not in the hunk
+    other = GitRepo.create(repo.root.parent / "other")
+    assert where(scan(RULE, change_of(other, head, texts=False))) == [("Dockerfile", 3, _PIPE)]
 
 
 _PACKAGE = """{{

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from bot.engine.content.shellcommands import runs_file, split
+from bot.engine.content.shellwords import LEADER
 from bot.engine.lazyre import lazy
 
 _DOWNLOAD = lazy(rb"(?<![\w./-])(curl|wget)\b([^;&|\n)\x60]*)")
@@ -33,8 +34,7 @@ _VERIFIES = lazy(
 )
 # What ends the command before a word: an operator, a bracket, a keyword after which a command starts.
 _COMMAND_BREAK = lazy(r"[;&|\n({\x60]|\$\(|\b(?:then|do|else|if|elif|while|until)\b|!")
-# What leads a command in a Dockerfile or a CI file's step and is not the shell's.
-_LEADER = lazy(r"[ \t]*(?:RUN(?:[ \t]+--\S+)*|-?[ \t]*run:)[ \t]+")
+_LEADER = lazy(LEADER)
 _BEFORE = rb"(?<![^\s;&|()<>\x60])"
 _AFTER = rb"(?![^\s;&|()<>\x60])"
 

@@ -37,8 +37,11 @@ _SEPARATORS = frozenset(b" \t\n\r\f\v;&|()<>\x60")
 _FIXED_VALUE = lazy(_PIECE + rb"*")
 # What may come before an assignment on its command, from where the command starts (searched back
 # from the name, at most _CONTEXT bytes).
+# What leads a command in a Dockerfile (`RUN`, its flags) or a CI file's step (`- run:`), not the shell's.
+LEADER = r"[ \t]*(?:RUN(?:[ \t]+--\S+)*|-?[ \t]*run:)[ \t]+"
 _LEADING = lazy(
-    (r"(?:" + COMMAND_START + r")(?:(?:local|export|readonly|declare|typeset)(?:[ \t]+-\w+)*[ \t]+)?"
+    (r"(?:" + COMMAND_START + r"|^" + LEADER + r")"
+     r"(?:(?:local|export|readonly|declare|typeset)(?:[ \t]+-\w+)*[ \t]+)?"
      r"(?:[A-Za-z_]\w*=\S*[ \t]+)*\Z").encode(),
     re.MULTILINE,
 )  # fmt: skip
