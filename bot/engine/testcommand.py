@@ -27,26 +27,14 @@ import re
 import shlex
 from collections.abc import Iterator
 
+from bot.engine.wrappers import ASSIGNMENT, WRAPPERS, command_after
+
 _OPERATORS = frozenset({";", "&&", "||", "|", "&", "|&", ";;", "(", ")"})
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _INTERPRETER = re.compile(
     r"(?:python|pypy)[0-9.]*|sh|bash|zsh|dash|ksh|mksh|ash|fish|node|deno|bun|ruby|perl|php|pwsh"
     r"|Rscript|tclsh|lua|tsx|ts-node"
 )
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"})
-# Wrappers that run the rest of their words as a command, with their options that take a value.
-_WRAPPERS: dict[str, frozenset[str]] = {
-    "env": frozenset({"-u", "--unset", "-C", "--chdir"}),
-    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"}),
-    "doas": frozenset({"-u", "-C"}),
-    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
-    "nice": frozenset({"-n", "--adjustment"}),
-    "ionice": frozenset({"-c", "-n", "-p"}),
-    "stdbuf": frozenset({"-i", "-o", "-e"}),
-    "xvfb-run": frozenset({"-n", "-s", "-f", "-e", "-p"}),
-    **dict.fromkeys(("time", "nohup", "exec", "command", "builtin"), frozenset()),
-}
-_FIRST_ARGUMENT = frozenset({"timeout"})  # its first word after the options is a duration
 _RUN = frozenset({"uv", "poetry", "pipenv", "pdm", "hatch", "rye", "pixi", "conda", "mamba", "micromamba"})
 # Options of interpreters that take a value (python's -W and -X, a shell's -o and -O), and those whose
 # value is a file run before the script (node's, deno's).
@@ -130,29 +118,23 @@ def _named(words: list[str], depth: int) -> Iterator[str]:
 
 def _unwrapped(words: list[str], depth: int) -> list[str] | str | None:
     """The words from the program that does the work on, past assignments and wrappers; a string
-    when `env -S` hands a command line on; None where the shell computes the program."""
+    when `env -S` or `su -c` hands a command line on; None where the shell computes the program."""
     at = 0
     while at < len(words):
         word = words[at]
-        if _ASSIGNMENT.match(word):
+        if ASSIGNMENT.match(word):
             at += 1
             continue
         name = word.rsplit("/", 1)[-1]
         if name in _RUN and at + 1 < len(words) and words[at + 1] == "run":
             at += 2
             continue
-        if name not in _WRAPPERS:
+        if name not in WRAPPERS:
             return None if _EXPANDED.search(word) else words[at:]
-        at += 1
-        valued = _WRAPPERS[name]
-        first = name in _FIRST_ARGUMENT
-        while at < len(words) and (words[at].startswith("-") or _ASSIGNMENT.match(words[at]) or first):
-            option = words[at]
-            if name == "env" and option in ("-S", "--split-string") and at + 1 < len(words):
-                return words[at + 1]
-            if not option.startswith("-") and not _ASSIGNMENT.match(option):
-                first = False  # the duration
-            at += 2 if option in valued else 1
+        after = command_after(words, at)
+        if isinstance(after, str):  # `env -S '…'`, `su -c '…'`: a command line of its own
+            return after
+        at = after
     return []
 
 

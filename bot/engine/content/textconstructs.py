@@ -3,11 +3,13 @@
 These languages have no parser in the engine, so each pattern is a regex. JavaScript's run over the
 view its lexer gives (`jslex.py`) of the file's whole new text when known, else of each hunk's added
 text: a match must start in code, and is reported on the first added line it spans. Shell's run over
-each hunk's added text (lines as the language reads them: `sourcetext.py`), a match dropped when the
-text before it on its line opens a comment or leaves a string open (`linescan.py`). What a regex
-cannot decide (the name string literals joined by `+` spell, whether an interpreter runs what it
-reads from standard input) a construct's `check` decides on the match. In markup only its JavaScript
-is read (`markupjs.py`), each piece a script of its own.
+the view the shell reader gives (`shellscan.py`, a Dockerfile's lines continued with the character
+its `# escape=` directive declares) with its words as the shell runs them (`shellwords.py`), and a
+download written to a file a later command runs is found on it too (`shelldownloads.py`). A
+`package.json`'s scripts are shell scripts of their own (`npmscripts.py`). What a regex cannot
+decide (the name string literals joined by `+` spell, whether an interpreter runs what it reads from
+standard input: `shellcommands.py`) a construct's `check` decides on the match. In markup only
+its JavaScript is read (`markupjs.py`), each piece a script of its own.
 """
 
 from __future__ import annotations
@@ -15,18 +17,27 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import dataclass, replace
+from functools import cache, partial
+from posixpath import basename
 from typing import Any
 
 from bot.engine.content.added import AddedFile
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.jslex import Lexed
 from bot.engine.content.jsread import read_javascript
+from bot.engine.content.npmscripts import INSTALL_HOOKS, npm_scripts
 from bot.engine.content.patternset import PatternSet
+from bot.engine.content.shellcommands import INTERPRETERS as _INTERPRETERS
+from bot.engine.content.shellcommands import SHELLS as _SHELLS
+from bot.engine.content.shellcommands import runs_stdin
+from bot.engine.content.shelldownloads import downloads_run
 from bot.engine.content.shellscan import lex as shell_lex
+from bot.engine.content.shellwords import COMMAND_START as _COMMAND_START
+from bot.engine.content.shellwords import shell_words
 from bot.engine.lazyre import lazy
 from bot.engine.regex import compile_named, compile_re2
+from bot.engine.wrappers import WRAPPERS
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,17 +55,11 @@ class TextConstruct:
 
 _JS = frozenset({Kind.JAVASCRIPT, Kind.MARKUP})
 _SHELLISH = frozenset({Kind.SHELL, Kind.DOCKERFILE, Kind.MAKEFILE, Kind.CI})
-_SHELLS = r"(?:ba|z|k|da|fi|a|c|tc|mk)?sh"
-_INTERPRETERS = (
-    rf"(?:(?:{_SHELLS}|python[\d.]*|pypy[\d.]*|node(?:js)?|deno|bun|perl|ruby|php|lua|Rscript|pwsh"
-    r"|powershell|tclsh|osascript)\b|\$SHELL\b|\$\{SHELL(?::?[-=]\w*)?\})"
-)
-# A program as a command names it: `sudo -E`, `env -S`, `timeout 60` or a directory may come first.
-_RUNNER = (
-    r"(?:(?:sudo|doas|env|command|exec|nice|nohup|stdbuf|timeout(?:[ \t]+-\S+)*[ \t]+\d\S*)[ \t]+"
-    r"(?:-\S+[ \t]+)*)*(?:[\w./-]*/)?"
-)
-_COMMAND_START = r"(?:^|[;&|({\x60]|\$\(|\bthen\b|\bdo\b|\belse\b)[ \t]*"
+# A program as a command names it: assignments, a wrapper and its words may come first (`sudo -u
+# x`, `timeout 60`, `xargs -0`; `_reads_stdin_as_code` reads them as each consumes its own), or a
+# directory.
+_WRAPPER_NAMES = "|".join(re.escape(name) for name in sorted(WRAPPERS))
+_RUNNER = rf"(?:[A-Za-z_]\w*=\S*[ \t]+)*(?:(?:{_WRAPPER_NAMES})\b[^|;&\n]*?[ \t]+)?(?:[\w./-]*/)?"
 # What may come before a command and still leave it the command: `! eval`, `builtin eval`, `x=1 eval`.
 _PREFIXES = r"(?:(?:!|builtin|command|time|[A-Za-z_]\w*=\S*)[ \t]+)*"
 # The global object, by any of its names: `globalThis.eval`, `window["ev" + "al"]`.
@@ -75,39 +80,14 @@ def _joined_name(*names: bytes) -> Callable[[bytes], bool]:
     return spells
 
 
-_DATA_OPTIONS = {
-    b"python": (b"-m", b"-c"), b"pypy": (b"-m", b"-c"), b"node": (b"-e", b"-p", b"--eval", b"--print"),
-    b"perl": (b"-e", b"-E", b"-n", b"-p"), b"ruby": (b"-e", b"-n", b"-p"),
-}  # fmt: skip
-_INTERPRETER = lazy(_INTERPRETERS.encode())
 _COMMENT = lazy(rb"(?:^|\s)#")
 
 
-def _program(word: bytes) -> bytes:
-    name = word.rsplit(b"/", 1)[-1].rstrip(b"0123456789.")
-    return b"node" if name == b"nodejs" else name
-
-
 def _reads_stdin_as_code(matched: bytes) -> bool:
-    """Whether the interpreter a download is piped into (the command after the match's last `|`)
-    runs the script it reads from standard input: it does unless an argument names a script file
-    or code (`python3 -m json.tool`, `sh -c '...'`, `perl -ne '...'`); `-`, `--` and a shell's
-    `-s` say stdin outright."""
-    words = [w.strip(b"'\"") for w in _COMMENT().split(matched.rsplit(b"|", 1)[1], maxsplit=1)[0].split()]
-    while words and not _INTERPRETER().fullmatch(words[0].rsplit(b"/", 1)[-1]):
-        words.pop(0)  # sudo, env and their options
-    if not words:
-        return False  # a program whose name only starts like an interpreter's (`python-tool`)
-    program = _program(words[0])
-    shell = program not in _DATA_OPTIONS
-    for word in words[1:]:
-        if word in (b"-", b"--") or (shell and word.startswith(b"-") and b"s" in word[1:]):
-            return True
-        if not word.startswith(b"-"):
-            return False  # a script file: standard input is its data
-        if (shell and b"c" in word[1:]) or word.startswith(_DATA_OPTIONS.get(program, (b"-c",))):
-            return False
-    return True
+    """Whether the command after the match's last `|` runs the script it reads from standard input
+    (`shellcommands.py`): a download piped into it is run."""
+    command = _COMMENT().split(matched.rsplit(b"|", 1)[1], maxsplit=1)[0].removeprefix(b"&")
+    return runs_stdin(command.decode("latin-1"))
 
 
 _CHILD_PROCESS_EXEC = (
@@ -474,16 +454,74 @@ def _matches(construct: TextConstruct, regex: Any, read: _Read, view: bytes) -> 
             yield TextFinding(construct, line)
 
 
+# A Dockerfile's parser directives come first, before any instruction, comment or blank line.
+_ESCAPE_DIRECTIVE = lazy(rb"(?i)\A(?:#[ \t]*\w+[ \t]*=[^\n]*\n)*?#[ \t]*escape[ \t]*=[ \t]*(\S)")
+_BACKQUOTE_CONTINUATION = lazy(rb"\x60([ \t]*)\r?\n")
+
+
+def _dockerfile_lines(data: bytes) -> bytes:
+    """A Dockerfile's text with its lines continued as the shell continues them: under `# escape=\x60`
+    the backquote ending a line joins it to the next (written as a backslash, offsets kept)."""
+    directive = _ESCAPE_DIRECTIVE().match(data)
+    if directive is None or directive.group(1) != b"\x60":
+        return data
+    return _BACKQUOTE_CONTINUATION().sub(
+        lambda found: b" " * (len(found.group()) - 2) + b"\\" + found.group()[-1:], data
+    )
+
+
 def _shell_reads(file: AddedFile, texts: list[bytes]) -> Iterator[_Read]:
     """The texts a shell, Dockerfile, Makefile or CI file's constructs are looked for in, read as the
-    shell reads them (`shellscan.py`): its whole new text when known, else each hunk's added lines."""
+    shell reads them (`shellscan.py`): its whole new text when known, else each hunk's added lines.
+    A Dockerfile's parser directives are read where its first line is."""
     kind = file.kind
     options = {"spanning": kind is Kind.SHELL, "yaml": kind is Kind.CI, "make": kind is Kind.MAKEFILE}
+    docker = kind is Kind.DOCKERFILE
     if file.head is not None:
-        yield _Read(shell_lex(texts[0], **options), _head_lines(file, texts[0]), texts[0])
+        data = _dockerfile_lines(texts[0]) if docker else texts[0]
+        yield _Read(shell_lex(data, **options), _head_lines(file, texts[0]), texts[0])
         return
     for fragment, data in zip(file.fragments, texts, strict=True):
-        yield _Read(shell_lex(data, **options), fragment.line_at, data)
+        lexed = data if not docker or fragment.numbers[0] != 1 else _dockerfile_lines(data)
+        yield _Read(shell_lex(lexed, **options), fragment.line_at, data)
+
+
+def _as_the_shell_runs(read: _Read) -> _Read:
+    """`read` with its words as the shell runs them (`shellwords.py`), found where they were written."""
+    words = shell_words(read.lexed, read.data)
+    if words is None:
+        return read
+    line_of = read.line_of
+    return _Read(words.lexed, lambda offset: line_of(words.original(offset)), words.data)
+
+
+_DOWNLOAD_RUN = TextConstruct(
+    "shell-pipe-to-shell",
+    _SHELLISH,
+    r"\b(curl|wget)\b",
+    "Running a file a download wrote (`curl -o f …` then `sh f`) runs whatever the server sent, "
+    "unreviewed and unpinned. Verify its checksum or signature before running it.",
+)
+
+
+def _downloads_run(read: _Read, view: bytes) -> Iterator[TextFinding]:
+    """A download written to a file a later command runs, reported on the run's line when added,
+    else the download's."""
+    if b"curl" not in view and b"wget" not in view:
+        return
+    for found in downloads_run(view, read.lexed.hidden):
+        line = read.line_of(found.run)
+        line = _first_added(read, found.download, found.download + 1, read.data) if line is None else line
+        if line is not None:
+            yield TextFinding(_DOWNLOAD_RUN, line)
+
+
+def _spelled(*words: str) -> str:
+    """A regex for `words` as the shell may write them, quotes and backslashes inside (`e"val"`)."""
+    return "|".join(r"[\\'\"]*".join(word) for word in words)
+
+
+_SHELL_TRIGGER = _spelled("curl", "wget", "eval")  # every shell construct names one
 
 
 def _shell(file: AddedFile) -> Iterator[TextFinding]:
@@ -492,23 +530,60 @@ def _shell(file: AddedFile) -> Iterator[TextFinding]:
         if file.head is not None
         else [f.data for f in file.fragments]
     )
-    trigger = compile_re2(r"curl|wget|eval")  # every shell construct names one
+    trigger = compile_re2(_SHELL_TRIGGER)
     if not any(trigger.search(text) for text in texts):
         return
-    present, all_compiled = _compiled()
     for read in _shell_reads(file, texts):
-        view = bytes(read.lexed.view)
-        for index in present.present(view):
-            compiled = all_compiled[index]
-            if file.kind in compiled.construct.kinds:
-                yield from _matches(compiled.construct, compiled.regex, read, view)
+        yield from _shell_findings(file.kind, read)
+
+
+def _shell_findings(kind: Kind, read: _Read) -> Iterator[TextFinding]:
+    read = _as_the_shell_runs(read)
+    present, all_compiled = _compiled()
+    view = bytes(read.lexed.view)
+    for index in present.present(view):
+        compiled = all_compiled[index]
+        if kind in compiled.construct.kinds:
+            yield from _matches(compiled.construct, compiled.regex, read, view)
+    yield from _downloads_run(read, view)
+
+
+def _same_line(line: int, _offset: int) -> int:
+    return line
+
+
+def _package_scripts(file: AddedFile) -> Iterator[TextFinding]:
+    """A `package.json`'s scripts (`npmscripts.py`), each read as a shell script, its findings on
+    its line and naming its key (from the new text only: a hunk alone does not say which object a
+    line is in)."""
+    if file.head is None or '"scripts"' not in file.head:
+        return
+    data = file.head.encode("utf-8", "surrogatepass")
+    if not compile_re2(_SHELL_TRIGGER).search(data):
+        return
+    line_of = _head_lines(file, data)
+    for script in npm_scripts(data):
+        line = line_of(script.offset)
+        if line is None:
+            continue
+        command = script.command.encode("utf-8", "surrogatepass")
+        read = _Read(shell_lex(command, spanning=True), partial(_same_line, line), command)
+        when = "runs on `npm install`" if script.key in INSTALL_HOOKS else "runs when npm runs it"
+        for finding in _shell_findings(Kind.SHELL, read):
+            message = f"The npm script `{script.key}` ({when}): {finding.construct.message}"
+            yield TextFinding(replace(finding.construct, message=message), finding.line)
 
 
 def text_constructs(file: AddedFile) -> list[TextFinding]:
     """Constructs on added lines of a JavaScript, markup (its script blocks), shell, Dockerfile,
-    Makefile or CI file."""
-    javascript = file.kind in (Kind.JAVASCRIPT, Kind.MARKUP)
+    Makefile or CI file, or of a `package.json`'s scripts."""
+    if file.kind in _JS:
+        read = _javascript(file)
+    elif file.kind in _SHELLISH:
+        read = _shell(file)
+    else:
+        read = _package_scripts(file) if basename(file.path) == "package.json" else iter(())
     found: dict[tuple[str, int], TextFinding] = {}
-    for finding in _javascript(file) if javascript else _shell(file):
+    for finding in read:
         found.setdefault((finding.construct.id, finding.line), finding)
     return sorted(found.values(), key=lambda f: (f.line, f.construct.id))
