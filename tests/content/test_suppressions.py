@@ -620,6 +620,17 @@ def test_a_kept_marker_that_silences_more_is_added(repo: GitRepo, path: str, bas
         ("a.js", "eval(x); // eslint-disable-line a\n", "eval(x); // eslint-disable-line b\n"),
         ("a.ts", "// eslint-disable-next-line a\nx()\n", "// eslint-disable-next-line b\nx()\n"),
         ("a.go", "x := f() //nolint:errcheck\n", "x := f() //nolint:gosec\n"),
+        # mypy's sub-codes: a part of `misc` made `misc`, or one import error made the other
+        (
+            "a.py",
+            "@d  # type: ignore[untyped-decorator]\ndef f(): pass\n",
+            "@d  # type: ignore[misc]\ndef f(): pass\n",
+        ),
+        (
+            "a.py",
+            "import s  # type: ignore[import-not-found]\n",
+            "import s  # type: ignore[import-untyped]\n",
+        ),
     ],
 )
 def test_a_kept_marker_whose_codes_the_change_replaces_is_added(
@@ -654,6 +665,14 @@ def test_markers_swapped_between_two_rewritten_lines_are_kept(repo: GitRepo) -> 
             "eval(y); // eslint-disable-line no-eval\n",
         ),
         ("a.ts", "// @ts-ignore because\nx()\n", "// @ts-ignore since\nx()\n"),
+        # mypy's codes within another: `misc` held the untyped-decorator error before it had a code
+        (
+            "a.py",
+            "@dec  # type: ignore[misc]\ndef f(): pass\n",
+            "@dec  # type: ignore[untyped-decorator]\ndef f(): pass\n",
+        ),
+        ("a.py", "import socks  # type: ignore[import]\n", "import socks  # type: ignore[import-untyped]\n"),
+        ("a.py", "o.m = g  # type: ignore[assignment]\n", "o.m = g  # type: ignore[method-assign]\n"),
     ],
 )
 def test_a_kept_marker_that_silences_as_much_or_less_is_not_added(
