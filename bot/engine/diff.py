@@ -85,6 +85,18 @@ class _Run(NamedTuple):
         """The lines without their tags (every line feed of `raw` is followed by the run's tag)."""
         return self.raw[1:].split("\n" + self.kind.value)
 
+    def first_texts(self, count: int) -> list[str]:
+        """`texts()[:count]`, reading no further than those lines (a new file is one run)."""
+        separator = "\n" + self.kind.value
+        lines: list[str] = []
+        at = 1
+        while len(lines) < min(count, self.size):
+            end = self.raw.find(separator, at)
+            end = len(self.raw) if end < 0 else end
+            lines.append(self.raw[at:end])
+            at = end + len(separator)
+        return lines
+
     def text(self) -> str:
         """The lines without their tags, joined by line feeds."""
         return self.raw[1:].replace("\n" + self.kind.value, "\n")
@@ -194,7 +206,7 @@ class Hunk:
         lines: list[str] = []
         for run in self._runs:
             if run.kind is not LineKind.REMOVED:
-                lines += run.texts()[: count - len(lines)]
+                lines += run.first_texts(count - len(lines))
                 if len(lines) == count:
                     break
         return lines

@@ -117,6 +117,8 @@ def test_hunks_compare_by_their_lines() -> None:
         ([" a", " b", " c"], 2, ["a", "b"]),
         (["-gone", "+only"], 2, ["only"]),  # fewer head lines than asked for
         (["-gone"], 2, []),
+        (["+", "+x", "+y"], 2, ["", "x"]),  # blank lines are lines; the run is read no further
+        (["+a", "+ b", "+c"], 5, ["a", " b", "c"]),
     ],
 )
 def test_a_hunks_head_start_is_its_first_context_and_added_lines(
