@@ -382,6 +382,23 @@ def test_a_marker_moved_to_another_file_is_added_when_it_is_more(
     assert where(scan(RULE, change_of(repo, head, {"app.py": _MOVED_FROM}))) == expected
 
 
+def test_a_marker_moved_to_another_definition_of_the_name_in_the_file_is_added(repo: GitRepo) -> None:
+    """Within a file only the file's own pairing counts: `A.items`'s marker taken off and put on
+    `B.items` further down silences another method."""
+    filler = "".join(f"x{i} = {i}\n" for i in range(12))
+    base = (
+        "class A:\n    def items(self):  # type: ignore\n        pass\n"
+        + filler
+        + "class B:\n    def items(self, x):\n        pass\n"
+    )
+    head = (
+        "class A:\n    def items(self):\n        pass\n"
+        + filler
+        + "class B:\n    def items(self, x):  # type: ignore\n        pass\n"
+    )
+    assert where(_suppressions(repo, {"a.py": head}, {"a.py": base})) == [("a.py", 17, "type-ignore")]
+
+
 def test_a_marker_alone_on_its_line_is_not_matched_across_files(repo: GitRepo) -> None:
     """A marker with no code before it (`# pragma: no cover` on a line of its own) names nothing to
     follow: removed from one file and added in another, it is added."""

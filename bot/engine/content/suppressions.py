@@ -639,15 +639,16 @@ class _Elsewhere:
     """The change's other markers on the same code, counted when first asked: code moved to another
     file (a module split in two, tests moved, a stub inlined into its module) carries its markers,
     so an added marker that the per-file pairing left is not added when the change removes as many
-    markers of its kind on that code, anywhere, as it adds (none silencing less than it). A marker
-    on a definition follows its name (`_moved_code`)."""
+    markers of its kind on that code from other files as it adds anywhere (none silencing less than
+    it). A marker on a definition follows its name (`_moved_code`); within one file only the
+    per-file pairing counts, so a marker moved to another definition of the same name there is added."""
 
     def __init__(self, change: Change, prefilter: Prefilter) -> None:
         self._change = change
         self._prefilter = prefilter
-        self._counted: dict[tuple[str, str, str], tuple[list[_Use], int]] = {}
+        self._counted: dict[tuple[str, str, str], tuple[list[tuple[str, _Use]], int]] = {}
 
-    def account_for(self, use: _Use) -> bool:
+    def account_for(self, use: _Use, path: str) -> bool:
         moved = _moved_code(use)
         if moved is None:
             return False
@@ -657,11 +658,11 @@ class _Elsewhere:
         removed, added = self._counted[key]
         # `use` itself is one of the added, though a skip found on the syntax tree has no written
         # form the count's markers read
-        return max(added, 1) <= sum(not _silences_more(use, r) for r in removed)
+        return max(added, 1) <= sum(where != path and not _silences_more(use, r) for where, r in removed)
 
-    def _count(self, key: tuple[str, str, str]) -> tuple[list[_Use], int]:
+    def _count(self, key: tuple[str, str, str]) -> tuple[list[tuple[str, _Use]], int]:
         marker, code, word = key
-        removed: list[_Use] = []
+        removed: list[tuple[str, _Use]] = []
         added = 0
         for file in self._change.diff.files:
             kind = kind_of(file.path)
@@ -676,7 +677,7 @@ class _Elsewhere:
                     if u.marker == marker and _moved_code(u) == (code, word)
                 ]
                 if line_kind is LineKind.REMOVED:
-                    removed.extend(uses)
+                    removed.extend((file.path, u) for u in uses)
                 else:
                     added += len(uses)
         return removed, added
@@ -694,7 +695,7 @@ def _file_violations(
         removed = _uses(_removed_side(file, base), file.kind, own, tree=tree)
         added = list(_unpaired(added, removed, file))
     if added and elsewhere is not None:
-        added = [use for use in added if not elsewhere.account_for(use)]
+        added = [use for use in added if not elsewhere.account_for(use, file.path)]
     listed = [
         Violation(
             RuleId.SUPPRESSION,
