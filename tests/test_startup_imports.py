@@ -46,8 +46,10 @@ _NOT_FOR_PLAIN_PYTHON = [
         f"bot.engine.content.pyselect:{n}"
         for n in ("_FIELDS", "_TEMPLATE_BODY", "_WORD", "_LONE_CR", "_MATCH")
     ),
-    *(f"bot.engine.content.textconstructs:{n}" for n in ("_INTERPRETER", "_COMMENT", "_NOT_NEWLINE")),
-    *(f"bot.engine.content.textconstructs:{n}" for n in ("_SCRIPT_TAG_BYTES", "_LINE_FEED")),
+    *(f"bot.engine.content.textconstructs:{n}" for n in ("_COMMENT", "_LINE_FEED")),
+    "bot.engine.content.shellcommands:_INTERPRETER",
+    "bot.engine.content.markupjs:_SCRIPT_TAG",
+    "bot.engine.content.jsread:_NOT_NEWLINE",
     *(f"bot.engine.content.pyfixed:{n}" for n in ("_UNSEEN", "_LONE_CR", "_DECLARED")),
 ]
 _LAZY = [*_UNICODE, *_NOT_FOR_PLAIN_PYTHON]
