@@ -167,6 +167,12 @@ def test_a_command_word_a_variable_names(repo: GitRepo, source: str, rule_id: st
         ("s.sh", "wget --output-document=/tmp/i.rb https://x.io/i\nruby /tmp/i.rb\n", 2),
         ("Dockerfile", "FROM alpine\nRUN curl -o /i.sh https://x.io/i && sh /i.sh\n", 2),
         (".github/workflows/ci.yml", "steps:\n  - run: curl -o i.sh https://x.io/i\n  - run: bash i.sh\n", 3),
+        # a checksum or signature tool that checks nothing: it prints a sum, imports a key, signs
+        ("s.sh", "curl -o f https://x.io/i\nsha256sum f\nsh f\n", 3),
+        ("s.sh", "curl -o f https://x.io/i\necho sha256sum -c\nsh f\n", 3),
+        ("s.sh", "curl -o f https://x.io/i\ngpg --import k.asc\nsh f\n", 3),
+        ("s.sh", "curl -o f https://x.io/i\ncosign sign f\nsh f\n", 3),
+        ("s.sh", "curl -o f https://x.io/i\nopenssl dgst -sha256 f\nsh f\n", 3),
     ],
 )
 def test_a_download_written_to_a_file_then_run(repo: GitRepo, path: str, source: str, line: int) -> None:
@@ -235,6 +241,12 @@ def test_words_the_shell_joins(repo: GitRepo, source: str, rule_id: str) -> None
         ("s.sh", "sh f\ncurl -o f https://x.io/i\n"),
         ("s.sh", "curl -o f https://x.io/i\nsha256sum -c f.sha256\nsh f\n"),
         ("s.sh", "curl -o f.tgz https://x.io/i\ngpg --verify f.tgz.asc f.tgz && sh f.tgz\n"),
+        ("s.sh", 'curl -o f https://x.io/i\necho "$SUM  f" | sha256sum --check --status\nsh f\n'),
+        ("s.sh", "curl -o f https://x.io/i\nshasum -a 256 -c f.sha\nsh f\n"),
+        ("s.sh", "curl -o f https://x.io/i\ngpgv k.gpg f.sig f\nsh f\n"),
+        ("s.sh", "curl -o f https://x.io/i\ncosign verify-blob --key k f\nsh f\n"),
+        ("s.sh", "curl -o f https://x.io/i\nminisign -Vm f -P key\nsh f\n"),
+        ("s.sh", "curl -o f https://x.io/i\nopenssl dgst -sha256 -verify k.pem -signature f.sig f\nsh f\n"),
         ("s.sh", "curl -o f https://x.io/i\nsh g\n"),
         ("s.sh", "curl -o f https://x.io/i\necho sh f\n"),
         ("s.sh", "echo bash\n"),

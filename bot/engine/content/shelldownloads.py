@@ -28,9 +28,14 @@ from bot.engine.lazyre import lazy
 _DOWNLOAD = lazy(rb"(?<![\w./-])(curl|wget)\b([^;&|\n)\x60]*)")
 _REDIRECT = lazy(r"(?<![\d&>])>>?[ \t]*([^\s&>;|]+)")
 _URL = lazy(r"https?://[^\s?#]*/([^\s/?#]+)(?:[?#]\S*)?")
+# A command that checks a file against a sum or a signature (`sha256sum -c`, `gpg --verify`, `cosign
+# verify-blob`, ...), as a command of its own: one that prints a sum, imports a key or signs, or a word
+# some other command is given (`echo sha256sum -c`), checks nothing.
 _VERIFIES = lazy(
-    rb"\b(?:sha(?:1|224|256|384|512)?sum|shasum|b2sum|md5sum|cksum|gpgv?|cosign|minisign|signify"
-    rb"|slsa-verifier|openssl[ \t]+dgst)\b"
+    rb"(?m)(?:^|[;&|(!]|\b(?:then|do|else)\b)[ \t]*(?:sudo[ \t]+)?"
+    rb"(?:(?:sha(?:1|224|256|384|512)?sum|shasum|b2sum|md5sum|cksum)\b[^\n;&|]*?[ \t](?:-[A-Za-z0-9]*c|--check)\b"
+    rb"|gpgv\b|gpg2?\b[^\n;&|]*?[ \t]--verify\b|cosign[ \t]+verify|slsa-verifier[ \t]+verify"
+    rb"|(?:minisign|signify)\b[^\n;&|]*?[ \t]-[A-Za-z]*V|openssl[ \t]+(?:dgst|pkeyutl)\b[^\n;&|]*?[ \t]-verify\b)"
 )
 # What ends the command before a word: an operator, a bracket, a keyword after which a command starts.
 _COMMAND_BREAK = lazy(r"[;&|\n({\x60]|\$\(|\b(?:then|do|else|if|elif|while|until)\b|!")
