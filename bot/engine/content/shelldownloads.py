@@ -33,9 +33,11 @@ _URL = lazy(r"https?://[^\s?#]*/([^\s/?#]+)(?:[?#]\S*)?")
 # some other command is given (`echo sha256sum -c`), checks nothing.
 _VERIFIES = lazy(
     rb"(?m)(?:^|[;&|(!]|\b(?:then|do|else)\b)[ \t]*(?:sudo[ \t]+)?"
-    rb"(?:(?:sha(?:1|224|256|384|512)?sum|shasum|b2sum|md5sum|cksum)\b[^\n;&|]*?[ \t](?:-[A-Za-z0-9]*c|--check)\b"
+    rb"(?:(?:sha(?:1|224|256|384|512)?sum|shasum|b2sum|md5sum|cksum)\b"
+    rb"[^\n;&|]*?[ \t](?:-[A-Za-z0-9]*c|--check)\b"
     rb"|gpgv\b|gpg2?\b[^\n;&|]*?[ \t]--verify\b|cosign[ \t]+verify|slsa-verifier[ \t]+verify"
-    rb"|(?:minisign|signify)\b[^\n;&|]*?[ \t]-[A-Za-z]*V|openssl[ \t]+(?:dgst|pkeyutl)\b[^\n;&|]*?[ \t]-verify\b)"
+    rb"|(?:minisign|signify)\b[^\n;&|]*?[ \t]-[A-Za-z]*V"
+    rb"|openssl[ \t]+(?:dgst|pkeyutl)\b[^\n;&|]*?[ \t]-verify\b)"
 )
 # What ends the command before a word: an operator, a bracket, a keyword after which a command starts.
 _COMMAND_BREAK = lazy(r"[;&|\n({\x60]|\$\(|\b(?:then|do|else|if|elif|while|until)\b|!")
