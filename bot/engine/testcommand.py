@@ -27,7 +27,7 @@ import re
 import shlex
 from collections.abc import Iterator
 
-from bot.engine.wrappers import ASSIGNMENT, WRAPPERS, command_after
+from bot.engine.wrappers import unwrapped
 
 _OPERATORS = frozenset({";", "&&", "||", "|", "&", "|&", ";;", "(", ")"})
 _INTERPRETER = re.compile(
@@ -117,25 +117,20 @@ def _named(words: list[str], depth: int) -> Iterator[str]:
 
 
 def _unwrapped(words: list[str], depth: int) -> list[str] | str | None:
-    """The words from the program that does the work on, past assignments and wrappers; a string
-    when `env -S` or `su -c` hands a command line on; None where the shell computes the program."""
-    at = 0
-    while at < len(words):
-        word = words[at]
-        if ASSIGNMENT.match(word):
-            at += 1
+    """The words from the program that does the work on, past assignments and wrappers (`unwrapped`)
+    and a project runner's `run` (`uv run`); a string when `env -S` or `su -c` hands a command line
+    on; None where the shell computes the program."""
+    while True:
+        at = unwrapped(words)
+        if isinstance(at, str):  # `env -S '…'`, `su -c '…'`: a command line of its own
+            return at
+        words = words[at:]
+        if not words:
+            return []
+        if words[0].rsplit("/", 1)[-1] in _RUN and words[1:2] == ["run"]:
+            words = words[2:]
             continue
-        name = word.rsplit("/", 1)[-1]
-        if name in _RUN and at + 1 < len(words) and words[at + 1] == "run":
-            at += 2
-            continue
-        if name not in WRAPPERS:
-            return None if _EXPANDED.search(word) else words[at:]
-        after = command_after(words, at)
-        if isinstance(after, str):  # `env -S '…'`, `su -c '…'`: a command line of its own
-            return after
-        at = after
-    return []
+        return None if _EXPANDED.search(words[0]) else words
 
 
 def _interpreted(name: str, arguments: list[str], depth: int) -> Iterator[str]:
