@@ -26,9 +26,9 @@ import ast
 import io
 import re
 import tokenize
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from typing import Any, ClassVar
 
@@ -40,8 +40,9 @@ from bot.engine.content.jsread import FragmentReading, read_fragment
 from bot.engine.content.limits import capped
 from bot.engine.content.linescan import LineScan
 from bot.engine.content.prefilter import Prefilter
+from bot.engine.content.pyscopes import scope_at, scopes_of
 from bot.engine.content.pyskips import SKIPS, skip_uses
-from bot.engine.diff import FileStatus, LineKind
+from bot.engine.diff import FileDiff, FileStatus, LineKind
 from bot.engine.findings import RuleId, Violation
 from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2
@@ -483,6 +484,13 @@ def _read_on_the_tree(file: AddedFile, prefilter: Prefilter) -> bool:
     return _ALIASING_RE.search(file.head) is not None
 
 
+def _aliasing(kind: Kind, source: str | None) -> bool:
+    """Whether a Python text can reach a skip under another name (`_ALIASING`)."""
+    if kind is not Kind.PYTHON or source is None:
+        return False
+    return _ALIASING_RE.search(source.encode("utf-8", "surrogatepass")) is not None
+
+
 def _removed_side(file: AddedFile, base: str | None) -> _Side:
     """The removed lines, read as the added ones are (under the encoding the file declares)."""
     encoding = file.encoding
@@ -585,102 +593,323 @@ def _no_more_than(added: _Use, removed: list[_Use]) -> Callable[[int], bool]:
     return lambda index: not _silences_more(added, removed[index])
 
 
-def _unpaired(added: list[_Use], removed: list[_Use], file: AddedFile) -> Iterator[_Use]:
+def _unpaired(added: list[_Use], removed: list[_Use], file: AddedFile, sides: _Scopes) -> list[_Use]:
     """The added uses no removed one accounts for. A removed use of the same marker accounts for
     one added use, each pass taking what the earlier ones left: the line the change rewrote (the
     same place among the changed lines, `_places`); the same line moved anywhere in the file (the
     same text); in the same hunk, the same code whose marker's codes changed, then the same marker
     and codes moved onto another line (a `def`'s onto its decorator), then any one (the line the
-    change replaced). Each removed use accounts for one, and only the same text reaches across
+    change replaced); last, a Python test's skip by a skip of any form anywhere in the same test
+    (`@skipif(...)` made `pytest.importorskip(...)` in its body: the test is skipped as before).
+    Each removed use accounts for one, and only the same text or the same test reaches across
     hunks: a hunk never adds fewer markers than it adds less what it removes, and a marker moved to
     another hunk onto other code counts. A removed use never accounts for an added one that silences
-    more (`_silences_more`)."""
-    keys: tuple[Callable[[_Use, tuple[int, int]], object], ...] = (
-        lambda u, place: (u.marker, "place", place),
-        lambda u, place: (u.marker, "text", u.text),
-        lambda u, place: (u.marker, u.hunk, "code", u.code),
-        lambda u, place: (u.marker, u.hunk, "tail", u.tail),
-        lambda u, place: (u.marker, u.hunk),
-    )
+    more (`_silences_more`). What is left is placed by `_realigned`."""
     added_places, removed_places = _places(file, LineKind.ADDED), _places(file, LineKind.REMOVED)
+    passes: tuple[tuple[Callable[[_Use, tuple[int, int]], object], bool], ...] = (
+        (lambda u, place: (u.marker, "place", place), False),
+        (lambda u, place: (u.marker, "text", u.text), False),
+        (lambda u, place: (u.marker, u.hunk, "code", u.code), False),
+        (lambda u, place: (u.marker, u.hunk, "tail", u.tail), True),
+        (lambda u, place: (u.marker, u.hunk, "tail", u.tail), False),
+        (lambda u, place: (u.marker, u.hunk), False),
+    )
     pool = _Pool()
     for index, use in enumerate(removed):
-        for key in keys:
+        for key, _ in passes:
             pool.file(key(use, removed_places[use.line]), index)
     left = added
-    for key in keys:
+    for number, (key, alike) in enumerate(passes):
+        if number == len(passes) - 2:  # before any marker of the hunk is taken for any other
+            left = _in_definitions(left, removed, pool, sides)
         left = [
             use
             for use in left
-            if not pool.take(key(use, added_places[use.line]), _no_more_than(use, removed))
+            if not pool.take(key(use, added_places[use.line]), _fits(use, removed, alike=alike))
         ]
-    return iter(left)
+    return _realigned(left, sides)
+
+
+def _in_definition(use: _Use, scope: str | None) -> object:
+    """The key of a use for the passes across hunks within one definition: a test's skip of any
+    form; another marker with its codes as written."""
+    if use.marker in _PYTHON_SKIPS:
+        return ("test", scope)
+    return ("definition", scope, use.marker, use.tail)
+
+
+def _in_definitions(left: list[_Use], removed: list[_Use], pool: _Pool, sides: _Scopes) -> list[_Use]:
+    """The uses no removed use in the same definition of a Python file accounts for, in any hunk:
+    any skip of the same test, or the same marker and codes on the same code rewritten (most of its
+    words kept: `x = os.path.expanduser(p)  # noqa: PTH111` made `return os.path.expanduser(p)  #
+    noqa: PTH111`)."""
+    if not left or sides.head_text is None or sides.base_text is None:
+        return left
+    for index, use in enumerate(removed):
+        pool.file(_in_definition(use, sides.base(use.line)), index)
+    return [
+        use
+        for use in left
+        if sides.head(use.line) is None
+        or not pool.take(
+            _in_definition(use, sides.head(use.line)),
+            _fits(use, removed, alike=use.marker not in _PYTHON_SKIPS),
+        )
+    ]
+
+
+def _fits(use: _Use, removed: list[_Use], *, alike: bool) -> Callable[[int], bool]:
+    """Whether the removed use at an index can account for `use`: it silences as much, and with
+    `alike`, sits on code sharing most of the words of `use`'s."""
+    if not alike:
+        return _no_more_than(use, removed)
+    words = _words(use.code)
+    return lambda index: (
+        not _silences_more(use, removed[index]) and _alike(words, _words(removed[index].code))
+    )
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _words(code: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(code))
+
+
+def _alike(one: frozenset[str], other: frozenset[str]) -> bool:
+    """Whether two lines of code share most of their words (more than half of all they hold)."""
+    return 2 * len(one & other) > len(one | other)
+
+
+# Skips of Python tests, of any form: each stops a test's failure from counting.
+_PYTHON_SKIPS = frozenset(SKIPS.values())
+
+
+@dataclass(frozen=True, slots=True)
+class _Scopes:
+    """A Python file's base and head text (None when unknown, or when the language's lines are
+    not the diff's), to name the definition each line of a side belongs to (`pyscopes.py`)."""
+
+    base_text: str | None
+    head_text: str | None
+
+    def base(self, line: int) -> str | None:
+        return scope_at(self.base_text, line)
+
+    def head(self, line: int) -> str | None:
+        return scope_at(self.head_text, line)
+
+
+def _scopes(file: AddedFile, removed: _Side) -> _Scopes:
+    if file.kind is not Kind.PYTHON:
+        return _Scopes(None, None)
+    base = removed.source if removed.lines is None else None
+    return _Scopes(base, file.head if file.head_lines is None else None)
+
+
+def _realigned(left: list[_Use], sides: _Scopes) -> list[_Use]:
+    """The uses no removed one accounts for, each moved to the copy of its line the change adds.
+    A diff pairs a run of identical lines in several functions by position, not by function (a
+    vendored update adding `ensure_exists: bool = False,  # noqa: FBT001` to a new function shows
+    the old function's copy as added and the new one's as kept). A use whose definition holds no
+    more lines of its text than the base's same definition did is moved to a line of the same text
+    in a definition that does hold more (even a line the diff shows unchanged); one with no such
+    line stays. So the count never changes, only which copy is named."""
+    if not left or sides.base_text is None or sides.head_text is None:
+        return left
+    texts = {use.text for use in left}
+    head, base = _copies(sides.head_text, texts), _copies(sides.base_text, texts)
+    if head is None or base is None:
+        return left
+    named = {(use.marker, use.line) for use in left}
+    placed: list[_Use] = []
+    for use in left:
+        scope = sides.head(use.line)
+        copies = head.get(use.text, {})
+        if len(copies.get(scope, ())) > len(base.get(use.text, {}).get(scope, ())):
+            placed.append(use)
+            continue
+        elsewhere = (
+            line
+            for where, lines in copies.items()
+            if len(lines) > len(base.get(use.text, {}).get(where, ()))
+            for line in lines
+            if (use.marker, line) not in named
+        )
+        line = next(elsewhere, None)
+        if line is None:
+            placed.append(use)
+        else:
+            named.add((use.marker, line))
+            placed.append(replace(use, line=line))
+    return placed
+
+
+def _copies(source: str, texts: set[str]) -> dict[str, dict[str | None, list[int]]] | None:
+    """For each of `texts`, the lines of `source` that read it (stripped), by definition; None when
+    the source does not parse."""
+    scopes = scopes_of(source)
+    if scopes is None:
+        return None
+    found: dict[str, dict[str | None, list[int]]] = {}
+    for number, line in enumerate(source.split("\n"), start=1):
+        text = line.strip()
+        if text in texts:
+            found.setdefault(text, {}).setdefault(scopes[number - 1], []).append(number)
+    return found
 
 
 # A definition's head: what a marker on a `def` or `class` line is followed by across files, whose
-# signature is rewritten as it moves (a stub's annotations inlined). A decorator's name is not
-# followed: one such as `@overload` stands for no one definition.
+# signature is rewritten as it moves (a stub's annotations inlined).
 _DEFINITION = re.compile(r"(?:async[ \t]+)?(def|class)[ \t]+(\w+)")
 
 
-def _moved_code(use: _Use) -> tuple[str, str] | None:
-    """The code a marker sits on as followed across files, and a word every line holding it
-    contains: a definition's kind and name, or else the code itself with a stub's `: ...` body left
-    out; None for a marker with no code before it, which names nothing to follow."""
+def _moved_code(use: _Use, scope: str | None) -> tuple[tuple[str, str], ...]:
+    """What a marker sits on as followed across files, most exact first. A definition's line, or in
+    a Python file that parses (`scope`, the definition the line belongs to) one of its decorators
+    (`@overload  # type: ignore` stands for the `def` it decorates): its qualified name
+    (`Headers.get`, so two classes' `update` stay apart), then its name alone (a class renamed as it
+    moved: `Flask.name` become `App.name`). Any other line: its code, a stub's `: ...` body left
+    out. Nothing for a marker with no code before it, or on a decorator whose definition is not
+    known."""
     code = use.code.removesuffix("...").rstrip()
     definition = _DEFINITION.match(code)
-    if definition is not None:
-        kind, name = definition.groups()
-        return f"{kind} {name}", name
-    return (code, code) if any(c.isalnum() for c in code) else None
+    if scope and (definition is not None or code.startswith("@")):
+        return ("definition", scope), ("name", scope.rpartition(".")[2])
+    if (
+        definition is not None
+    ):  # (its name at both steps: a definition named at the first is met at the second)
+        return ("name", definition.group(2)), ("name", definition.group(2))
+    if code.startswith("@") or not any(c.isalnum() for c in code):
+        return ()
+    return (("code", code),)
+
+
+@dataclass(frozen=True, slots=True)
+class _Placed:
+    """A use of a marker on one side of one file of the change (`removed` or added), what it sits
+    on (`_moved_code`), and the words of its code and of the lines around it (what tells copies of
+    one line apart when several files hold it)."""
+
+    path: str
+    use: _Use
+    removed: bool
+    keys: tuple[tuple[str, str], ...]
+    code: frozenset[str]
+    around: frozenset[str]
+
+    def closeness(self, other: _Placed) -> float:
+        """How alike two uses are: their code first (a decorator's marker to a decorator's, where
+        a definition holds several), then the lines around them."""
+        return _share(self.code, other.code) + _share(self.around, other.around)
 
 
 class _Elsewhere:
-    """The change's other markers on the same code, counted when first asked: code moved to another
-    file (a module split in two, tests moved, a stub inlined into its module) carries its markers,
-    so an added marker that the per-file pairing left is not added when the change removes as many
-    markers of its kind on that code from other files as it adds anywhere (none silencing less than
-    it). A marker on a definition follows its name (`_moved_code`); within one file only the
-    per-file pairing counts, so a marker moved to another definition of the same name there is added."""
+    """The change's other markers on the same code, read when first asked: code moved to another
+    file (a module split in two, tests moved, a stub inlined into its module) carries its markers.
+    For each code a marker sits on (`_moved_code`), the files that remove more markers of an id on
+    it than they add have markers to spare, and those that add more need them: each spare marker
+    accounts for one needed in another file (none silencing less than it), the closest first by
+    the words of the lines around them, so a change that removes one `except ImportError:  #
+    pragma: no cover` and adds two elsewhere adds the one whose surroundings are new. A definition
+    is matched by its qualified name first, then what is left by its name alone. Within one file
+    only the per-file pairing counts."""
 
     def __init__(self, change: Change, prefilter: Prefilter) -> None:
         self._change = change
         self._prefilter = prefilter
-        self._counted: dict[tuple[str, str, str], tuple[list[tuple[str, _Use]], int]] = {}
+        self._accounted: dict[str, set[tuple[str, int]]] = {}
 
     def account_for(self, use: _Use, path: str) -> bool:
-        moved = _moved_code(use)
-        if moved is None:
-            return False
-        key = (use.marker, *moved)
-        if key not in self._counted:
-            self._counted[key] = self._count(key)
-        removed, added = self._counted[key]
-        # `use` itself is one of the added, though a skip found on the syntax tree has no written
-        # form the count's markers read
-        return max(added, 1) <= sum(where != path and not _silences_more(use, r) for where, r in removed)
+        if use.marker not in self._accounted:
+            placed = [p for file in self._change.diff.files for p in self._placed(file, use.marker)]
+            self._accounted[use.marker] = _accounted(placed)
+        return (path, use.line) in self._accounted[use.marker]
 
-    def _count(self, key: tuple[str, str, str]) -> tuple[list[tuple[str, _Use]], int]:
-        marker, code, word = key
-        removed: list[tuple[str, _Use]] = []
-        added = 0
-        for file in self._change.diff.files:
-            kind = kind_of(file.path)
-            for line_kind in (LineKind.REMOVED, LineKind.ADDED):
-                lines = [x for h in file.hunks for x in h.lines if x.kind is line_kind and word in x.text]
-                if not lines:
-                    continue
-                fragment = Fragment(*read_lines([x.text for x in lines], [x.number for x in lines], kind))
-                uses = [
-                    u
-                    for u in _regex_uses(_Side(file.path, (), None), kind, 0, fragment, self._prefilter)
-                    if u.marker == marker and _moved_code(u) == (code, word)
-                ]
-                if line_kind is LineKind.REMOVED:
-                    removed.extend((file.path, u) for u in uses)
-                else:
-                    added += len(uses)
-        return removed, added
+    def _placed(self, file: FileDiff, marker: str) -> Iterator[_Placed]:
+        kind = kind_of(file.path)
+        for line_kind in (LineKind.REMOVED, LineKind.ADDED):
+            lines = [x for h in file.hunks for x in h.lines if x.kind is line_kind]
+            if not lines:
+                continue
+            fragment = Fragment(*read_lines([x.text for x in lines], [x.number for x in lines], kind))
+            side = _Side(file.path, (), None)
+            uses = [u for u in _regex_uses(side, kind, 0, fragment, self._prefilter) if u.marker == marker]
+            if not uses:
+                continue
+            text = _side_text(self._change, file, line_kind)
+            scopes = scopes_of(text) if text is not None and kind is Kind.PYTHON else None
+            rows = text.split("\n") if text is not None else []
+            for u in uses:
+                keys = _moved_code(u, scopes[u.line - 1] if scopes and u.line <= len(scopes) else None)
+                around = rows[max(0, u.line - 4) : u.line - 1] + rows[u.line : u.line + 3]
+                removed = line_kind is LineKind.REMOVED
+                yield _Placed(file.path, u, removed, keys, _words(u.code), _words(" ".join(around)))
+
+
+def _side_text(change: Change, file: FileDiff, line_kind: LineKind) -> str | None:
+    """One side's whole text of a changed file: fetched, or all of the diff's lines of a file the
+    change adds or deletes."""
+    texts = change.texts_of(file)
+    known = texts.head if line_kind is LineKind.ADDED else texts.base
+    whole = FileStatus.ADDED if line_kind is LineKind.ADDED else FileStatus.DELETED
+    if known is None and file.status is whole:
+        return "\n".join(x.text for h in file.hunks for x in h.lines if x.kind is line_kind)
+    return known
+
+
+def _accounted(placed: list[_Placed]) -> set[tuple[str, int]]:
+    """The added uses (path, line) that spare removed uses of other files account for: by each
+    use's most exact key first (`_moved_code`), then by the next, among the uses left."""
+    accounted: set[tuple[str, int]] = set()
+    used: set[int] = set()  # the removed uses that have accounted for one
+    for stage in range(max((len(p.keys) for p in placed), default=0)):
+        groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+        for index, p in enumerate(placed):
+            left = index not in used if p.removed else (p.path, p.use.line) not in accounted
+            if left and len(p.keys) > stage:
+                groups[p.keys[stage]].append(index)
+        for members in groups.values():
+            for giver, taker in _moves([placed[i] for i in members], alike=stage > 0):
+                used.add(members[giver])
+                accounted.add((placed[members[taker]].path, placed[members[taker]].use.line))
+    return accounted
+
+
+def _moves(uses: list[_Placed], *, alike: bool) -> Iterator[tuple[int, int]]:
+    """(removed, added) indices of `uses` (all on one code) where a removed use moved to another
+    file: the files that remove more than they add give, those that add more take, the closest
+    pairs first, each file no more than its surplus or shortfall; with `alike` (a key less exact
+    than the first: a definition's name alone), only uses on code that shares most of its words."""
+    removed: Counter[str] = Counter(u.path for u in uses if u.removed)
+    added: Counter[str] = Counter(u.path for u in uses if not u.removed)
+    spare, needed = removed - added, added - removed
+    pairs = sorted(
+        (-giver.closeness(taker), i, j)
+        for i, giver in enumerate(uses)
+        if giver.removed and spare[giver.path]
+        for j, taker in enumerate(uses)
+        if not taker.removed
+        and needed[taker.path]
+        and taker.path != giver.path
+        and not _silences_more(taker.use, giver.use)
+        and (not alike or _alike(giver.code, taker.code))
+    )
+    gave: set[int] = set()
+    took: set[int] = set()
+    for _, i, j in pairs:
+        giver, taker = uses[i], uses[j]
+        if i not in gave and j not in took and spare[giver.path] and needed[taker.path]:
+            gave.add(i)
+            took.add(j)
+            spare[giver.path] -= 1
+            needed[taker.path] -= 1
+            yield i, j
+
+
+def _share(one: frozenset[str], other: frozenset[str]) -> float:
+    """The share of the words either holds that both hold."""
+    return len(one & other) / len(one | other) if one or other else 0.0
 
 
 def _file_violations(
@@ -692,8 +921,11 @@ def _file_violations(
     added = _uses(_added_side(file), file.kind, shared, tree=tree)
     if added and any(h.removed for h in file.file.hunks if h.old_len):
         base = change.texts_of(file.file).base
-        removed = _uses(_removed_side(file, base), file.kind, own, tree=tree)
-        added = list(_unpaired(added, removed, file))
+        removed_side = _removed_side(file, base)
+        # a skip bound to a name in the base is one where the name is applied (`marks=[needs_x]`),
+        # whether or not the added lines need the syntax tree
+        removed = _uses(removed_side, file.kind, own, tree=tree or _aliasing(file.kind, removed_side.source))
+        added = _unpaired(added, removed, file, _scopes(file, removed_side))
     if added and elsewhere is not None:
         added = [use for use in added if not elsewhere.account_for(use, file.path)]
     listed = [
