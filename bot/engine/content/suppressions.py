@@ -275,9 +275,8 @@ _IMPORTS_TESTING = r"\b(?:import|from)[ \t]+(?:pytest|_pytest|unittest)\b"
 PREFILTER_GROUPS = {MARKED: tuple(m.regex for m in MARKERS), ALIASED: (_ALIASING,), SKIP_WORDS: (_SKIP_WORD,)}
 _ALIASING_RE = compile_re2(_ALIASING)
 _IMPORTS_TESTING_RE = compile_re2(_IMPORTS_TESTING)
-_SKIP_WORD_TEXT = re.compile(_SKIP_WORD)
-_SPELLED_OUT = ("pytest.mark.", "pytest.", "unittest.", "self.")
-_LONGEST = max(map(len, _SPELLED_OUT))
+# A skip's word and, when they come right before it, the names the markers spell out.
+_SKIP_WORD_SPELLED = compile_re2(r"(pytest\.mark\.|pytest\.|unittest\.|self\.)?" + _SKIP_WORD)
 
 
 @cache
@@ -462,11 +461,7 @@ def _uses(side: _Side, kind: Kind, prefilter: Prefilter, *, tree: bool) -> list[
 def _written_otherwise(fragment: Fragment) -> bool:
     """Whether the fragment names a skip's word other than right after the names the markers spell
     out (`pytest.mark.`, `pytest.`, `unittest.`, `self.`), which need no syntax tree."""
-    text = fragment.text
-    return any(
-        not text[max(0, found.start() - _LONGEST) : found.start()].endswith(_SPELLED_OUT)
-        for found in _SKIP_WORD_TEXT.finditer(text)
-    )
+    return any(found.group(1) is None for found in _SKIP_WORD_SPELLED.finditer(fragment.data))
 
 
 def _read_on_the_tree(file: AddedFile, prefilter: Prefilter) -> bool:
