@@ -64,7 +64,20 @@ _RUNNER = rf"(?:[A-Za-z_]\w*=\S*[ \t]+)*(?:(?:{_WRAPPER_NAMES})\b[^|;&\n]*?[ \t]
 _PREFIXES = r"(?:(?:!|builtin|command|time|[A-Za-z_]\w*=\S*)[ \t]+)*"
 # The global object, by any of its names: `globalThis.eval`, `window["ev" + "al"]`.
 _GLOBAL = r"(?:globalThis|window|self|global|frames|top|parent)"
+# Its names no code uses for its own variables (`self`, `parent`, `top` often are: `self[method](x)`).
+_NAMED_GLOBAL = r"(?:globalThis|window|global)"
 _STRINGS = r"(?:\?\.\s*)?\[\s*((?:['\"\x60][\w$]*['\"\x60]\s*\+?\s*)+)\]"
+# Any key in brackets, one level of brackets inside it (`window[names[0]]`).
+_ANY_KEY = r"(?:\?\.\s*)?\[((?:[^\[\]]|\[[^\[\]]*\])*)\]"
+_FUNCTIONS_CONSTRUCTOR = (
+    "A function's constructor is the Function constructor (or its async or generator kin): calling "
+    "it compiles a string into code, as eval() does: code injection if any part of it comes from "
+    "outside. Call the code directly."
+)
+_RUN_TIME_MEMBER = (
+    "Calls a member of the global object chosen at run time, which can be eval or Function: code "
+    "injection if any part of the name or the argument comes from outside. Call the function by its name."
+)
 # A first argument that is not one fixed string: interpolated, concatenated, or a value.
 _COMPUTED = r"\s*(?:\x60[^\x60]*\$\{|['\"][^'\"\n]*['\"]\s*\+|[\w$.\[\]]+\s*[+,)])"
 
@@ -80,6 +93,14 @@ def _joined_name(*names: bytes) -> Callable[[bytes], bool]:
     return spells
 
 
+def _computed_key(matched: bytes) -> bool:
+    """Whether the key inside a match's brackets is not string literals joined by `+` (a name the
+    source spells, which `_joined_name` judges): it is chosen at run time."""
+    inside = matched[matched.index(b"[") + 1 : matched.rindex(b"]")]
+    return _LITERAL_KEY().fullmatch(inside) is None
+
+
+_LITERAL_KEY = lazy(rb"\s*(?:['\"\x60][\w$]*['\"\x60]\s*\+?\s*)+")
 _COMMENT = lazy(rb"(?:^|\s)#")
 
 
@@ -129,6 +150,14 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
     TextConstruct(
         "js-eval",
         _JS,
+        # A member of the global object chosen at run time, called: eval or Function by another name.
+        rf"(?m)(?:^|[^\w$.])({_NAMED_GLOBAL}\s*){_ANY_KEY}\s*(?:\?\.\s*)?\(",
+        _RUN_TIME_MEMBER,
+        check=_computed_key,
+    ),
+    TextConstruct(
+        "js-eval",
+        _JS,
         # A timer given a string compiles it as eval() does.
         rf"(?m)(?:^|[^\w$.])((?:{_GLOBAL}\s*\.\s*)?set(?:Timeout|Interval))\s*\(\s*['\"\x60]",
         "setTimeout/setInterval given a string compile it as eval() does: code injection if any part "
@@ -165,6 +194,30 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
         r"(?:\}\s*\)\s*\.\s*|\.\s*constructor\s*\.\s*|\bFunction\s*\.\s*prototype\s*\.\s*)(constructor)\s*\(",
         "Function(...) compiles a string into code, as eval() does, also reached as a function's "
         "constructor: code injection if any part of it comes from outside. Call the code directly.",
+    ),
+    TextConstruct(
+        "js-new-function",
+        _JS,
+        # The constructor handed on as a value: bound to a name, or given to a call (not compared,
+        # tested with instanceof, or a type).
+        r"(?m)(?:(?:^|[^=!<>])=|[(,\[])\s*(Function)\s*(?:[;,)\]]|$)",
+        "The Function constructor handed on as a value: whatever calls it compiles a string into "
+        "code, as eval() does: code injection if any part of it comes from outside. Call the code directly.",
+    ),
+    TextConstruct(
+        "js-new-function",
+        _JS,
+        # A function's constructor read out of it, to call later: `(async () => {}).constructor;`.
+        r"(?m)\}\s*\)\s*\.\s*(constructor)\s*(?:[;,)\]]|$)",
+        _FUNCTIONS_CONSTRUCTOR,
+    ),
+    TextConstruct(
+        "js-new-function",
+        _JS,
+        # Destructured out of a function: `const {constructor: C} = () => {}`.
+        r"\{[^{}]*?\b(constructor)\b[^{}]*\}\s*=\s*"
+        r"(?:\(|async\b|function\b|(?:Object|Reflect)\s*\.\s*getPrototypeOf\b)",
+        _FUNCTIONS_CONSTRUCTOR,
     ),
     TextConstruct(
         "js-vm",
@@ -272,6 +325,7 @@ _LINE_FEED = lazy(rb"\n")
 # Words one of the JavaScript constructs needs, or an escape that can spell one.
 _JS_TRIGGER = (
     rf"eval|Function|exec|spawn|child_process|set(?:Timeout|Interval)|import|constructor|\bvm\b|{_GLOBAL}\s*(?:\?\.\s*)?\["
+    rf"|=\s*{_NAMED_GLOBAL}\s*(?:[;,)\n]|$)"
     r"|\\[ux0-7]"
 )
 # In markup, also what can spell one in an attribute: a character reference, a percent-escape.
@@ -422,9 +476,28 @@ def _bound_calls(view: bytes) -> Iterator[tuple[TextConstruct, Any]]:
         yield bound.construct, compile_named(bound.construct.regex.replace("{calls}", "|".join(calls)))
 
 
+# A name bound to the global object (`const g = globalThis;`): through it, what the global object's
+# constructs read (`g["ev" + "al"](x)`, `g.eval(x)`).
+_GLOBAL_ALIAS = rf"(?m)(?:^|[^\w$.])([\w$]+)\s*=\s*{_NAMED_GLOBAL}\s*(?:[;,)\n]|$)"
+_THROUGH_GLOBAL = tuple(c for c in TEXT_CONSTRUCTS if _GLOBAL in c.regex or _NAMED_GLOBAL in c.regex)
+
+
+def _global_alias_calls(view: bytes) -> Iterator[tuple[TextConstruct, Any]]:
+    """Each construct of the global object as a regex over the names `view` binds to it."""
+    aliases = sorted({found.group(1).decode() for found in compile_re2(_GLOBAL_ALIAS).finditer(view)})
+    if not aliases:
+        return
+    names = "(?:" + "|".join(re.escape(a) for a in aliases) + ")"
+    for construct in _THROUGH_GLOBAL:
+        yield construct, compile_named(construct.regex.replace(_GLOBAL, names).replace(_NAMED_GLOBAL, names))
+
+
 def _javascript(file: AddedFile) -> Iterator[TextFinding]:
     trigger = compile_re2(_MARKUP_TRIGGER if file.kind is Kind.MARKUP else _JS_TRIGGER)
-    bound_elsewhere = file.head is not None and "child_process" in file.head  # `run(cmd)` added alone
+    # `run(cmd)` or `g[k](x)` added alone, its binding kept
+    bound_elsewhere = file.head is not None and (
+        "child_process" in file.head or compile_re2(_GLOBAL_ALIAS).search(file.head) is not None
+    )
     if not bound_elsewhere and not any(trigger.search(fragment.data) for fragment in file.fragments):
         return
     present, all_compiled = _compiled()
@@ -440,7 +513,7 @@ def _javascript(file: AddedFile) -> Iterator[TextFinding]:
                 if not compiled.needs.search(text):
                     continue
             yield from _matches(compiled.construct, compiled.regex, read, view)
-        for construct, regex in _bound_calls(view):
+        for construct, regex in (*_bound_calls(view), *_global_alias_calls(view)):
             yield from _matches(construct, regex, read, view)
 
 
