@@ -125,6 +125,12 @@ MARKERS: tuple[Marker, ...] = (
     _checker("pylint-disable", r"#[ \t]*(pylint:[ \t]*skip-file)\b", "pylint findings in the whole file"),
     Marker("nosec", r"#[ \t]*(nosec)\b", "security scanner findings (bandit, gosec)", comment_only=True),
     Marker("nosemgrep", r"\b(nosemgrep)\b", "Semgrep findings"),
+    # Infrastructure-as-code scanners' skips, in Terraform, Kubernetes, CloudFormation and the like.
+    Marker(
+        "nosec",
+        r"(?:#|//|/\*)[ \t]*(checkov:skip|tfsec:ignore|trivy:ignore|kics-scan[ \t]+ignore|ts:skip)\b",
+        "infrastructure security scanner findings (checkov, tfsec, trivy, KICS, Terrascan)",
+    ),
     Marker("gitleaks-allow", r"(gitleaks:allow)", "gitleaks secret findings", anywhere=True),
     Marker(
         "pragma-allowlist-secret",
