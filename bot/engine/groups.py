@@ -38,6 +38,11 @@ GROUPS: MappingProxyType[str, tuple[str, ...]] = MappingProxyType({
         "**/.github/instructions/**", "**/.github/prompts/**", "**/.github/agents/**",
         "**/.github/chatmodes/**", "**/.vscode/tasks.json", "**/.vscode/mcp.json",
         "**/.devcontainer/**", ".devcontainer.json",
+        # other agents' rules, memories and configuration (Aider's names the commands it runs)
+        ".aider.conf.yml", "QWEN.md", ".goosehints", ".roomodes", ".augment-guidelines", "/.rules",
+        "opencode.json", "**/.continue/**", "**/.roo/**", "**/.kiro/**", "**/.junie/**",
+        "**/.amazonq/**", "**/.augment/**", "**/.openhands/**", "**/.qwen/**", "**/.opencode/**",
+        "**/.trae/**",
     ),
     # What decides whether tests run and what they see: a new conftest.py can make every test
     # pass without running it; sitecustomize.py runs in every Python process that finds it; a test
