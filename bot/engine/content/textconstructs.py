@@ -4,8 +4,9 @@ These languages have no parser in the engine, so each pattern is a regex. JavaSc
 view its lexer gives (`jslex.py`) of the file's whole new text when known, else of each hunk's added
 text: a match must start in code, and is reported on the first added line it spans. Shell's run over
 the view the shell reader gives (`shellscan.py`, a Dockerfile's lines continued with the character
-its `# escape=` directive declares) with its words as the shell runs them (`shellwords.py`), and a
-download written to a file a later command runs is found on it too (`shelldownloads.py`). A
+its `# escape=` directive declares) with its words as the shell runs them (`shellwords.py`) and its
+aliases and functions as the commands they run (`shelldefinitions.py`), and a download written to a
+file a later command runs is found on it too (`shelldownloads.py`). A
 `package.json`'s scripts are shell scripts of their own (`npmscripts.py`). What a regex cannot
 decide (the name string literals joined by `+` spell, whether an interpreter runs what it reads from
 standard input: `shellcommands.py`) a construct's `check` decides on the match. In markup only
@@ -31,10 +32,11 @@ from bot.engine.content.patternset import PatternSet
 from bot.engine.content.shellcommands import INTERPRETERS as _INTERPRETERS
 from bot.engine.content.shellcommands import SHELLS as _SHELLS
 from bot.engine.content.shellcommands import runs_stdin
+from bot.engine.content.shelldefinitions import DEFINITION_ROUNDS, defined_commands
 from bot.engine.content.shelldownloads import downloads_run
 from bot.engine.content.shellscan import lex as shell_lex
 from bot.engine.content.shellwords import COMMAND_START as _COMMAND_START
-from bot.engine.content.shellwords import shell_words
+from bot.engine.content.shellwords import Words, shell_words
 from bot.engine.lazyre import lazy
 from bot.engine.regex import compile_named, compile_re2
 from bot.engine.wrappers import WRAPPERS
@@ -486,13 +488,24 @@ def _shell_reads(file: AddedFile, texts: list[bytes]) -> Iterator[_Read]:
         yield _Read(shell_lex(lexed, **options), fragment.line_at, data)
 
 
-def _as_the_shell_runs(read: _Read) -> _Read:
-    """`read` with its words as the shell runs them (`shellwords.py`), found where they were written."""
-    words = shell_words(read.lexed, read.data)
+def _rewritten(read: _Read, words: Words | None) -> _Read:
+    """`read` as `words` rewrote it, each offset found where it was written."""
     if words is None:
         return read
     line_of = read.line_of
     return _Read(words.lexed, lambda offset: line_of(words.original(offset)), words.data)
+
+
+def _as_the_shell_runs(read: _Read) -> _Read:
+    """`read` with its words as the shell runs them (`shellwords.py`) and its aliases and functions
+    as the commands they run (`shelldefinitions.py`, round by round), found where they were written."""
+    read = _rewritten(read, shell_words(read.lexed, read.data))
+    for _ in range(DEFINITION_ROUNDS):
+        words = defined_commands(read.lexed, read.data)
+        if words is None:
+            break
+        read = _rewritten(read, words)
+    return read
 
 
 _DOWNLOAD_RUN = TextConstruct(
