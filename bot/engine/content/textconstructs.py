@@ -32,8 +32,9 @@ from bot.engine.content.patternset import PatternSet
 from bot.engine.content.shellcommands import INTERPRETERS as _INTERPRETERS
 from bot.engine.content.shellcommands import SHELLS as _SHELLS
 from bot.engine.content.shellcommands import runs_stdin
-from bot.engine.content.shelldefinitions import DEFINITION_ROUNDS, defined_commands
+from bot.engine.content.shelldefinitions import defined_commands
 from bot.engine.content.shelldownloads import downloads_run
+from bot.engine.content.shelllines import handed_on
 from bot.engine.content.shellscan import lex as shell_lex
 from bot.engine.content.shellwords import COMMAND_START as _COMMAND_START
 from bot.engine.content.shellwords import Words, shell_words
@@ -500,10 +501,7 @@ def _as_the_shell_runs(read: _Read) -> _Read:
     """`read` with its words as the shell runs them (`shellwords.py`) and its aliases and functions
     as the commands they run (`shelldefinitions.py`, round by round), found where they were written."""
     read = _rewritten(read, shell_words(read.lexed, read.data))
-    for _ in range(DEFINITION_ROUNDS):
-        words = defined_commands(read.lexed, read.data)
-        if words is None:
-            break
+    for words in defined_commands(read.lexed, read.data):
         read = _rewritten(read, words)
     return read
 
@@ -550,7 +548,12 @@ def _shell(file: AddedFile) -> Iterator[TextFinding]:
         yield from _shell_findings(file.kind, read)
 
 
-def _shell_findings(kind: Kind, read: _Read) -> Iterator[TextFinding]:
+_HANDED_ON_DEPTH = 4  # `sh -c "su -c '…'"`: deeper than this is not read
+
+
+def _shell_findings(kind: Kind, read: _Read, depth: int = 0) -> Iterator[TextFinding]:
+    """The constructs of a shell read, and of each command line it hands on in a string
+    (`shelllines.py`), read as a script of its own on the lines it was written on."""
     read = _as_the_shell_runs(read)
     present, all_compiled = _compiled()
     view = bytes(read.lexed.view)
@@ -559,6 +562,14 @@ def _shell_findings(kind: Kind, read: _Read) -> Iterator[TextFinding]:
         if kind in compiled.construct.kinds:
             yield from _matches(compiled.construct, compiled.regex, read, view)
     yield from _downloads_run(read, view)
+    for line in handed_on(view, read.lexed) if depth < _HANDED_ON_DEPTH else ():
+        inner = _Read(shell_lex(line.text, spanning=True), partial(_line_from, read, line.origin), line.text)
+        yield from _shell_findings(kind, inner, depth + 1)
+
+
+def _line_from(read: _Read, origin: tuple[int, ...], offset: int) -> int | None:
+    """The line of `read` that `offset` of a command line it hands on was written on."""
+    return read.line_of(origin[min(offset, len(origin) - 1)])
 
 
 def _same_line(line: int, _offset: int) -> int:
