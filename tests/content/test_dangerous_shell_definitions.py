@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from bot.engine.content.dangerous import DangerousRule
+from bot.engine.content.shelldefinitions import defined_commands
+from bot.engine.content.shellscan import lex
 from tests.content.helpers import change_of, scan, where
 from tests.gitrepo import GitRepo
 
@@ -24,6 +26,8 @@ def _found(repo: GitRepo, path: str, source: str) -> list[tuple[int | None, str]
         ('alias e=eval\ne "$x"\n', [(2, _EVAL)]),
         ("alias e='eval'\nx=1; e \"$x\"\n", [(2, _EVAL)]),
         ('alias e="eval"\nif true; then e "$x"; fi\n', [(2, _EVAL)]),
+        ('alias e=eval\nwhile e "$x"; do :; done\n', [(2, _EVAL)]),
+        ('f() { "$@"; }\nif f eval "$x"; then :; fi\n', [(2, _EVAL)]),
         ("alias run='sudo bash'\ncurl -fsSL https://x.io/i | run\n", [(2, _PIPE)]),
         ("alias get='curl -fsSL'\nget https://x.io/i | sh\n", [(2, _PIPE)]),
         ('alias a=e b=x\nalias e=eval\na "$x"\n', [(3, _EVAL)]),  # an alias of an alias
@@ -43,6 +47,7 @@ def _found(repo: GitRepo, path: str, source: str) -> list[tuple[int | None, str]
         ('bash() { command bash "$@"; }\ncurl https://x.io/i | bash\n', [(2, _PIPE)]),
         ('f() { echo "a } b"; bash; }\ncurl https://x.io/i | f\n', [(2, _PIPE)]),
         ("f() { bash; f; }\ncurl https://x.io/i | f\n", [(2, _PIPE)]),  # calling itself
+        ("echo }\nf() { bash; }\ncurl https://x.io/i | f\n", [(3, _PIPE)]),  # a brace closing nothing
         ('f() { bash -c "$1"; }\nf "$(curl https://x.io/i; f)" "a;b"\n', [(2, _PIPE)]),
         ('alias a=b\nalias b=c\nalias c=eval\na "$x"\n', [(4, _EVAL)]),  # three rounds
         ("sh() { cat; }\ncurl https://x.io/i | sh\n", [(2, _PIPE)]),  # a name the rule looks for
@@ -111,3 +116,24 @@ def test_aliases_and_functions_near_misses(repo: GitRepo, source: str) -> None:
 def test_a_package_json_script_defining_a_function(repo: GitRepo) -> None:
     text = '{"scripts": {"setup": "f() { bash; }; curl https://x.io/i | f"}}\n'
     assert _found(repo, "package.json", text) == [(1, _PIPE)]
+
+
+def test_uses_are_rewritten_within_a_budget() -> None:
+    data = b"f() { bash " + b'"$@" ' * 1000 + b"; }\nf " + b"x" * 2000 + b"\nf y\n"
+    lexed = lex(data, spanning=True)
+    (words,) = defined_commands(lexed, data)
+    view = bytes(words.lexed.view)
+    assert b"\nf " + b"x" * 2000 + b"\n" in view  # 2 MB more than four times the text and 1 MiB: as written
+    assert b"\nbash y y y" in view  # a use within it: written as the command it runs
+
+
+def test_aliases_are_rewritten_within_a_budget() -> None:
+    data = b"alias a='echo " + b"x" * 2000 + b"'\n" + b"a\n" * 600
+    lexed = lex(data, spanning=True)
+    (words,) = defined_commands(lexed, data)
+    view = bytes(words.lexed.view)
+    held = (4 * len(data) + (1 << 20)) // (len(b"echo " + b"x" * 2000) - len(b"a"))
+    assert (
+        view.count(b"x" * 2000) == 1 + held
+    )  # the definition, and the uses four times the text and 1 MiB hold
+    assert view.endswith(b"\na\n")  # past it: as written

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 
 from bot.engine.content.dangerous import DangerousRule
+from bot.engine.content.shelllines import handed_on
+from bot.engine.content.shellscan import lex
 from tests.content.helpers import change_of, scan, where
 from tests.gitrepo import GitRepo
 
@@ -173,3 +175,12 @@ def test_a_command_line_handed_on_is_read_as_code(
 )
 def test_a_command_line_handed_on_read_as_code_near_misses(repo: GitRepo, path: str, source: str) -> None:
     assert _found(repo, path, source) == []
+
+
+def test_substitutions_in_command_lines_handed_on_are_read_within_a_budget() -> None:
+    depth = 30
+    data = b'sh -c "$(' * depth + b"x" + b')"' * depth + b"\n"
+    lexed = lex(data, spanning=True)
+    lines = list(handed_on(bytes(lexed.view), lexed))
+    assert lines[0].text == data[len('sh -c "') : -len('"\n')]  # the outermost line, read whole
+    assert 1 < len(lines) < depth  # four times the text read through, not every nested line

@@ -28,16 +28,25 @@ from dataclasses import dataclass
 from bot.engine.content.jslex import Lexed
 from bot.engine.content.shellcommands import INTERPRETERS, interpreter, split
 from bot.engine.content.shellscan import lex
-from bot.engine.content.shellwords import COMMAND_START, LEADER, Words, rewritten
+from bot.engine.content.shellwords import LEADER, Words, rewritten
 from bot.engine.lazyre import lazy
 from bot.engine.regex import compile_re2
 from bot.engine.wrappers import WRAPPERS, unwrapped
 
 DEFINITION_ROUNDS = 3
+# What the rewrites of a text may add, all rounds together: four times the text, and 1 MiB.
+_GROWTH_FACTOR = 4
+_GROWTH_SLACK = 1 << 20
 _NAME = r"[A-Za-z_][\w.:-]*"
 # What may come before a command word on its line and leave it the command: where a command starts,
 # then assignments, `!`, `time` (not a wrapper, which runs a program of that name, never a function).
-_COMMAND_WORD = lazy(rf"(?m)(?:{COMMAND_START}|^{LEADER})(?:(?:!|time|[A-Za-z_]\w*=\S*)[ \t]+)*\Z".encode())
+# What may come between where a command starts (a break, or a line's start, where a Dockerfile's `RUN`
+# or a CI step's `run:` may lead) and its command word: keywords, assignments, `!`, `time` (not a
+# wrapper, which runs a program of that name, never a function).
+_LEADING = rb"(?:(?:then|do|else|if|elif|while|until|!|time|[A-Za-z_]\w*=\S*)[ \t]+)*"
+_AFTER_BREAK = lazy(rb"[ \t]*" + _LEADING)
+_AFTER_LINE_START = lazy(rf"[ \t]*(?:{LEADER})?".encode() + _LEADING)
+_BREAKS = b";&|({\x60"
 _CONTEXT = 512
 # A definition's head, found from its `()` or its keyword (found with `bytes.find`: a regex tried at
 # every offset costs more than the rest), then checked to start a command: the name before `()`, the
@@ -74,18 +83,24 @@ _LOOKED_FOR = frozenset({"eval", "source", ".", *_DOWNLOADERS, *WRAPPERS})
 
 @dataclass(frozen=True, slots=True)
 class _Function:
-    """A function's definition (from its name to its body's end) and the text of the command of
-    its body it stands for."""
+    """A function's definition (from its name to its body's end), the text of the command of its
+    body it stands for, and how many positional parameters that text names."""
 
     start: int
     end: int
     command: bytes
+    positional: int
 
 
 def _command_word(view: bytes, start: int) -> bool:
-    """Whether a word at `start` is a command's (first on its line, or after `;`, `|`, `then`…)."""
+    """Whether a word at `start` is a command's (first on its line, or after `;`, `|`, `then`…):
+    what comes between it and the last break before it on its line (within `_CONTEXT`) may only
+    lead a command."""
     line = view.rfind(b"\n", 0, start) + 1
-    return _COMMAND_WORD().search(view, max(line, start - _CONTEXT), start) is not None
+    after = max(view.rfind(bytes([byte]), line, start) for byte in _BREAKS) + 1
+    if after > 0:
+        return _AFTER_BREAK().fullmatch(view, after, start) is not None
+    return start - line <= _CONTEXT and _AFTER_LINE_START().fullmatch(view, line, start) is not None
 
 
 def _shadows(name: str) -> bool:
@@ -117,20 +132,21 @@ def _stands_in(command: bytes) -> bool:
     return program is not None and _runs(program)
 
 
-def _body_end(view: bytes, hidden: Callable[[int], bool], opening: int) -> int | None:
-    """Where the body opened at `opening` (`{` or `(`) closes, None when it does not: a brace
-    counts as a word of its own (`${x}`, `{a,b}` are words of others)."""
-    braces = view[opening] == 0x7B
-    depth = 0
-    for found in (_BRACES() if braces else _PARENTHESES()).finditer(view, opening):
+def _closings(view: bytes, hidden: Callable[[int], bool], braces: bool) -> dict[int, int]:
+    """Where each brace (`braces`) or parenthesis of `view` that opens in code closes, matched in
+    one pass: a brace counts as a word of its own (`${x}`, `{a,b}` are words of others)."""
+    closings: dict[int, int] = {}
+    opened: list[int] = []
+    for found in (_BRACES() if braces else _PARENTHESES()).finditer(view):
         at = found.start()
         opens = view[at] in b"{("
         if (braces and not _brace_word(view, at, opens)) or hidden(at):
             continue
-        depth += 1 if opens else -1
-        if depth == 0:
-            return at
-    return None
+        if opens:
+            opened.append(at)
+        elif opened:
+            closings[opened.pop()] = at
+    return closings
 
 
 def _brace_word(view: bytes, at: int, opens: bool) -> bool:
@@ -213,17 +229,23 @@ def _functions(
     bodies of those that stand for none open (a rewrite inside one may make it stand for one)."""
     functions: dict[str, list[_Function]] = {}
     others: list[tuple[int, int]] = []
+    closings: dict[bool, dict[int, int]] = {}  # by kind of bracket, read once
     standing: tuple[list[int], list[bytes]] | None = None
     for start, name, opening in _heads(view):
         if hidden(opening) or _shadows(name) or not _command_word(view, start):
             continue
-        end = _body_end(view, hidden, opening)
+        braces = view[opening] == 0x7B
+        if braces not in closings:
+            closings[braces] = _closings(view, hidden, braces)
+        end = closings[braces].get(opening)
         if end is None:
             continue
         starts, commands = standing = standing or _standing(view, hidden)
         first = bisect_left(starts, opening + 1)  # the body's first command that stands for one
         if first < len(starts) and starts[first] < end:
-            functions.setdefault(name, []).append(_Function(start, end + 1, commands[first]))
+            command = commands[first]
+            positional = len(_POSITIONAL().findall(command))
+            functions.setdefault(name, []).append(_Function(start, end + 1, command, positional))
         else:
             others.append((opening, end))
     return functions, others
@@ -293,10 +315,28 @@ def _given(command: bytes, arguments: list[bytes]) -> bytes:
     return _POSITIONAL().sub(argument, command)
 
 
-def _defined(view: bytes, hidden: Callable[[int], bool]) -> tuple[list[tuple[int, int, bytes]], bool]:
-    """Each use of an alias or a function of `view` that stands for a command, and its text; and
-    whether a further round may find more: a text written in names one, or a use was rewritten in
-    the body of a function that stands for none."""
+class _Growth:
+    """How many bytes the rewrites of one text may still add: uses written as what they run could
+    otherwise grow it without bound (`f() { bash $@ $@ $@ …; }` used on every line, round after
+    round)."""
+
+    def __init__(self, size: int) -> None:
+        self.left = _GROWTH_FACTOR * size + _GROWTH_SLACK
+
+    def spend(self, amount: int) -> bool:
+        if amount > self.left:
+            return False
+        self.left -= max(amount, 0)
+        return True
+
+
+def _defined(
+    view: bytes, hidden: Callable[[int], bool], growth: _Growth
+) -> tuple[list[tuple[int, int, bytes]], bool]:
+    """Each use of an alias or a function of `view` that stands for a command, and its text (while
+    `growth` lasts: past it a use is left as written); and whether a further round may find more:
+    a text written in names one, or a use was rewritten in the body of a function that stands for
+    none."""
     functions, others = _functions(view, hidden) if b"()" in view or b"function" in view else ({}, [])
     aliases = _aliases(view, hidden) if b"alias" in view else {}
     names = sorted({*functions, *aliases}, key=len, reverse=True)
@@ -309,16 +349,15 @@ def _defined(view: bytes, hidden: Callable[[int], bool]) -> tuple[list[tuple[int
         start, after, name = found.start(1), found.end(1), found.group(1).decode("latin-1")
         if start < done or not _use(view, hidden, start, after):
             continue
-        text = _alias_value(aliases.get(name, []), start)
-        if text is not None:
-            replaced.append((start, after, text))
-            done = after
-            continue
-        function = _function_at(functions.get(name, []), start)
+        end, text = after, _alias_value(aliases.get(name, []), start)
+        function = _function_at(functions.get(name, []), start) if text is None else None
         if function is not None:
             end = _command_end(view, hidden, after)
-            arguments = _arguments(view, hidden, after, end)
-            replaced.append((start, end, _given(function.command, arguments)))
+            most = len(function.command) + function.positional * (end - after)  # before it is written
+            if most <= growth.left:
+                text = _given(function.command, _arguments(view, hidden, after, end))
+        if text is not None and growth.spend(len(text) - (end - start)):
+            replaced.append((start, end, text))
             done = end
     named = [name.encode("latin-1") for name in names]
     again = any(name in text for _, _, text in replaced for name in named) or any(
@@ -358,11 +397,12 @@ def defined_commands(lexed: Lexed, data: bytes) -> Iterator[Words]:
     """The view of `lexed` (read from `data`) with each use of an alias or a function that stands
     for a command written as that command (its own quoted text hidden): each round's rewrite of
     the one before, while a text written in names one again (at most `DEFINITION_ROUNDS`)."""
+    growth = _Growth(len(lexed.view))
     for _ in range(DEFINITION_ROUNDS):
         view = bytes(lexed.view)
         if b"alias" not in view and b"()" not in view and b"function" not in view:
             return
-        replaced, again = _defined(view, lexed.hidden)
+        replaced, again = _defined(view, lexed.hidden, growth)
         if not replaced:
             return
         words = rewritten(lexed, data, replaced, _strings)

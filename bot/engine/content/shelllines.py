@@ -12,17 +12,20 @@ before the line is handed on) and is read with it; a string that does not close 
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from bot.engine.content.jslex import Lexed
 from bot.engine.content.shellcommands import hands_on, last_command, split
+from bot.engine.lazyre import lazy
 from bot.engine.regex import compile_re2
 
 # An option that may hand on the command line in the string it is followed by.
 _HANDING_ON = r"(?m)(?:^|[ \t])(?:-[A-Za-z]*c|--command|-S|--split-string)[ \t]+(['\"])"
 _ESCAPED_IN_DOUBLE_QUOTES = frozenset(b'$`"\\\n')
+_BRACKETS = lazy(rb"[()\x60]")
+_BUDGET_FACTOR = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,8 +36,22 @@ class HandedOn:
     origin: tuple[int, ...]
 
 
+class _Budget:
+    """How many more bytes of substitutions the strings of one view may be read through: their
+    number times the text would make the reading quadratic (`sh -c "$(` left open on every line)."""
+
+    def __init__(self, size: int) -> None:
+        self.left = _BUDGET_FACTOR * size
+
+    def spend(self, amount: int) -> bool:
+        self.left -= amount
+        return self.left >= 0
+
+
 def handed_on(view: bytes, lexed: Lexed) -> Iterator[HandedOn]:
-    """Each string of `view` (read as `lexed`) that its command runs as a command line."""
+    """Each string of `view` (read as `lexed`) that its command runs as a command line (a
+    substitution in it is read through while the view's budget lasts; past it, the string is not)."""
+    budget = _Budget(len(view))
     for found in compile_re2(_HANDING_ON).finditer(view):
         quote = found.start(1)
         if lexed.hidden(quote - 1) or not lexed.hidden(quote):
@@ -42,12 +59,12 @@ def handed_on(view: bytes, lexed: Lexed) -> Iterator[HandedOn]:
         line = view.rfind(b"\n", 0, quote) + 1
         if not hands_on(split(last_command(view[line:quote].decode("latin-1")))):
             continue
-        end = _word_end(view, lexed, quote)
+        end = _word_end(view, lexed, quote, budget)
         if end is not None:
             yield _unquoted(view, quote, end)
 
 
-def _word_end(view: bytes, lexed: Lexed, quote: int) -> int | None:
+def _word_end(view: bytes, lexed: Lexed, quote: int, budget: _Budget) -> int | None:
     """Where the string opened at `quote` ends (after its closing quote), past the substitutions
     in it; None when it does not close."""
     spans = lexed.strings
@@ -56,27 +73,31 @@ def _word_end(view: bytes, lexed: Lexed, quote: int) -> int | None:
         end = spans.ends[bisect_right(spans.starts, pos) - 1]  # the string's text from `pos`
         if view[end : end + 2] != b"$(" and view[end : end + 1] != b"`":
             return end if end - 1 > quote and view[end - 1] == view[quote] else None
-        pos = _substitution_end(view, lexed, end)
+        pos = _substitution_end(view, lexed, end, budget)
     return None
 
 
-def _substitution_end(view: bytes, lexed: Lexed, start: int) -> int | None:
+def _substitution_end(view: bytes, lexed: Lexed, start: int, budget: _Budget) -> int | None:
     """Where the text of a double-quoted string resumes after the substitution at `start`: the
-    first hidden offset outside the brackets it opens (`$(…)`, backquotes)."""
+    first string of the view outside the brackets it opens (`$(…)`, backquotes), the strings inside
+    them passed over; None when there is none, or the budget is spent."""
+    spans = lexed.strings
     depth = 0
     backquoted = False
-    for at in range(start, len(view)):
-        if lexed.hidden(at):
-            if depth == 0 and not backquoted:
-                return at
-            continue
-        byte = view[at]
-        if byte == 0x60:
-            backquoted = not backquoted
-        elif byte == 0x28:
-            depth += 1
-        elif byte == 0x29:
-            depth -= 1
+    at = bisect_left(spans.starts, start)  # the first string after the substitution's start
+    pos = start
+    while at < len(spans.starts):
+        string = spans.starts[at]
+        for bracket in _BRACKETS().finditer(view, pos, string):
+            byte = bracket.group()
+            backquoted ^= byte == b"`"
+            depth += (byte == b"(") - (byte == b")")
+        if not budget.spend(string - pos + 1):
+            return None
+        if depth == 0 and not backquoted:
+            return string
+        pos = spans.ends[at]
+        at += 1
     return None
 
 

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from bot.engine.content.jslex import Lexed
 from bot.engine.lazyre import lazy
 
-# Where a command starts, after which a word is its command word: `eval` after `;`, `then`, `$(`.
-COMMAND_START = r"(?:^|[;&|({\x60]|\$\(|\bthen\b|\bdo\b|\belse\b)[ \t]*"
+# Where a command starts, after which a word is its command word: `eval` after `;`, `then`, `$(`,
+# `if`, `while`.
+COMMAND_START = r"(?:^|[;&|({\x60]|\$\(|\b(?:then|do|else|if|elif|while|until)\b)[ \t]*"
 _FIXED = rb"[\w./+@%:,-]"
 _PIECE = rb"(?:%s|\\%s|'%s*'|\"%s*\")" % (_FIXED, _FIXED, _FIXED, _FIXED)
 _BEFORE = rb"(?<![^\s;&|()<>\x60])"
