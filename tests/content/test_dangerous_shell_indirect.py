@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bot.engine.content.dangerous import DangerousRule
+from bot.engine.content.shellcommands import runs_file_at_end
 from bot.engine.content.shelllines import handed_on
 from bot.engine.content.shellscan import lex
 from tests.content.helpers import change_of, scan, where
@@ -186,3 +187,16 @@ def test_substitutions_in_command_lines_handed_on_are_read_within_a_budget() -> 
     lines = list(handed_on(bytes(lexed.view), lexed))
     assert lines[0].text == data[len('sh -c "') : -len('"\n')]  # the outermost line, read whole
     assert 1 < len(lines) < depth  # four times the text read through, not every nested line
+
+
+@pytest.mark.parametrize(
+    ("text", "runs"),
+    [
+        ("bash " + "-x " * 200 + "/tmp/i", True),
+        ("bash " + "-x " * 300 + "/tmp/i", False),  # past 256 words a command is not split into words
+        ("env " + "A=1 " * 200 + 'su -c "sh /tmp/i', True),
+        ("env " + "A=1 " * 300 + 'su -c "sh /tmp/i', False),
+    ],
+)
+def test_a_command_that_runs_a_file_is_read_up_to_256_words(text: str, runs: bool) -> None:
+    assert runs_file_at_end(text, "/tmp/i", quoted=False) is runs

@@ -29,6 +29,7 @@ _DATA_OPTIONS = {
 }  # fmt: skip
 _INTERPRETER = lazy(INTERPRETERS)
 _NOT_A_WRAPPER = Wrapper()
+_WORDS = 256
 _DEPTH = 4  # `su -c "sudo sh -c '…'"`: deeper than this is not read
 
 
@@ -160,14 +161,23 @@ def hands_on(words: list[str]) -> bool:
     return all_options and _code_option("sh", options[-1])
 
 
+def _short(command: str) -> bool:
+    """Whether `command` has at most `_WORDS` words, the most a command that runs a file is read
+    with (wrappers, assignments, options and the program before it): splitting every use's
+    command into words would make a long one's many uses quadratic."""
+    return len(command.split(maxsplit=_WORDS)) <= _WORDS
+
+
 def runs_file_at_end(text: str, path: str, *, quoted: bool, depth: int = 0) -> bool:
     """Whether the command `text` ends in runs the file `path` it ends with (`runs_file`). A quote
     `text` leaves open (`su -c "sh f`) is a command line handed on when the words before it hand
     it on: read in turn. `quoted`: `path` is inside a string, so only such a command line runs it."""
     quote = _open_quote(text)
     if quote is None:
-        return not quoted and runs_file(split(last_command(text)), path)
-    if depth >= _DEPTH or not hands_on(split(last_command(text[:quote]))):
+        command = last_command(text)
+        return not quoted and _short(command) and runs_file(split(command), path)
+    before = last_command(text[:quote])
+    if depth >= _DEPTH or not _short(before) or not hands_on(split(before)):
         return False
     inside = text[quote + 1 :]
     if text[quote] == '"':
