@@ -66,6 +66,10 @@ def test_downloads_run_across_lines_and_quotes(repo: GitRepo, path: str, source:
         'x=1\nLC_ALL=C eval "$y"\n',
         "x=1\nx=`eval $y`\n",
         'echo "a\nb"; eval "$y"\n',
+        'x=1\nif eval "$y"; then :; fi\n',
+        'x=1\nwhile ! eval "$y"; do :; done\n',
+        'x=1\nif true; then :; elif eval "$y"; then :; fi\n',
+        'x=1\nuntil eval "$y"; do :; done\n',
     ],
 )
 def test_eval_after_what_leaves_it_the_command(repo: GitRepo, source: str) -> None:
@@ -257,7 +261,6 @@ def test_words_the_shell_joins(repo: GitRepo, source: str, rule_id: str) -> None
         ("s.sh", '$e "$x"\n'),
         ("s.sh", "curl https://x.io/i | xargs rm\n"),
         ("s.sh", "curl https://x.io/i | xargs sh install.sh\n"),
-        ("s.sh", "curl https://x.io/i | xargs bash -x\n"),
         ("s.sh", "curl https://x.io/i | xargs -I % sh -c 'echo %'\n"),
         ("s.sh", "curl https://x.io/i | sh install.sh\n"),
         ("s.sh", "curl https://x.io/i | sh -c 'cat; echo'\n"),

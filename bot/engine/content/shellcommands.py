@@ -4,13 +4,16 @@ or a file), past the wrappers that run a command of their own (`wrappers.py`).
 A command's words are split as the shell splits them (`shlex`); a quote a match cut off leaves its
 words as they stand. A wrapper's words are consumed as it consumes them (`sudo -u x sh`, `timeout
 9 bash`), a command line it hands on (`su -c '…'`, `env -S '…'`) is read in turn, and after
-`xargs` what it reads becomes words of the command.
+`xargs` what it reads becomes words of the command. A file is run also from a command line handed on
+in a string (`su -c "sh f"`, `sudo sh -c '…'`), read in turn.
 """
 
 from __future__ import annotations
 
 import shlex
+from itertools import pairwise
 
+from bot.engine.content.shellwords import LEADER
 from bot.engine.lazyre import lazy
 from bot.engine.wrappers import WRAPPERS, Wrapper, unwrapped
 
@@ -26,6 +29,7 @@ _DATA_OPTIONS = {
 }  # fmt: skip
 _INTERPRETER = lazy(INTERPRETERS)
 _NOT_A_WRAPPER = Wrapper()
+_WORDS = 256
 _DEPTH = 4  # `su -c "sudo sh -c '…'"`: deeper than this is not read
 
 
@@ -60,7 +64,8 @@ def runs_stdin(command: str, depth: int = 0) -> bool:
     """Whether `command` runs the script it reads from standard input: an interpreter does unless
     an argument names a script file or code (`python3 -m json.tool`, `sh -c '...'`, `perl -ne
     '...'`); `-`, `--` and a shell's `-s` say stdin outright. After `xargs`, what is read is added
-    to the command's words, so the code option it ends with (`xargs bash -c`) is given it as code."""
+    to the command's words: the code option it ends with (`xargs bash -c`) is given it as code, and
+    an interpreter given only options (`xargs sh`) its script's name or its code."""
     words = split(command)
     at = unwrapped(words)
     if isinstance(at, str):
@@ -93,18 +98,91 @@ def _replaced(words: list[str]) -> str | None:
 
 
 def _given_code(program: str, arguments: list[str], replaced: str | None) -> bool:
-    """Whether an interpreter xargs runs is given what xargs reads as its code: its code option
-    ends its words (what is read is added after), or is followed by the replaced string alone."""
+    """Whether an interpreter xargs runs is given what xargs reads as its code or its script: its
+    code option ends its words or is followed by the replaced string alone (what is read is the
+    code), the replaced string alone is its script, or it has only options, so what is read is
+    added as its script's name or its code option (`xargs sh` given `-c '…'`). A script or code of
+    its own leaves what is read arguments."""
     for at, word in enumerate(arguments):
         if _code_option(program, word):
             rest = arguments[at + 1 :]
             return not rest or (replaced is not None and rest == [replaced])
         if not word.startswith("-"):
-            return False
-    return False
+            return word == replaced
+    return replaced is None  # with `-I`, xargs adds nothing the command does not name
 
 
 _SOURCE = frozenset({"source", "."})
+# What ends the command before a word: an operator, a bracket, a keyword after which a command starts.
+_COMMAND_BREAK = lazy(r"[;&|\n({\x60]|\$\(|\b(?:then|do|else|if|elif|while|until)\b|!")
+_LEADER = lazy(LEADER)
+_SHELL = lazy(SHELLS)
+_QUOTING = lazy(r"[\\'\"]")
+_DOUBLE_QUOTED_ESCAPE = lazy(r'\\([$`"\\])')
+
+
+def last_command(text: str) -> str:
+    """The command `text` ends in: after its last operator or keyword, past a Dockerfile's `RUN` or
+    a CI step's `run:` when it is the line's only command."""
+    pieces = _COMMAND_BREAK().split(text)
+    return _LEADER().sub("", pieces[-1], count=1) if len(pieces) == 1 else pieces[-1]
+
+
+def _open_quote(text: str) -> int | None:
+    """Where the quote `text` leaves open starts, if it leaves one open."""
+    opened: int | None = None
+    escaped = -1
+    for found in _QUOTING().finditer(text):
+        at = found.start()
+        if at == escaped:
+            continue
+        char = found.group()
+        if char == "\\":
+            if opened is None or text[opened] == '"':
+                escaped = at + 1  # the next character, but in single quotes
+        elif opened is None:
+            opened = at
+        elif char == text[opened]:
+            opened = None
+    return opened
+
+
+def hands_on(words: list[str]) -> bool:
+    """Whether the word after `words` is a command line their command runs in turn: a wrapper's
+    (`su -c`, `env -S`) or a shell's code option (`sudo sh -c`, `bash -ec`)."""
+    at = unwrapped([*words, ""])
+    if isinstance(at, str):
+        return True
+    if at >= len(words) - 1 or not _SHELL().fullmatch(_name(words[at])):
+        return False
+    options = words[at + 1 :]
+    values = [word for before, word in pairwise(options) if before in ("-o", "+o")]
+    all_options = all(word.startswith(("-", "+")) for word in options if word not in values)
+    return all_options and _code_option("sh", options[-1])
+
+
+def _short(command: str) -> bool:
+    """Whether `command` has at most `_WORDS` words, the most a command that runs a file is read
+    with (wrappers, assignments, options and the program before it): splitting every use's
+    command into words would make a long one's many uses quadratic."""
+    return len(command.split(maxsplit=_WORDS)) <= _WORDS
+
+
+def runs_file_at_end(text: str, path: str, *, quoted: bool, depth: int = 0) -> bool:
+    """Whether the command `text` ends in runs the file `path` it ends with (`runs_file`). A quote
+    `text` leaves open (`su -c "sh f`) is a command line handed on when the words before it hand
+    it on: read in turn. `quoted`: `path` is inside a string, so only such a command line runs it."""
+    quote = _open_quote(text)
+    if quote is None:
+        command = last_command(text)
+        return not quoted and _short(command) and runs_file(split(command), path)
+    before = last_command(text[:quote])
+    if depth >= _DEPTH or not _short(before) or not hands_on(split(before)):
+        return False
+    inside = text[quote + 1 :]
+    if text[quote] == '"':
+        inside = _DOUBLE_QUOTED_ESCAPE().sub(r"\1", inside)
+    return runs_file_at_end(inside, path, quoted=False, depth=depth + 1)
 
 
 def runs_file(words: list[str], path: str) -> bool:

@@ -4,8 +4,11 @@
 `curl -O URL/i.sh; . ./i.sh` run what the server sent as surely as `curl URL | sh` does. The
 paths a download writes: curl's `-o`/`--output` (also at the end of a group of short options,
 `-sSLo f`), `-O`/`--remote-name` (the URL's last segment); wget's `-O`/`--output-document`, else
-the URL's last segment; a `>`/`>>` redirection of either. A later command runs one when it is the
-command itself (`./f`, `/tmp/x`), sourced, or an interpreter's script (`shellcommands.py`). A
+the URL's last segment (in `-P`'s directory; curl's `--output-dir` alike); a `>`/`>>` redirection of
+either, or of a command its output is piped into, and a piped `tee`'s files; then a `cp`, `mv`,
+`install` or `ln` of such a path (the target, and the file's name in it when it may be a
+directory). A later command runs one when it is the command itself (`./f`, `/tmp/x`), sourced, or
+an interpreter's script (`shellcommands.py`), also in a command line handed on (`su -c "sh f"`). A
 command that verifies a checksum or a signature between them (`sha256sum -c`, `gpg --verify`,
 `cosign`, `minisign`) is what the advice asks for: the pair is then left alone.
 
@@ -21,11 +24,17 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from bot.engine.content.shellcommands import runs_file, split
-from bot.engine.content.shellwords import LEADER
+from bot.engine.content.shellcommands import last_command, runs_file_at_end, split
 from bot.engine.lazyre import lazy
+from bot.engine.wrappers import unwrapped
 
-_DOWNLOAD = lazy(rb"(?<![\w./-])(curl|wget)\b([^;&|\n)\x60]*)")
+# A download, with the commands its output is piped into (`| tee f`, `| gunzip > f`); or a command
+# that copies a file (`cp`, `mv`, `install`, `ln`).
+_WRITER = lazy(
+    rb"(?<![\w./-])(?:(curl|wget)\b([^;&|\n)\x60]*)((?:\|(?!\|)&?[^;&|\n)\x60]*)*)"
+    rb"|(cp|mv|install|ln)\b[^;&|\n)\x60]*)"
+)
+_PIPE = lazy(r"\|&?")
 _REDIRECT = lazy(r"(?<![\d&>])>>?[ \t]*([^\s&>;|]+)")
 _URL = lazy(r"https?://[^\s?#]*/([^\s/?#]+)(?:[?#]\S*)?")
 # A command that checks a file against a sum or a signature (`sha256sum -c`, `gpg --verify`, `cosign
@@ -39,11 +48,9 @@ _VERIFIES = lazy(
     rb"|(?:minisign|signify)\b[^\n;&|]*?[ \t]-[A-Za-z]*V"
     rb"|openssl[ \t]+(?:dgst|pkeyutl)\b[^\n;&|]*?[ \t]-verify\b)"
 )
-# What ends the command before a word: an operator, a bracket, a keyword after which a command starts.
-_COMMAND_BREAK = lazy(r"[;&|\n({\x60]|\$\(|\b(?:then|do|else|if|elif|while|until)\b|!")
-_LEADER = lazy(LEADER)
-_BEFORE = rb"(?<![^\s;&|()<>\x60])"
-_AFTER = rb"(?![^\s;&|()<>\x60])"
+# A word's edges; a quote too, where a command line handed on in a string starts or ends.
+_BEFORE = rb"(?<![^\s;&|()<>\x60'\"])"
+_AFTER = rb"(?![^\s;&|()<>\x60'\"])"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,21 +64,22 @@ class DownloadRun:
 
 
 def _curl_paths(words: list[str]) -> Iterator[str]:
+    directory = _directory(words, "--output-dir", None)
     for at, word in enumerate(words):
         value = words[at + 1] if at + 1 < len(words) else ""
         if word == "--output":
-            yield value
+            yield _under(directory, value)
         elif word.startswith("--output="):
-            yield word.split("=", 1)[1]
+            yield _under(directory, word.split("=", 1)[1])
         elif word in ("--remote-name", "--remote-name-all"):
-            yield from _remote_names(words)
+            yield from (_under(directory, name) for name in _remote_names(words))
         elif word.startswith("-") and not word.startswith("--"):
             letters = word[1:]
             if "O" in letters:
-                yield from _remote_names(words)
+                yield from (_under(directory, name) for name in _remote_names(words))
             if "o" in letters:
                 attached = letters.split("o", 1)[1]
-                yield attached or value
+                yield _under(directory, attached or value)
 
 
 def _wget_paths(words: list[str]) -> Iterator[str]:
@@ -88,7 +96,28 @@ def _wget_paths(words: list[str]) -> Iterator[str]:
             named = True
             yield word[1:].split("O", 1)[1] or value
     if not named:
-        yield from _remote_names(words)
+        directory = _directory(words, "--directory-prefix", "P")
+        yield from (_under(directory, name) for name in _remote_names(words))
+
+
+def _directory(words: list[str], option: str, letter: str | None) -> str | None:
+    """The directory a download's option puts its files in (`--output-dir d`, wget's `-P d`)."""
+    for at, word in enumerate(words):
+        value = words[at + 1] if at + 1 < len(words) else ""
+        if word == option:
+            return value
+        if word.startswith(option + "="):
+            return word.split("=", 1)[1]
+        if letter is not None and word.startswith("-") and not word.startswith("--") and letter in word:
+            return word.split(letter, 1)[1] or value
+    return None
+
+
+def _under(directory: str | None, path: str) -> str:
+    """`path` in `directory` when one is given and it is relative."""
+    if directory is None or path.startswith("/") or path in ("", "-"):
+        return path
+    return directory.rstrip("/") + "/" + path
 
 
 def _remote_names(words: list[str]) -> Iterator[str]:
@@ -98,12 +127,8 @@ def _remote_names(words: list[str]) -> Iterator[str]:
             yield found.group(1)
 
 
-def _written(program: bytes, arguments: bytes) -> set[str]:
-    """The paths a download command writes (`./f` as `f`), but standard output and devices."""
-    text = arguments.decode("latin-1")
-    words = split(_REDIRECT().sub(" ", text))
-    paths = set(_curl_paths(words) if program == b"curl" else _wget_paths(words))
-    paths.update(found.group(1) for found in _REDIRECT().finditer(text))
+def _kept(paths: Iterator[str]) -> set[str]:
+    """The paths (`./f` as `f`) but standard output and devices."""
     return {
         path.removeprefix("./")
         for path in paths
@@ -111,30 +136,110 @@ def _written(program: bytes, arguments: bytes) -> set[str]:
     }
 
 
+def _written(program: bytes, arguments: bytes, piped: bytes) -> set[str]:
+    """The paths a download command writes, and the commands its output is piped into: a `tee`'s
+    files, a redirection's."""
+    text = arguments.decode("latin-1")
+    words = split(_REDIRECT().sub(" ", text))
+    paths = set(_curl_paths(words) if program == b"curl" else _wget_paths(words))
+    paths.update(found.group(1) for found in _REDIRECT().finditer(text))
+    for command in _PIPE().split(piped.decode("latin-1"))[1:]:
+        paths.update(found.group(1) for found in _REDIRECT().finditer(command))
+        words = split(_REDIRECT().sub(" ", command))
+        at = unwrapped(words)
+        if isinstance(at, int) and at < len(words) and words[at].rsplit("/", 1)[-1] == "tee":
+            paths.update(word for word in words[at + 1 :] if not word.startswith("-"))
+    return _kept(iter(paths))
+
+
+# The options of cp, mv, install and ln that take a value (the target directory apart).
+_COPY_VALUED = frozenset({"-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix"})
+_COPIERS = frozenset({"cp", "mv", "install", "ln"})
+
+
+def _copies(words: list[str]) -> list[tuple[str, str]]:
+    """Each file `words` (a cp, mv, install or ln command) copies, and where to: the target's path
+    and, when the target may be a directory, the file's name in it."""
+    operands: list[str] = []
+    directory: str | None = None
+    at = 1
+    while at < len(words):
+        word = words[at]
+        if word in ("-t", "--target-directory") and at + 1 < len(words):
+            directory, at = words[at + 1], at + 2
+            continue
+        if word.startswith("--target-directory="):
+            directory = word.split("=", 1)[1]
+        elif not word.startswith("-"):
+            operands.append(word)
+        at += 2 if word in _COPY_VALUED else 1
+    if directory is None:
+        if len(operands) < 2:
+            return []
+        *sources, target = operands
+        named = [] if target.endswith("/") else [target]
+        return [(source, path) for source in sources for path in [*named, _under(target, _name(source))]]
+    return [(source, _under(directory, _name(source))) for source in operands]
+
+
+def _name(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class _Write:
+    """A path holding a download: where the download command starts and ends (a check after it
+    covers the file), and from where the path holds it (the end of the command that wrote it)."""
+
+    download: int
+    download_end: int
+    since: int
+
+
+def _copied(view: bytes, found: re.Match[bytes], written: dict[str, list[_Write]]) -> None:
+    """Adds to `written` the paths the copy command `found` (when it is the command) writes a
+    path holding a download to."""
+    command = view[view.rfind(b"\n", 0, found.start()) + 1 : found.end()].decode("latin-1")
+    words = split(last_command(command))
+    at = unwrapped(words)
+    if isinstance(at, str) or at >= len(words) or words[at].rsplit("/", 1)[-1] not in _COPIERS:
+        return
+    for source, target in _copies(words[at:]):
+        writes = written.get(source.removeprefix("./"))
+        if writes:
+            last = writes[-1]
+            for path in _kept(iter([target])):
+                written[path].append(_Write(last.download, last.download_end, found.end()))
+
+
 def downloads_run(view: bytes, hidden: Callable[[int], bool]) -> Iterator[DownloadRun]:
-    """Each command of `view` (code: not `hidden`) that runs a path a download before it wrote,
-    with the last such download, in one pass over the text after the first download."""
-    written: dict[str, list[tuple[int, int]]] = defaultdict(list)
-    for download in _DOWNLOAD().finditer(view):
-        if not hidden(download.start()):
-            for path in _written(download.group(1), download.group(2)):
-                written[path].append(download.span())
+    """Each command of `view` (code, or a command line handed on in a string) that runs a path a
+    download before it wrote, or a copy of one, with the last such download, in one pass over the
+    text after the first download."""
+    written: dict[str, list[_Write]] = defaultdict(list)
+    for found in _WRITER().finditer(view):
+        if hidden(found.start()):
+            continue
+        if found.group(1) is None:
+            if written:
+                _copied(view, found, written)
+            continue
+        for path in _written(found.group(1), found.group(2), found.group(3)):
+            written[path].append(_Write(found.start(), found.end(), found.end()))
     if not written:
         return
     verified = [found.start() for found in _VERIFIES().finditer(view)]
     paths = sorted(written, key=len, reverse=True)
     named = b"|".join(re.escape(path.encode("latin-1")) for path in paths)
     use = re.compile(_BEFORE + rb"(?:\./)?(" + named + rb")" + _AFTER)
-    for found in use.finditer(view, min(end for spans in written.values() for _, end in spans)):
-        spans = written[found.group(1).decode("latin-1")]
-        last = bisect_right([end for _, end in spans], found.start()) - 1
-        if last < 0 or hidden(found.start()):
+    for found in use.finditer(view, min(write.since for writes in written.values() for write in writes)):
+        writes = written[found.group(1).decode("latin-1")]
+        last = bisect_right([write.since for write in writes], found.start()) - 1
+        if last < 0:
             continue
-        start, end = spans[last]
-        if bisect_left(verified, end) < bisect_left(verified, found.start()):
+        write = writes[last]
+        if bisect_left(verified, write.download_end) < bisect_left(verified, found.start()):
             continue  # verified in between
         command = view[view.rfind(b"\n", 0, found.start()) + 1 : found.end()].decode("latin-1")
-        pieces = _COMMAND_BREAK().split(command)
-        last_piece = _LEADER().sub("", pieces[-1], count=1) if len(pieces) == 1 else pieces[-1]
-        if runs_file(split(last_piece), found.group().decode("latin-1")):
-            yield DownloadRun(start, found.start(), found.end())
+        if runs_file_at_end(command, found.group().decode("latin-1"), quoted=hidden(found.start())):
+            yield DownloadRun(write.download, found.start(), found.end())

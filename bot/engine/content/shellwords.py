@@ -9,21 +9,23 @@ no command. Control flow is not followed: the assignment nearest before, in the 
 
 The result is a view of the code (`shellscan.py`'s, its comments blanked) where each such word is
 written as the shell reads it, with what is hidden (quoted text) and where each offset came from in
-the text read, so a finding is still judged where it was written.
+the text read, so a finding is still judged where it was written (`rewritten`, which
+`shelldefinitions.py` uses to write an alias's or a function's use as the command it runs).
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from bot.engine.content.jslex import Lexed
 from bot.engine.lazyre import lazy
 
-# Where a command starts, after which a word is its command word: `eval` after `;`, `then`, `$(`.
-COMMAND_START = r"(?:^|[;&|({\x60]|\$\(|\bthen\b|\bdo\b|\belse\b)[ \t]*"
+# Where a command starts, after which a word is its command word: `eval` after `;`, `then`, `$(`,
+# `if`, `while`.
+COMMAND_START = r"(?:^|[;&|({\x60]|\$\(|\b(?:then|do|else|if|elif|while|until)\b)[ \t]*"
 _FIXED = rb"[\w./+@%:,-]"
 _PIECE = rb"(?:%s|\\%s|'%s*'|\"%s*\")" % (_FIXED, _FIXED, _FIXED, _FIXED)
 _BEFORE = rb"(?<![^\s;&|()<>\x60])"
@@ -153,22 +155,36 @@ def _replacements(view: bytes, lexed: Lexed) -> list[tuple[int, int, bytes]]:
 def shell_words(lexed: Lexed, data: bytes) -> Words | None:
     """The view of `lexed` (read from `data`) with its words as the shell runs them; None when
     no word changes."""
+    replaced = _replacements(bytes(lexed.view), lexed)
+    return rewritten(lexed, data, replaced) if replaced else None
+
+
+def rewritten(
+    lexed: Lexed,
+    data: bytes,
+    replaced: list[tuple[int, int, bytes]],
+    strings: Callable[[bytes], Iterable[tuple[int, int]]] | None = None,
+) -> Words:
+    """The view of `lexed` (read from `data`) with each span of `replaced` (sorted, apart) written
+    as its text: code, but where `strings` says a text's own quoted text is."""
     view = bytes(lexed.view)
-    replaced = _replacements(view, lexed)
-    if not replaced:
-        return None
     new_view = bytearray()
     new_data = bytearray()
     new_starts: list[int] = []
     old_starts: list[int] = []
     fixed: list[bool] = []
+    inserted: list[tuple[int, int]] = []
     done = 0
     for start, end, text in replaced:
         new_starts += [len(new_view), len(new_view) + start - done]
         old_starts += [done, start]
         fixed += [True, False]
-        new_view += view[done:start] + text
-        new_data += data[done:start] + text
+        new_view += view[done:start]
+        new_data += data[done:start]
+        if strings is not None:
+            inserted += [(len(new_view) + at, len(new_view) + until) for at, until in strings(text)]
+        new_view += text
+        new_data += text
         done = end
     new_starts.append(len(new_view))
     old_starts.append(done)
@@ -180,7 +196,9 @@ def shell_words(lexed: Lexed, data: bytes) -> Words | None:
     for start, end in zip(lexed.strings.starts, lexed.strings.ends, strict=True):
         new_start, new_end = moved.offset(start), moved.offset(end, closing=True)
         if new_start < new_end:
-            words.lexed._hide(new_start, new_end)
+            inserted.append((new_start, new_end))
+    for start, end in sorted(inserted):  # the spans are added left to right
+        words.lexed._hide(start, end)
     return words
 
 

@@ -4,8 +4,9 @@ These languages have no parser in the engine, so each pattern is a regex. JavaSc
 view its lexer gives (`jslex.py`) of the file's whole new text when known, else of each hunk's added
 text: a match must start in code, and is reported on the first added line it spans. Shell's run over
 the view the shell reader gives (`shellscan.py`, a Dockerfile's lines continued with the character
-its `# escape=` directive declares) with its words as the shell runs them (`shellwords.py`), and a
-download written to a file a later command runs is found on it too (`shelldownloads.py`). A
+its `# escape=` directive declares) with its words as the shell runs them (`shellwords.py`) and its
+aliases and functions as the commands they run (`shelldefinitions.py`), and a download written to a
+file a later command runs is found on it too (`shelldownloads.py`). A
 `package.json`'s scripts are shell scripts of their own (`npmscripts.py`). What a regex cannot
 decide (the name string literals joined by `+` spell, whether an interpreter runs what it reads from
 standard input: `shellcommands.py`) a construct's `check` decides on the match. In markup only
@@ -31,10 +32,12 @@ from bot.engine.content.patternset import PatternSet
 from bot.engine.content.shellcommands import INTERPRETERS as _INTERPRETERS
 from bot.engine.content.shellcommands import SHELLS as _SHELLS
 from bot.engine.content.shellcommands import runs_stdin
+from bot.engine.content.shelldefinitions import defined_commands
 from bot.engine.content.shelldownloads import downloads_run
+from bot.engine.content.shelllines import handed_on
 from bot.engine.content.shellscan import lex as shell_lex
 from bot.engine.content.shellwords import COMMAND_START as _COMMAND_START
-from bot.engine.content.shellwords import shell_words
+from bot.engine.content.shellwords import Words, shell_words
 from bot.engine.lazyre import lazy
 from bot.engine.regex import compile_named, compile_re2
 from bot.engine.wrappers import WRAPPERS
@@ -559,13 +562,21 @@ def _shell_reads(file: AddedFile, texts: list[bytes]) -> Iterator[_Read]:
         yield _Read(shell_lex(lexed, **options), fragment.line_at, data)
 
 
-def _as_the_shell_runs(read: _Read) -> _Read:
-    """`read` with its words as the shell runs them (`shellwords.py`), found where they were written."""
-    words = shell_words(read.lexed, read.data)
+def _rewritten(read: _Read, words: Words | None) -> _Read:
+    """`read` as `words` rewrote it, each offset found where it was written."""
     if words is None:
         return read
     line_of = read.line_of
     return _Read(words.lexed, lambda offset: line_of(words.original(offset)), words.data)
+
+
+def _as_the_shell_runs(read: _Read) -> _Read:
+    """`read` with its words as the shell runs them (`shellwords.py`) and its aliases and functions
+    as the commands they run (`shelldefinitions.py`, round by round), found where they were written."""
+    read = _rewritten(read, shell_words(read.lexed, read.data))
+    for words in defined_commands(read.lexed, read.data):
+        read = _rewritten(read, words)
+    return read
 
 
 _DOWNLOAD_RUN = TextConstruct(
@@ -610,7 +621,12 @@ def _shell(file: AddedFile) -> Iterator[TextFinding]:
         yield from _shell_findings(file.kind, read)
 
 
-def _shell_findings(kind: Kind, read: _Read) -> Iterator[TextFinding]:
+_HANDED_ON_DEPTH = 4  # `sh -c "su -c '…'"`: deeper than this is not read
+
+
+def _shell_findings(kind: Kind, read: _Read, depth: int = 0) -> Iterator[TextFinding]:
+    """The constructs of a shell read, and of each command line it hands on in a string
+    (`shelllines.py`), read as a script of its own on the lines it was written on."""
     read = _as_the_shell_runs(read)
     present, all_compiled = _compiled()
     view = bytes(read.lexed.view)
@@ -619,6 +635,14 @@ def _shell_findings(kind: Kind, read: _Read) -> Iterator[TextFinding]:
         if kind in compiled.construct.kinds:
             yield from _matches(compiled.construct, compiled.regex, read, view)
     yield from _downloads_run(read, view)
+    for line in handed_on(view, read.lexed) if depth < _HANDED_ON_DEPTH else ():
+        inner = _Read(shell_lex(line.text, spanning=True), partial(_line_from, read, line.origin), line.text)
+        yield from _shell_findings(kind, inner, depth + 1)
+
+
+def _line_from(read: _Read, origin: tuple[int, ...], offset: int) -> int | None:
+    """The line of `read` that `offset` of a command line it hands on was written on."""
+    return read.line_of(origin[min(offset, len(origin) - 1)])
 
 
 def _same_line(line: int, _offset: int) -> int:
