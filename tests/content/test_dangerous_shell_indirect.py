@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from bot.engine.content.dangerous import DangerousRule
-from bot.engine.content.shellcommands import runs_file_at_end
+from bot.engine.content.shellcommands import CommandText, runs_file_at_end
+from bot.engine.content.shelldownloads import downloads_run
 from bot.engine.content.shelllines import handed_on
 from bot.engine.content.shellscan import lex
 from tests.content.helpers import change_of, scan, where
@@ -200,3 +201,50 @@ def test_substitutions_in_command_lines_handed_on_are_read_within_a_budget() -> 
 )
 def test_a_command_that_runs_a_file_is_read_up_to_256_words(text: str, runs: bool) -> None:
     assert runs_file_at_end(text, "/tmp/i", quoted=False) is runs
+
+
+_LINES = [
+    'curl -o f x; echo "a; b" ./f',
+    "curl -o f x && su -c \"echo 'x; y'; sh ./f\"",
+    "curl -o f x; then sudo sh -c 'sh ./f'",
+    'curl -o f x; echo \\"; ./f',
+    "curl -o f x | tee log; RUN ./f",
+    'curl -o f x; bash -ec "cd /; ./f',
+    "curl -o f x; echo 'unclosed; ./f",
+    "curl -o f x; if true; then ./f; fi",
+]
+
+
+@pytest.mark.parametrize("line", _LINES)
+def test_a_commands_text_from_its_last_open_break_reads_as_the_whole_lines(line: str) -> None:
+    """`CommandText` hands each use the text from the last command break no quote holds open:
+    every use is judged as when read from the line's start."""
+    view = ("x\n" + line + "\n").encode("latin-1")
+    commands = CommandText(view, 1 << 20)
+    for at in (i for i in range(len(view)) if view.startswith(b"./f", i)):
+        whole = view[view.rfind(b"\n", 0, at) + 1 : at + 3].decode("latin-1")
+        part = commands.upto(at, at + 3)
+        assert part is not None and whole.endswith(part)
+        assert runs_file_at_end(part, "./f", quoted=False) is runs_file_at_end(whole, "./f", quoted=False)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "curl -o f https://x.io/a; " + " ".join("./f" for _ in range(20000)) + "\n",
+        "curl -o f https://x.io/a; " + " ".join("cp f g" for _ in range(20000)) + "\n",
+        "curl -o f https://x.io/a; echo " + " ".join("f" for _ in range(20000)) + "\n",
+    ],
+)
+def test_a_command_too_long_to_read_each_use_from_its_start_fails_closed(repo: GitRepo, source: str) -> None:
+    """A command holding thousands of uses of a downloaded path would be read from its start for
+    each: past a budget of text the download is taken as run, on its line."""
+    assert _found(repo, "s.sh", source) == [(1, "shell-pipe-to-shell")]
+
+
+def test_copies_too_long_to_read_fail_closed_on_the_downloads_line() -> None:
+    """Past the budget while following copies, what a copy wrote is unknown: the first download is
+    taken as run."""
+    view = b"curl -o f https://x.io/a\n" + b"".join(b"cp f g%d %s\n" % (i, b"x " * 50) for i in range(20))
+    assert [(r.download, r.run) for r in downloads_run(view, lambda _: False, budget=500)] == [(0, 0)]
+    assert list(downloads_run(view, lambda _: False)) == []

@@ -10,7 +10,9 @@ in a string (`su -c "sh f"`, `sudo sh -c '…'`), read in turn.
 
 from __future__ import annotations
 
+import re
 import shlex
+from bisect import bisect_left, bisect_right
 from itertools import pairwise
 
 from bot.engine.content.shellwords import LEADER
@@ -126,6 +128,70 @@ def last_command(text: str) -> str:
     a CI step's `run:` when it is the line's only command."""
     pieces = _COMMAND_BREAK().split(text)
     return _LEADER().sub("", pieces[-1], count=1) if len(pieces) == 1 else pieces[-1]
+
+
+def _closed_breaks(text: str) -> list[int]:
+    """Where the command breaks of `text` (`_COMMAND_BREAK`) start that no quote holds open, in
+    order, as `_open_quote` reads quotes."""
+    breaks = [found.start() for found in _COMMAND_BREAK().finditer(text)]
+    closed: list[int] = []
+    taken = 0
+    opened: int | None = None
+    escaped = -1
+    for found in _QUOTING().finditer(text):
+        at = found.start()
+        if opened is None:
+            closed.extend(b for b in breaks[taken:] if b < at)
+        while taken < len(breaks) and breaks[taken] < at:
+            taken += 1
+        if at == escaped:
+            continue
+        char = found.group()
+        if char == "\\":
+            if opened is None or text[opened] == '"':
+                escaped = at + 1
+        elif opened is None:
+            opened = at
+        elif char == text[opened]:
+            opened = None
+    if opened is None:
+        closed.extend(breaks[taken:])
+    return closed
+
+
+class CommandText:
+    """A view's text from the command a place is in: from the last command break before it that no
+    quote holds open (the break kept, so `last_command` and `_open_quote` read it as they read the
+    whole line), each line's breaks found once. Each text is read whole by its caller, so one long
+    command holding many places would cost its length each time: past `budget` characters in all,
+    None (the caller cannot say, and fails closed)."""
+
+    def __init__(self, view: bytes, budget: int) -> None:
+        self._view = view
+        self._lines: list[int] | None = None
+        self._breaks: dict[int, list[int]] = {}
+        self._left = budget
+
+    @property
+    def exhausted(self) -> bool:
+        return self._left < 0
+
+    def upto(self, start: int, end: int) -> str | None:
+        """The text from the break before `start` (or its line's start) to `end`; None past the budget."""
+        if self._lines is None:
+            self._lines = [found.end() for found in re.finditer(rb"\n", self._view)]
+        index = bisect_right(self._lines, start) - 1
+        line = self._lines[index] if index >= 0 else 0
+        if line not in self._breaks:
+            stop = self._view.find(b"\n", line)
+            self._breaks[line] = _closed_breaks(
+                self._view[line : len(self._view) if stop < 0 else stop].decode("latin-1")
+            )
+        breaks = self._breaks[line]
+        before = bisect_left(breaks, start - line) - 1
+        begin = line + (breaks[before] if before >= 0 else 0)
+        self._left -= end - begin
+        return self._view[begin:end].decode("latin-1") if self._left >= 0 else None
 
 
 def _open_quote(text: str) -> int | None:

@@ -24,7 +24,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from bot.engine.content.shellcommands import last_command, runs_file_at_end, split
+from bot.engine.content.shellcommands import CommandText, last_command, runs_file_at_end, split
 from bot.engine.lazyre import lazy
 from bot.engine.wrappers import unwrapped
 
@@ -196,10 +196,12 @@ class _Write:
     since: int
 
 
-def _copied(view: bytes, found: re.Match[bytes], written: dict[str, list[_Write]]) -> None:
+def _copied(commands: CommandText, found: re.Match[bytes], written: dict[str, list[_Write]]) -> None:
     """Adds to `written` the paths the copy command `found` (when it is the command) writes a
     path holding a download to."""
-    command = view[view.rfind(b"\n", 0, found.start()) + 1 : found.end()].decode("latin-1")
+    command = commands.upto(found.start(), found.end())
+    if command is None:
+        return
     words = split(last_command(command))
     at = unwrapped(words)
     if isinstance(at, str) or at >= len(words) or words[at].rsplit("/", 1)[-1] not in _COPIERS:
@@ -212,34 +214,44 @@ def _copied(view: bytes, found: re.Match[bytes], written: dict[str, list[_Write]
                 written[path].append(_Write(last.download, last.download_end, found.end()))
 
 
-def downloads_run(view: bytes, hidden: Callable[[int], bool]) -> Iterator[DownloadRun]:
+def downloads_run(view: bytes, hidden: Callable[[int], bool], budget: int = 1 << 22) -> Iterator[DownloadRun]:
     """Each command of `view` (code, or a command line handed on in a string) that runs a path a
     download before it wrote, or a copy of one, with the last such download, in one pass over the
     text after the first download."""
     written: dict[str, list[_Write]] = defaultdict(list)
+    commands = CommandText(view, budget)  # `budget`: characters of commands read word by word
     for found in _WRITER().finditer(view):
         if hidden(found.start()):
             continue
         if found.group(1) is None:
             if written:
-                _copied(view, found, written)
+                _copied(commands, found, written)
             continue
         for path in _written(found.group(1), found.group(2), found.group(3)):
             written[path].append(_Write(found.start(), found.end(), found.end()))
     if not written:
         return
+    if commands.exhausted:  # a copy not read: what it wrote may be run anywhere after
+        first = min(w.download for writes in written.values() for w in writes)
+        yield DownloadRun(first, first, first)
+        return
     verified = [found.start() for found in _VERIFIES().finditer(view)]
+    sinces = {path: [write.since for write in writes] for path, writes in written.items()}
     paths = sorted(written, key=len, reverse=True)
     named = b"|".join(re.escape(path.encode("latin-1")) for path in paths)
     use = re.compile(_BEFORE + rb"(?:\./)?(" + named + rb")" + _AFTER)
     for found in use.finditer(view, min(write.since for writes in written.values() for write in writes)):
-        writes = written[found.group(1).decode("latin-1")]
-        last = bisect_right([write.since for write in writes], found.start()) - 1
+        path = found.group(1).decode("latin-1")
+        writes = written[path]
+        last = bisect_right(sinces[path], found.start()) - 1
         if last < 0:
             continue
         write = writes[last]
         if bisect_left(verified, write.download_end) < bisect_left(verified, found.start()):
             continue  # verified in between
-        command = view[view.rfind(b"\n", 0, found.start()) + 1 : found.end()].decode("latin-1")
+        command = commands.upto(found.start(), found.end())
+        if command is None:  # too long a command to read each of its words from its start
+            yield DownloadRun(write.download, found.start(), found.end())
+            return
         if runs_file_at_end(command, found.group().decode("latin-1"), quoted=hidden(found.start())):
             yield DownloadRun(write.download, found.start(), found.end())
