@@ -782,6 +782,67 @@ def test_the_selection_follows_names_exactly_as_far_as_the_whole_file_does(text:
     assert _selected(_placements(text)[1]) is not None
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("import os as _os\n_os.system(c)\n", [(2, "python-os-system")], id="module-as"),
+        pytest.param(
+            "from subprocess import Popen as P\nP(c, shell=True)\n",
+            [(2, "python-subprocess-shell")],
+            id="call-as",
+        ),
+        pytest.param(
+            "import sys, types\ntypes.FunctionType(code, {})\n",
+            [(2, "python-code-object")],
+            id="common-name",
+        ),
+        pytest.param(
+            "from pickle import (\n    loads as lp,\n    dumps,\n    )\nlp(data)\n",
+            [(5, "python-pickle")],
+            id="bracketed",
+        ),
+    ],
+)
+def test_a_name_an_import_binds_is_known_before_the_first_parse(
+    text: str, expected: list[tuple[int, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The names imports bind under another name, or a module named like a common variable, are
+    read off the code before the first parse: one round learns nothing new."""
+    monkeypatch.setattr(pyselect, "_ROUNDS", 1)
+    for placed in _placements(text):
+        assert _selected(placed) is not None
+        assert _lines_of(placed, _found(placed)) == _lines_of(text, expected)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Read off the code as imports, yet binding nothing that leads anywhere (or something else).
+        "with run as r:\n    r(c)\nimport os\nos.system(c)\n",
+        "from x import path as p\np(c)\nimport os as o\no = print\no(c)\n",
+        "import types\ntypes = {}\ntypes.get(c)\n",
+        "import os as S\nx = 'eval'\nS.system(c)\n",  # `S` also stands for every string in the code
+        "s = 'import os as o'\no.system(c)\neval(x)\n",  # in a string: no import at all
+    ],
+)
+def test_names_read_off_imports_only_keep_more_statements(text: str) -> None:
+    """A name taken for an import's (rightly or not) keeps what names it: the findings are the
+    whole file's, whatever it turns out to stand for."""
+    for placed in _placements(text):
+        _found(placed)
+        assert _selected(placed) is not None
+
+
+def test_more_names_read_off_imports_than_the_selection_looks_for_are_not_taken() -> None:
+    many = pyselect._MOST_NAMES + 1
+    imports = "".join(f"from os import system as r{i}\n" for i in range(many))
+    assert pyselect._imported_names(f"\n{imports}", frozenset()) == frozenset()
+    assert pyselect._imported_names("\nimport os as o\n", frozenset()) == {"o"}
+    text = imports + f"r{many - 1}(c)\n" + _PADDING
+    assert _selected(text) is None  # the rounds learn them all, one too many
+    assert len(_found(text)) == 101  # (a finding per export, capped, then the count)
+
+
 def test_more_names_than_the_selection_looks_for_are_parsed_whole() -> None:
     many = pyselect._MOST_NAMES
     names = [f"a{i}" for i in range(many)]

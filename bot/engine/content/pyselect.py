@@ -206,6 +206,15 @@ def _bare_pattern(names: frozenset[str]) -> Any:
 # `import`, as a literal first (a search ten times faster than after `\b`): a name ending in it
 # (`reimport`) only has its statement looked at.
 _IMPORT = lazy(rb"import(?!\w)")
+# What follows an `import` up to the end of its line or its closing bracket, and in it a name
+# imported under another (`os as _os`), read off the code before anything is parsed.
+_IMPORTED = lazy(r"import(?!\w)[ \t]*(?:\([^)]*+\)|[^\n;]*+)")
+_AS = lazy(r"(\w+)[ \t]+as[ \t]+(\w+)")
+# The words of the names that lead somewhere (`os`, `system`, `Popen`): imported under another
+# name, one makes that name lead somewhere too.
+_LEADING_PARTS = frozenset(part for name in LEADS_TO for part in name.split("."))
+# The modules named like a common variable (`code`, `types`), bare only where imported as such.
+_IMPORTED_BARE = frozenset(_GATED) - _BARE
 # What else an import can bind that changes a finding (see above).
 _IMPORTS_MATTER = frozenset(WORDS) | IMPORT_DECIDES
 
@@ -374,7 +383,7 @@ def selected(text: str) -> Selected | None:
         return Selected("\n" * text.count("\n"), empty, resolver_of(empty))
     modules = modules_named(present)
     words = _ALWAYS.union(*(_GATED[m] for m in modules))
-    bare = _BARE
+    bare = _BARE | _imported_names(code, words)
     for _ in range(_ROUNDS):
         source = _source(text, code, data, words, bare)
         tree = parse_module(source)
@@ -394,6 +403,20 @@ def selected(text: str) -> Selected | None:
         words = words.union(dicts, *(_GATED.get(m, ()) for m in roots))
         bare = bare | more
     return None
+
+
+def _imported_names(code: str, words: frozenset[str]) -> frozenset[str]:
+    """The names the imports of `code` seem to bind to what leads somewhere, beyond `words` (`_os`
+    after `import os as _os`, `types` after `import types`), read off the code; none past
+    _MOST_NAMES. The rounds would learn them from the syntax tree, one round later: any name
+    given here only keeps more statements (whatever binds or uses it), and the rounds still stop
+    only once the selection's own tree teaches them nothing new."""
+    names: set[str] = set()
+    for clause in _IMPORTED().findall(code):
+        names.update(alias for name, alias in _AS().findall(clause) if name in _LEADING_PARTS)
+        names.update(_IMPORTED_BARE.intersection(_WORD().findall(clause)))
+    names -= words
+    return frozenset(names) if len(names) <= _MOST_NAMES else frozenset()
 
 
 def selected_source(text: str) -> str | None:
