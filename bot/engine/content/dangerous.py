@@ -43,7 +43,7 @@ from bot.engine.content.pyfixed import fixed_loop_names
 from bot.engine.content.pyselect import parse_module as _parse
 from bot.engine.content.pyselect import selected
 from bot.engine.content.pystatements import calls_alone, in_class_bodies, parsed_alone, statements
-from bot.engine.content.pywords import PATTERNS, may_hold, words_in
+from bot.engine.content.pywords import PATTERNS, may_hold, normalized_words, words_in
 from bot.engine.diff import FileStatus
 from bot.engine.findings import RuleId, Violation
 from bot.engine.lazyre import lazy
@@ -119,9 +119,9 @@ def worth_parsing(file: AddedFile, prefilter: Prefilter | None = None) -> bool:
     trigger = prefilter or _own_prefilter()
     present: set[int] = set()
     for fragment in file.fragments:
-        present.update(trigger.present(fragment, TRIGGER))
+        present.update(trigger.present(fragment, TRIGGER))  # `words_of` the fragment's bytes
         if not fragment.data.isascii():
-            present.update(words_in(fragment.text))
+            present.update(normalized_words(fragment.text))
     return may_hold(present)
 
 
