@@ -161,6 +161,17 @@ def _calls_named(tree: ast.AST, words: set[str]) -> list[str]:
     ]
 
 
+def _calls_outside_definitions(tree: ast.AST, word: str) -> list[str]:
+    """The calls to `word` (`_calls_named`) outside every definition, its header and decorators too."""
+    inside = {
+        call
+        for definition in ast.walk(tree)
+        if isinstance(definition, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        for call in _calls_named(definition, {word})
+    }
+    return [call for call in _calls_named(tree, {word}) if call not in inside]
+
+
 def _names(tree: ast.AST) -> set[str]:
     out: set[str] = set()
     for node in ast.walk(tree):
@@ -224,7 +235,9 @@ def test_the_selection_keeps_every_call_it_answers_for(monkeypatch: pytest.Monke
         tree = ast.parse(source)
         names = _names(whole)
         words = set(pyselect._ALWAYS).union(*(pyselect._GATED[m] for m in names & set(pyselect._GATED)))
-        wanted = _calls_named(whole, words)
+        # A call of getattr is kept for what its arguments name, or in module-level code.
+        wanted = _calls_named(whole, words - {pyselect._CALLED})
+        wanted += _calls_outside_definitions(whole, pyselect._CALLED)
         kept = set(_calls_named(tree, words))
         assert [c for c in wanted if c not in kept] == [], path
         imported, imported_whole = _imports(tree), _imports(whole)
@@ -242,6 +255,77 @@ def test_the_selection_keeps_every_call_it_answers_for(monkeypatch: pytest.Monke
     # A file that reaches a module or builtin around its name (getattr, sys.modules["x"], builtins,
     # an importer given a string, a module named bare) is declined: the tree follows those.
     assert checked > 3_500 and declined < 400
+
+
+@pytest.mark.parametrize("every_block", [False, True])
+@pytest.mark.parametrize(
+    ("binding", "bound"),
+    [
+        # In module-level code a call of getattr can stand in a binding's target, which binds the
+        # name getattr for the module (`_module_bindings`): getattr(os, ...) is then not the builtin.
+        ("d[getattr(k, 'x')] = v", True),
+        ("if k:\n    d[getattr(k, 'x')] = v", True),
+        ("while k:\n    for d[getattr(k, 'x')] in v:\n        pass", True),
+        ("with f as d[getattr (k, 'x')]:\n    pass", True),
+        ("d[getattr\\\n    (k, 'x')] += 1", True),
+        ("def getattr(o, n):\n    return n", True),
+        ("async def getattr(o, n):\n    return n", True),
+        ("class getattr:\n    pass", True),
+        ("global getattr\ngetattr: int = 1", True),
+        # In a definition it binds nothing for the module, nor does a definition's header.
+        ("def f():\n    d[getattr(k, 'x')] = v", False),
+        ("class C:\n    d[getattr(k, 'x')] = v", False),
+        ("@getattr(k, 'x')\ndef f(a=getattr(k, 'y')):\n    pass", False),
+        ("if k:\n    def f():\n        d[getattr(k, 'x')] = v", False),
+    ],
+)
+def test_a_call_of_getattr_in_module_level_code_is_kept_as_it_may_bind_getattr(
+    binding: str, bound: bool, every_block: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if every_block:
+        monkeypatch.setattr(pyselect, "_WHOLE_BELOW", 0)
+    text = f"import os\n{binding}\ndef g(c):\n    getattr(os, 'system')(c)\n"
+    call = text.count("\n")
+    for placed in _placements(text):
+        assert _lines_of(placed, _found(placed)) == _lines_of(
+            text, [] if bound else [(call, "python-os-system")]
+        )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import os\ndef f(c):\n    o = os\n    x = getattr(obj, 'y')\n    getattr(o, 'system')(c)\n",
+        "import os\ndef f(c):\n    g = getattr\n    g(os, 'system')(c)\n",
+        "import builtins\ndef f(c):\n    b = builtins\n    b.getattr(b, 'eval')(c)\n",
+        "def f(c):\n    getattr(getattr(__builtins__, 'x'), 'y')(c)\n    getattr(eval, '__call__')(c)\n",
+        "import sys\ndef f(c):\n    getattr(sys.modules['os'], 'system')(c)\n",
+        "import os as o\ndef f(c, s):\n    return getattr(vars(o)['sys'], s)\n",
+        "def f(c):\n    return map(getattr, [eval], ['__call__'])\n",
+        "import os\nclass C:\n    run = getattr(os, 'system')\n    x = getattr(C, 'y')\n",
+        "def f(c):\n    return f'{getattr(__import__(c), \"system\")}'\n",
+    ],
+)
+def test_a_call_of_getattr_in_a_definition_is_kept_for_what_its_arguments_name(text: str) -> None:
+    """Called in a definition, getattr reaches a dangerous call only through what its arguments
+    name, which keeps the statement: the findings are the whole file's."""
+    for placed in _placements(text):
+        _found(placed)
+    assert _selected(_placements(text)[1]) is not None
+
+
+def test_a_call_of_getattr_naming_nothing_that_leads_anywhere_is_not_kept(enter_every_block: None) -> None:
+    text = (
+        "import os\n"  # 1
+        "def f(obj, name):\n"  # 2
+        "    value = getattr(obj, name, None)\n"  # 3
+        "    return getattr(value, 'x')\n"  # 4
+        "def g(cmd):\n"  # 5
+        "    return os.system(cmd)\n"  # 6
+        "h = getattr(os, 'x')\n"  # 7: module-level code
+    )
+    assert _kept(text) == [1, 5, 6, 7]
+    assert _found(text) == [(6, "python-os-system")]
 
 
 # --- what the selection keeps -------------------------------------------------------------------

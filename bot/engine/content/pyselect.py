@@ -13,7 +13,11 @@ A call or an assignment that leads somewhere names, in its code, a word of a cal
 leads somewhere (`eval`, `getattr`; `system` when `os`, `posix` or `nt` is named, `modules` when
 `sys` is: the attribute after a module), or a name that stands for a module or such a call used
 other than by an attribute (`o = os`, `run(cmd)`, `m["os"]`; an attribute of it reaches somewhere
-only through one of those words). So a statement matters when its code names one of those. An
+only through one of those words). So a statement matters when its code names one of those; but a
+call of `getattr` reaches somewhere only through what its arguments name (`getattr(os, "system")`:
+`os`), which makes its statement matter anyway, so the call alone makes one matter only in
+module-level code outside a definition, where it can stand in a binding's target and bind the name
+`getattr` for the module (`d[getattr(k)] = v`). An
 import binds names to what it spells: one that names none of those words (an attribute's included:
 `import os.path` binds `os`), no word of WORDS and no name of IMPORT_DECIDES (a builtin or loader
 whose verdict goes by its name: `from log import print`, `from x import SafeLoader as L`) binds
@@ -193,8 +197,20 @@ _BARE = frozenset(_GATED).intersection(REACHED_MODULES | {"__builtins__"})
 
 
 def _words_pattern(words: frozenset[str]) -> Any:
-    """What makes a statement matter wherever it stands: one of `words` (RE2)."""
-    return compile_named(rf"\b(?:{'|'.join(sorted(words))})\b")
+    """What makes a statement matter wherever it stands: one of `words` (RE2); the definition of
+    `_CALLED`, when it is one of them, from its `def` or `class`."""
+    defined = rf"|\b(?:def|class)[ \t]+{_CALLED}\b" if _CALLED in words else ""
+    return compile_named(rf"\b(?:{'|'.join(sorted(words))})\b{defined}")
+
+
+# `getattr` called leads somewhere only through what its arguments name (`getattr(os, "system")`:
+# `os`), which makes its statement matter by itself; the call alone matters only in module-level
+# code outside a definition, where it can stand in a binding's target (`d[getattr(k)] = v` binds
+# `getattr` for the module, as `_module_bindings` reads targets). Not called (`g = getattr`,
+# `def getattr`, `global getattr`), it matters wherever it stands.
+_CALLED = "getattr"
+_CALL_AFTER = re.compile(rb"[ \t]*\(")
+_DEFINITION = re.compile(r"@|(?:async[ \t]+)?def\b|class\b")
 
 
 def _bare_pattern(names: frozenset[str]) -> Any:
@@ -249,6 +265,7 @@ class _Selection:
         data: bytes,
         words: list[int],
         *,
+        calls: list[int],
         imports: list[int],
         imported: frozenset[str],
         enter_blocks: bool,
@@ -256,13 +273,22 @@ class _Selection:
         self.code = code
         self.brackets = data.translate(_BRACKETS)
         self.words = words  # offsets of the words that make a statement matter, ascending
+        self.calls = calls  # offsets of the calls that matter in module-level code (`_CALLED`)
         self.imports = imports  # offsets of `import`, ascending
         self.imported = imported  # the names that make an import matter
         self.enter_blocks = enter_blocks
         self.spans: list[tuple[int, int, str | None]] = []  # (start, end, None) kept; (start, 0, indent) pass
 
-    def matters(self, start: int, end: int) -> bool:
-        return _within(self.words, start, end)
+    def matters(self, start: int, end: int, indent: str, *, module: bool) -> bool:
+        """Whether the statement [start, end) at `indent` names a word, or (`module`: it stands in
+        module-level code) is no definition and holds a call of `_CALLED`."""
+        if _within(self.words, start, end):
+            return True
+        return module and _within(self.calls, start, end) and not self.defines(start, indent)
+
+    def defines(self, start: int, indent: str) -> bool:
+        """Whether the statement or part at `start` is a definition (or its decorator)."""
+        return _DEFINITION.match(self.code, start + len(indent)) is not None
 
     def imports_that_matter(self, start: int, end: int, indent: str) -> bool:
         """Whether [start, end), which names none of the words, holds an import naming one of the
@@ -313,13 +339,15 @@ class _Selection:
             after_decorator = self.code[first] == "@"
         return statements
 
-    def block(self, start: int, end: int, indent: str) -> None:
-        """Select among the statements of the block [start, end), at `indent`."""
+    def block(self, start: int, end: int, indent: str, *, module: bool) -> None:
+        """Select among the statements of the block [start, end), at `indent` (`module`: in
+        module-level code, outside any definition)."""
         statements = self.statements(start, end, indent)
         passed = False  # the statement before became `pass`, which stands for this one too
         for index, parts in enumerate(statements):
             stop = statements[index + 1][0] if index + 1 < len(statements) else end
-            if not self.matters(parts[0], stop) and not self.imports_that_matter(parts[0], stop, indent):
+            matters = self.matters(parts[0], stop, indent, module=module)
+            if not matters and not self.imports_that_matter(parts[0], stop, indent):
                 if indent and not passed:
                     self.spans.append((parts[0], 0, indent))
                 passed = True
@@ -329,16 +357,17 @@ class _Selection:
                 self.spans.append((parts[0], stop, None))
                 continue
             for part, part_stop in zip(parts, [*parts[1:], stop], strict=True):
-                self.part(part, part_stop, indent)
+                self.part(part, part_stop, indent, module=module)
 
-    def part(self, start: int, end: int, indent: str) -> None:
+    def part(self, start: int, end: int, indent: str, *, module: bool) -> None:
         """A header with its body (selected in turn), or a line without one (kept whole)."""
         body = self.body(start, end, indent)
         if body is None:
             self.spans.append((start, end, None))
             return
         self.spans.append((start, body[0], None))
-        self.block(body[0], end, self.code[body[0] : body[1]])
+        inner = module and not self.defines(start, indent)
+        self.block(body[0], end, self.code[body[0] : body[1]], module=inner)
 
 
 # A file whose names lead to one another in a long chain (`a = eval`, `b = a`, ...) learns one link
@@ -427,15 +456,22 @@ def selected_source(text: str) -> str | None:
 
 def _source(text: str, code: str, data: bytes, words: frozenset[str], bare: frozenset[str]) -> str:
     """`text` with the statements that name none of `words` (nor `bare` but by an attribute) blanked."""
-    words_at = sorted(
-        [m.start() for m in _words_pattern(words).finditer(data)]
-        + [m.start() for m in _bare_pattern(bare).finditer(data)]
-    )
+    words_at: list[int] = []
+    calls: list[int] = []  # `_CALLED` called (see there)
+    called = _CALLED.encode()
+    for at in [m.start() for m in _words_pattern(words).finditer(data)]:
+        if data.startswith(called, at) and _CALL_AFTER.match(data, at + len(called)):
+            calls.append(at)
+        else:
+            words_at.append(at)
+    words_at = sorted(words_at + [m.start() for m in _bare_pattern(bare).finditer(data)])
     imports = [m.start() for m in _IMPORT().finditer(data)]
     imported = words | bare | _IMPORTS_MATTER
     enter = "\t" not in code and "\f" not in code
-    selection = _Selection(code, data, words_at, imports=imports, imported=imported, enter_blocks=enter)
-    selection.block(1, len(code), "")
+    selection = _Selection(
+        code, data, words_at, calls=calls, imports=imports, imported=imported, enter_blocks=enter
+    )
+    selection.block(1, len(code), "", module=True)
     lines = text.split("\n")
     kept = [""] * len(lines)
     line = 0
