@@ -845,12 +845,12 @@ def _exports(tree: ast.Module, resolver: Resolver, lines: Sequence[int] | None) 
     ]
     if not bound:
         return []
+    nodes = [node for node in ast.walk(tree) if isinstance(node, ast.Name | ast.Attribute)]
+    read_from = {id(node.value) for node in nodes if isinstance(node, ast.Attribute)}
     used = {
         node.id
-        for parent in ast.walk(tree)
-        if not isinstance(parent, ast.Attribute)
-        for node in ast.iter_child_nodes(parent)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+        for node in nodes
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in read_from
     }
     return [
         replace(_found(_HANDED_ON[target], target, statement, handed_on=True), exported=name)

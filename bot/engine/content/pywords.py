@@ -53,10 +53,14 @@ def _patterns() -> PatternSet:
     return PatternSet(PATTERNS)
 
 
+# Each clause under the first of its words: a text names few words, and only their clauses can hold.
+_CLAUSES_OF = {word: [c for c in CLAUSES if min(c) == word] for word in {min(c) for c in CLAUSES}}
+
+
 def may_hold(present: Iterable[int]) -> bool:
     """Whether the words of WORDS at the indexes `present` satisfy a clause."""
     named = {WORDS[index] for index in present}
-    return any(clause <= named for clause in CLAUSES)
+    return any(clause <= named for word in named for clause in _CLAUSES_OF.get(word, ()))
 
 
 def words_in(text: str) -> set[int]:
