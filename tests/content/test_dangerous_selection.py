@@ -927,6 +927,49 @@ def test_more_names_read_off_imports_than_the_selection_looks_for_are_not_taken(
     assert len(_found(text)) == 101  # (a finding per export, capped, then the count)
 
 
+_SPREADS = [
+    "import subprocess\nkw = {'shell': True}\nsubprocess.run(cmd, **kw)\n",
+    "import subprocess\nkw = {'shell': False}\nsubprocess.run(cmd, **kw)\n",
+    "import subprocess\nopts = dict(shell=1)\nsubprocess.Popen(cmd, **opts)\n",
+    "import subprocess\ndef f(cmd):\n    kw = {}\n    if x:\n        kw['shell'] = True\n    return subprocess.run(cmd, **kw)\n",
+    "import subprocess\ndef f(cmd, flag):\n    a, o = 1, {'check': True, 'shell': flag}\n    subprocess.check_output(cmd, **o)\n",
+    "import subprocess as sp\nkw: dict = dict(text=True, shell=True)\nsp.call(cmd, **kw)\n",
+    "import subprocess\nif posix:\n    kw = {'shell': False}\nelse:\n    kw = {'shell': True}\nsubprocess.run(cmd, **kw)\n",
+    "import subprocess\nclass T:\n    kw = {'shell': True}\n    subprocess.run(cmd, **kw)\n",
+    "import subprocess\nkw = {'shell': True}\ndef f(cmd, **kw):\n    subprocess.run(cmd, **kw)\n",
+    "import subprocess\nkw = {'shell': True}\nrun = lambda cmd, kw: subprocess.run(cmd, **kw)\n",
+    "import subprocess\nkw = {'shell': True}\nsubprocess.run(cmd, **kw, **other)\n",
+    # What `dict` is decides whether a call of it is a mapping: bound or imported by the module.
+    "import subprocess\ndict = lambda **k: {}\nkw = dict(shell=True)\nsubprocess.run(cmd, **kw)\n",
+    "import subprocess\nfrom safe import dict\nkw = dict(shell=True)\nsubprocess.run(cmd, **kw)\n",
+    "import subprocess\nd[dict(x)] = 1\nkw = dict(shell=True)\nsubprocess.run(cmd, **kw)\n",
+    "import subprocess\ndef dict(**k):\n    return k\nkw = dict(shell=True)\nsubprocess.run(cmd, **kw)\n",
+    # Where a statement naming the name does not parse (the file does not), each statement alone.
+    "import subprocess\nkw = {'shell': True}\nsubprocess.run(cmd, **kw)\nprint kw\n",
+    # A spread and an inspecting builtin: parsed whole.
+    "import subprocess\nkw = {'shell': True}\nsubprocess.run(cmd, **kw)\nprint(eval)\n",
+]
+
+
+@pytest.mark.parametrize("text", _SPREADS)
+def test_a_spread_name_is_judged_on_the_selection_with_what_assigns_it(text: str) -> None:
+    """A subprocess call spreading a name is judged by the mappings its scope assigns the name:
+    the selection made again with that name and `dict` keeps every statement that assigns it (or
+    its key) and binds `dict`, and finds what the whole file does."""
+    for placed in _placements(text):
+        _found(placed)
+
+
+def test_a_spread_name_does_not_make_the_whole_file_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed: list[str] = []
+    monkeypatch.setattr(dangerous, "_parse", lambda source: parsed.append(source) or ast.parse(source))
+    assert _found(_placements(_SPREADS[0])[1]) == [(3 + 2 * _PADDING.count("\n"), "python-subprocess-shell")]
+    assert _found(_placements(_SPREADS[1])[1]) == []
+    assert len(parsed) == 4  # `_both`'s own: whether it parses, and the whole file's findings
+    _found(_placements(_SPREADS[-1])[1])
+    assert len(parsed) == 7  # an inspecting builtin as well: parsed whole
+
+
 def test_more_names_than_the_selection_looks_for_are_parsed_whole() -> None:
     many = pyselect._MOST_NAMES
     names = [f"a{i}" for i in range(many)]

@@ -32,6 +32,7 @@ from bot.engine.content.limits import capped
 from bot.engine.content.prefilter import Prefilter
 from bot.engine.content.pyconstructs import (
     LEADING_CALLS,
+    SPREAD,
     Found,
     PyConstruct,
     Resolver,
@@ -294,15 +295,26 @@ def _selected(file: AddedFile, head: str, elsewhere: Callable[[str], bool]) -> l
     parses, these are exactly its findings. Where it does not (a syntax error elsewhere, or syntax
     newer than this Python's), the statements that can hold a construct did parse, so their syntax
     tree says more than judging each added line alone would. A builtin that only inspects what it
-    is given (`print(eval)`) hands it on where the module binds that name itself, and a subprocess
-    call spreading a name (`**options`) is judged by the mappings its scope assigns that name, which
-    the selection does not follow: such a file is parsed whole."""
+    is given (`print(eval)`) hands it on where the module binds that name itself, which the
+    selection does not follow: such a file is parsed whole. A subprocess call spreading a name
+    (`**options`) is judged by the mappings its scope assigns that name (a dict display, or a call
+    of what `dict` is): every statement that assigns it, or the key, names it, and every one that
+    binds `dict` names that, so the selection made again with those words keeps them all, in order,
+    and judges the call as the whole file does."""
     found = selected(head)
     if found is None or found.tree is None:
         return None
     inspected: set[str] = set()
     violations = list(_whole_file(file, found.tree, elsewhere, found.resolver, inspected))
-    return None if inspected else violations
+    spread = frozenset(entry.removeprefix(SPREAD) for entry in inspected if entry.startswith(SPREAD))
+    if not spread or len(spread) < len(inspected):
+        return None if inspected else violations
+    found = selected(head, also=spread | {"dict"})
+    if found is None or found.tree is None:
+        return None
+    inspected.clear()
+    violations = list(_whole_file(file, found.tree, elsewhere, found.resolver, inspected))
+    return None if inspected - {SPREAD + name for name in spread} else violations
 
 
 def _encoding(file: AddedFile) -> Iterator[Violation]:

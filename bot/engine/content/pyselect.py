@@ -395,11 +395,11 @@ class Selected:
     resolver: Resolver | None = None
 
 
-def selected(text: str) -> Selected | None:
+def selected(text: str, also: frozenset[str] = frozenset()) -> Selected | None:
     """`text` with every statement that cannot hold or change a dangerous call blanked (see above);
     None when unsure. The names its imports and assignments make lead somewhere are learnt from the
     syntax tree of the selection, and the selection made again with them until it learns nothing
-    new."""
+    new. A statement naming one of `also` is kept too (a word more only keeps more)."""
     code = _code(text)
     if code is None:
         return None
@@ -411,7 +411,7 @@ def selected(text: str) -> Selected | None:
         empty = ast.Module(body=[], type_ignores=[])
         return Selected("\n" * text.count("\n"), empty, resolver_of(empty))
     modules = modules_named(present)
-    words = _ALWAYS.union(*(_GATED[m] for m in modules))
+    words = _ALWAYS.union(also, *(_GATED[m] for m in modules))
     bare = _BARE | _imported_names(code, words)
     for _ in range(_ROUNDS):
         source = _source(text, code, data, words, bare)
