@@ -275,6 +275,7 @@ class _Selection:
         self.words = words  # offsets of the words that make a statement matter, ascending
         self.calls = calls  # offsets of the calls that matter in module-level code (`_CALLED`)
         self.imports = imports  # offsets of `import`, ascending
+        self.hits = sorted(words + calls + imports)  # where a statement may matter
         self.imported = imported  # the names that make an import matter
         self.enter_blocks = enter_blocks
         self.spans: list[tuple[int, int, str | None]] = []  # (start, end, None) kept; (start, 0, indent) pass
@@ -331,23 +332,36 @@ class _Selection:
         line, then each clause (`else:`, `except ...:`) and, after decorators, the definition."""
         statements: list[list[int]] = []
         after_decorator = False
+        code = self.code
         for at, first in self.logical_lines(start, end, _line_at(indent)):
-            if statements and (after_decorator or _CLAUSE.match(self.code, first)):
+            opening = code[first]
+            if statements and (after_decorator or (opening in "ef" and _CLAUSE.match(code, first))):
                 statements[-1].append(at)
             else:
                 statements.append([at])
-            after_decorator = self.code[first] == "@"
+            after_decorator = opening == "@"
         return statements
 
     def block(self, start: int, end: int, indent: str, *, module: bool) -> None:
         """Select among the statements of the block [start, end), at `indent` (`module`: in
         module-level code, outside any definition)."""
+        hits = self.hits
+        hit = bisect_left(hits, start)  # the first hit not before the statement read
+        if hit == len(hits) or hits[hit] >= end:  # no statement matters: one `pass`
+            if indent:
+                self.spans.append((start, 0, indent))
+            return
         statements = self.statements(start, end, indent)
         passed = False  # the statement before became `pass`, which stands for this one too
         for index, parts in enumerate(statements):
             stop = statements[index + 1][0] if index + 1 < len(statements) else end
-            matters = self.matters(parts[0], stop, indent, module=module)
-            if not matters and not self.imports_that_matter(parts[0], stop, indent):
+            while hit < len(hits) and hits[hit] < parts[0]:
+                hit += 1
+            held = hit < len(hits) and hits[hit] < stop  # a word, call or import: it may matter
+            if not held or (
+                not self.matters(parts[0], stop, indent, module=module)
+                and not self.imports_that_matter(parts[0], stop, indent)
+            ):
                 if indent and not passed:
                     self.spans.append((parts[0], 0, indent))
                 passed = True
