@@ -231,6 +231,7 @@ _AS = lazy(r"(\w+)[ \t]+as[ \t]+(\w+)")
 _LEADING_PARTS = frozenset(part for name in LEADS_TO for part in name.split("."))
 # The modules named like a common variable (`code`, `types`), bare only where imported as such.
 _IMPORTED_BARE = frozenset(_GATED) - _BARE
+_IMPORTED_BARE_NAME = lazy(rf"\b(?:{'|'.join(sorted(_IMPORTED_BARE))})\b")
 # What else an import can bind that changes a finding (see above).
 _IMPORTS_MATTER = frozenset(WORDS) | IMPORT_DECIDES
 
@@ -457,7 +458,7 @@ def _imported_names(code: str, words: frozenset[str]) -> frozenset[str]:
     names: set[str] = set()
     for clause in _IMPORTED().findall(code):
         names.update(alias for name, alias in _AS().findall(clause) if name in _LEADING_PARTS)
-        names.update(_IMPORTED_BARE.intersection(_WORD().findall(clause)))
+        names.update(_IMPORTED_BARE_NAME().findall(clause))
     names -= words
     return frozenset(names) if len(names) <= _MOST_NAMES else frozenset()
 
