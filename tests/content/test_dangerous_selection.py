@@ -161,6 +161,17 @@ def _calls_named(tree: ast.AST, words: set[str]) -> list[str]:
     ]
 
 
+def _calls_outside_definitions(tree: ast.AST, word: str) -> list[str]:
+    """The calls to `word` (`_calls_named`) outside every definition, its header and decorators too."""
+    inside = {
+        call
+        for definition in ast.walk(tree)
+        if isinstance(definition, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        for call in _calls_named(definition, {word})
+    }
+    return [call for call in _calls_named(tree, {word}) if call not in inside]
+
+
 def _names(tree: ast.AST) -> set[str]:
     out: set[str] = set()
     for node in ast.walk(tree):
@@ -224,7 +235,9 @@ def test_the_selection_keeps_every_call_it_answers_for(monkeypatch: pytest.Monke
         tree = ast.parse(source)
         names = _names(whole)
         words = set(pyselect._ALWAYS).union(*(pyselect._GATED[m] for m in names & set(pyselect._GATED)))
-        wanted = _calls_named(whole, words)
+        # A call of getattr is kept for what its arguments name, or in module-level code.
+        wanted = _calls_named(whole, words - {pyselect._CALLED})
+        wanted += _calls_outside_definitions(whole, pyselect._CALLED)
         kept = set(_calls_named(tree, words))
         assert [c for c in wanted if c not in kept] == [], path
         imported, imported_whole = _imports(tree), _imports(whole)
@@ -242,6 +255,77 @@ def test_the_selection_keeps_every_call_it_answers_for(monkeypatch: pytest.Monke
     # A file that reaches a module or builtin around its name (getattr, sys.modules["x"], builtins,
     # an importer given a string, a module named bare) is declined: the tree follows those.
     assert checked > 3_500 and declined < 400
+
+
+@pytest.mark.parametrize("every_block", [False, True])
+@pytest.mark.parametrize(
+    ("binding", "bound"),
+    [
+        # In module-level code a call of getattr can stand in a binding's target, which binds the
+        # name getattr for the module (`_module_bindings`): getattr(os, ...) is then not the builtin.
+        ("d[getattr(k, 'x')] = v", True),
+        ("if k:\n    d[getattr(k, 'x')] = v", True),
+        ("while k:\n    for d[getattr(k, 'x')] in v:\n        pass", True),
+        ("with f as d[getattr (k, 'x')]:\n    pass", True),
+        ("d[getattr\\\n    (k, 'x')] += 1", True),
+        ("def getattr(o, n):\n    return n", True),
+        ("async def getattr(o, n):\n    return n", True),
+        ("class getattr:\n    pass", True),
+        ("global getattr\ngetattr: int = 1", True),
+        # In a definition it binds nothing for the module, nor does a definition's header.
+        ("def f():\n    d[getattr(k, 'x')] = v", False),
+        ("class C:\n    d[getattr(k, 'x')] = v", False),
+        ("@getattr(k, 'x')\ndef f(a=getattr(k, 'y')):\n    pass", False),
+        ("if k:\n    def f():\n        d[getattr(k, 'x')] = v", False),
+    ],
+)
+def test_a_call_of_getattr_in_module_level_code_is_kept_as_it_may_bind_getattr(
+    binding: str, bound: bool, every_block: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if every_block:
+        monkeypatch.setattr(pyselect, "_WHOLE_BELOW", 0)
+    text = f"import os\n{binding}\ndef g(c):\n    getattr(os, 'system')(c)\n"
+    call = text.count("\n")
+    for placed in _placements(text):
+        assert _lines_of(placed, _found(placed)) == _lines_of(
+            text, [] if bound else [(call, "python-os-system")]
+        )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import os\ndef f(c):\n    o = os\n    x = getattr(obj, 'y')\n    getattr(o, 'system')(c)\n",
+        "import os\ndef f(c):\n    g = getattr\n    g(os, 'system')(c)\n",
+        "import builtins\ndef f(c):\n    b = builtins\n    b.getattr(b, 'eval')(c)\n",
+        "def f(c):\n    getattr(getattr(__builtins__, 'x'), 'y')(c)\n    getattr(eval, '__call__')(c)\n",
+        "import sys\ndef f(c):\n    getattr(sys.modules['os'], 'system')(c)\n",
+        "import os as o\ndef f(c, s):\n    return getattr(vars(o)['sys'], s)\n",
+        "def f(c):\n    return map(getattr, [eval], ['__call__'])\n",
+        "import os\nclass C:\n    run = getattr(os, 'system')\n    x = getattr(C, 'y')\n",
+        "def f(c):\n    return f'{getattr(__import__(c), \"system\")}'\n",
+    ],
+)
+def test_a_call_of_getattr_in_a_definition_is_kept_for_what_its_arguments_name(text: str) -> None:
+    """Called in a definition, getattr reaches a dangerous call only through what its arguments
+    name, which keeps the statement: the findings are the whole file's."""
+    for placed in _placements(text):
+        _found(placed)
+    assert _selected(_placements(text)[1]) is not None
+
+
+def test_a_call_of_getattr_naming_nothing_that_leads_anywhere_is_not_kept(enter_every_block: None) -> None:
+    text = (
+        "import os\n"  # 1
+        "def f(obj, name):\n"  # 2
+        "    value = getattr(obj, name, None)\n"  # 3
+        "    return getattr(value, 'x')\n"  # 4
+        "def g(cmd):\n"  # 5
+        "    return os.system(cmd)\n"  # 6
+        "h = getattr(os, 'x')\n"  # 7: module-level code
+    )
+    assert _kept(text) == [1, 5, 6, 7]
+    assert _found(text) == [(6, "python-os-system")]
 
 
 # --- what the selection keeps -------------------------------------------------------------------
@@ -780,6 +864,110 @@ def test_the_selection_follows_names_exactly_as_far_as_the_whole_file_does(text:
     for placed in _placements(text):
         _found(placed)
     assert _selected(_placements(text)[1]) is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("import os as _os\n_os.system(c)\n", [(2, "python-os-system")], id="module-as"),
+        pytest.param(
+            "from subprocess import Popen as P\nP(c, shell=True)\n",
+            [(2, "python-subprocess-shell")],
+            id="call-as",
+        ),
+        pytest.param(
+            "import sys, types\ntypes.FunctionType(code, {})\n",
+            [(2, "python-code-object")],
+            id="common-name",
+        ),
+        pytest.param(
+            "from pickle import (\n    loads as lp,\n    dumps,\n    )\nlp(data)\n",
+            [(5, "python-pickle")],
+            id="bracketed",
+        ),
+    ],
+)
+def test_a_name_an_import_binds_is_known_before_the_first_parse(
+    text: str, expected: list[tuple[int, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The names imports bind under another name, or a module named like a common variable, are
+    read off the code before the first parse: one round learns nothing new."""
+    monkeypatch.setattr(pyselect, "_ROUNDS", 1)
+    for placed in _placements(text):
+        assert _selected(placed) is not None
+        assert _lines_of(placed, _found(placed)) == _lines_of(text, expected)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Read off the code as imports, yet binding nothing that leads anywhere (or something else).
+        "with run as r:\n    r(c)\nimport os\nos.system(c)\n",
+        "from x import path as p\np(c)\nimport os as o\no = print\no(c)\n",
+        "import types\ntypes = {}\ntypes.get(c)\n",
+        "import os as S\nx = 'eval'\nS.system(c)\n",  # `S` also stands for every string in the code
+        "s = 'import os as o'\no.system(c)\neval(x)\n",  # in a string: no import at all
+    ],
+)
+def test_names_read_off_imports_only_keep_more_statements(text: str) -> None:
+    """A name taken for an import's (rightly or not) keeps what names it: the findings are the
+    whole file's, whatever it turns out to stand for."""
+    for placed in _placements(text):
+        _found(placed)
+        assert _selected(placed) is not None
+
+
+def test_more_names_read_off_imports_than_the_selection_looks_for_are_not_taken() -> None:
+    many = pyselect._MOST_NAMES + 1
+    imports = "".join(f"from os import system as r{i}\n" for i in range(many))
+    assert pyselect._imported_names(f"\n{imports}", frozenset()) == frozenset()
+    assert pyselect._imported_names("\nimport os as o\n", frozenset()) == {"o"}
+    text = imports + f"r{many - 1}(c)\n" + _PADDING
+    assert _selected(text) is None  # the rounds learn them all, one too many
+    assert len(_found(text)) == 101  # (a finding per export, capped, then the count)
+
+
+_SPREADS = [
+    "import subprocess\nkw = {'shell': True}\nsubprocess.run(cmd, **kw)\n",
+    "import subprocess\nkw = {'shell': False}\nsubprocess.run(cmd, **kw)\n",
+    "import subprocess\nopts = dict(shell=1)\nsubprocess.Popen(cmd, **opts)\n",
+    "import subprocess\ndef f(cmd):\n    kw = {}\n    if x:\n        kw['shell'] = True\n    return subprocess.run(cmd, **kw)\n",
+    "import subprocess\ndef f(cmd, flag):\n    a, o = 1, {'check': True, 'shell': flag}\n    subprocess.check_output(cmd, **o)\n",
+    "import subprocess as sp\nkw: dict = dict(text=True, shell=True)\nsp.call(cmd, **kw)\n",
+    "import subprocess\nif posix:\n    kw = {'shell': False}\nelse:\n    kw = {'shell': True}\nsubprocess.run(cmd, **kw)\n",
+    "import subprocess\nclass T:\n    kw = {'shell': True}\n    subprocess.run(cmd, **kw)\n",
+    "import subprocess\nkw = {'shell': True}\ndef f(cmd, **kw):\n    subprocess.run(cmd, **kw)\n",
+    "import subprocess\nkw = {'shell': True}\nrun = lambda cmd, kw: subprocess.run(cmd, **kw)\n",
+    "import subprocess\nkw = {'shell': True}\nsubprocess.run(cmd, **kw, **other)\n",
+    # What `dict` is decides whether a call of it is a mapping: bound or imported by the module.
+    "import subprocess\ndict = lambda **k: {}\nkw = dict(shell=True)\nsubprocess.run(cmd, **kw)\n",
+    "import subprocess\nfrom safe import dict\nkw = dict(shell=True)\nsubprocess.run(cmd, **kw)\n",
+    "import subprocess\nd[dict(x)] = 1\nkw = dict(shell=True)\nsubprocess.run(cmd, **kw)\n",
+    "import subprocess\ndef dict(**k):\n    return k\nkw = dict(shell=True)\nsubprocess.run(cmd, **kw)\n",
+    # Where a statement naming the name does not parse (the file does not), each statement alone.
+    "import subprocess\nkw = {'shell': True}\nsubprocess.run(cmd, **kw)\nprint kw\n",
+    # A spread and an inspecting builtin: parsed whole.
+    "import subprocess\nkw = {'shell': True}\nsubprocess.run(cmd, **kw)\nprint(eval)\n",
+]
+
+
+@pytest.mark.parametrize("text", _SPREADS)
+def test_a_spread_name_is_judged_on_the_selection_with_what_assigns_it(text: str) -> None:
+    """A subprocess call spreading a name is judged by the mappings its scope assigns the name:
+    the selection made again with that name and `dict` keeps every statement that assigns it (or
+    its key) and binds `dict`, and finds what the whole file does."""
+    for placed in _placements(text):
+        _found(placed)
+
+
+def test_a_spread_name_does_not_make_the_whole_file_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed: list[str] = []
+    monkeypatch.setattr(dangerous, "_parse", lambda source: parsed.append(source) or ast.parse(source))
+    assert _found(_placements(_SPREADS[0])[1]) == [(3 + 2 * _PADDING.count("\n"), "python-subprocess-shell")]
+    assert _found(_placements(_SPREADS[1])[1]) == []
+    assert len(parsed) == 4  # `_both`'s own: whether it parses, and the whole file's findings
+    _found(_placements(_SPREADS[-1])[1])
+    assert len(parsed) == 7  # an inspecting builtin as well: parsed whole
 
 
 def test_more_names_than_the_selection_looks_for_are_parsed_whole() -> None:

@@ -100,3 +100,29 @@ def test_a_file_without_the_words_is_not_read(source: str) -> None:
 def test_identifiers_are_read_nfkc_normalized() -> None:
     assert pywords.may_hold(pywords.words_in("ｅｖａｌ(x)\n"))
     assert not pywords.may_hold(pywords.words_in("ｅｖａｌｕａｔｅ(x)\n"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x = 1\nｅｖａｌ(x)\n",  # fullwidth, on a line of its own
+        "s = '…'\nimport os\nos.ｓｙｓｔｅｍ(c)\n",  # NFKC changes another line too
+        "evale\u0301 = 1\n",  # a composed é, after which `eval` ends a word
+        "x\n\u0301eval(y)\n",  # a combining mark after a line break: nothing to compose with
+        "ﬁle = 1\n𝐞𝐯𝐚𝐥(x)\r\n",  # a ligature, math bold, a carriage return
+        "é = 1\neval(x)\n",  # not ASCII but normalized
+    ],
+)
+def test_the_words_normalizing_adds_are_those_of_the_whole_text_normalized(text: str) -> None:
+    """Only the lines that are not ASCII are normalized, each alone (NFKC leaves a line break, and
+    nothing composes with it): the words are those of the whole text normalized, and of the text."""
+    whole = set(pywords._patterns().present(pywords.nfkc(text)))
+    assert pywords.normalized_words(text) | pywords.words_of(text.encode()) == whole | pywords.words_of(
+        text.encode()
+    )
+    assert pywords.words_in(text) == whole | pywords.words_of(text.encode())
+
+
+def test_a_normalized_text_adds_no_words() -> None:
+    assert pywords.normalized_words("é = 1\neval(x)\n") == set()
+    assert pywords.normalized_words("é = 1\nｅｖａｌ(x)\n") == {pywords.WORDS.index("eval")}

@@ -32,6 +32,7 @@ from bot.engine.content.limits import capped
 from bot.engine.content.prefilter import Prefilter
 from bot.engine.content.pyconstructs import (
     LEADING_CALLS,
+    SPREAD,
     Found,
     PyConstruct,
     Resolver,
@@ -43,7 +44,7 @@ from bot.engine.content.pyfixed import fixed_loop_names
 from bot.engine.content.pyselect import parse_module as _parse
 from bot.engine.content.pyselect import selected
 from bot.engine.content.pystatements import calls_alone, in_class_bodies, parsed_alone, statements
-from bot.engine.content.pywords import PATTERNS, may_hold, words_in
+from bot.engine.content.pywords import PATTERNS, may_hold, normalized_words, words_in
 from bot.engine.diff import FileStatus
 from bot.engine.findings import RuleId, Violation
 from bot.engine.lazyre import lazy
@@ -119,9 +120,9 @@ def worth_parsing(file: AddedFile, prefilter: Prefilter | None = None) -> bool:
     trigger = prefilter or _own_prefilter()
     present: set[int] = set()
     for fragment in file.fragments:
-        present.update(trigger.present(fragment, TRIGGER))
+        present.update(trigger.present(fragment, TRIGGER))  # `words_of` the fragment's bytes
         if not fragment.data.isascii():
-            present.update(words_in(fragment.text))
+            present.update(normalized_words(fragment.text))
     return may_hold(present)
 
 
@@ -294,15 +295,26 @@ def _selected(file: AddedFile, head: str, elsewhere: Callable[[str], bool]) -> l
     parses, these are exactly its findings. Where it does not (a syntax error elsewhere, or syntax
     newer than this Python's), the statements that can hold a construct did parse, so their syntax
     tree says more than judging each added line alone would. A builtin that only inspects what it
-    is given (`print(eval)`) hands it on where the module binds that name itself, and a subprocess
-    call spreading a name (`**options`) is judged by the mappings its scope assigns that name, which
-    the selection does not follow: such a file is parsed whole."""
+    is given (`print(eval)`) hands it on where the module binds that name itself, which the
+    selection does not follow: such a file is parsed whole. A subprocess call spreading a name
+    (`**options`) is judged by the mappings its scope assigns that name (a dict display, or a call
+    of what `dict` is): every statement that assigns it, or the key, names it, and every one that
+    binds `dict` names that, so the selection made again with those words keeps them all, in order,
+    and judges the call as the whole file does."""
     found = selected(head)
     if found is None or found.tree is None:
         return None
     inspected: set[str] = set()
     violations = list(_whole_file(file, found.tree, elsewhere, found.resolver, inspected))
-    return None if inspected else violations
+    spread = frozenset(entry.removeprefix(SPREAD) for entry in inspected if entry.startswith(SPREAD))
+    if not spread or len(spread) < len(inspected):
+        return None if inspected else violations
+    found = selected(head, also=spread | {"dict"})
+    if found is None or found.tree is None:
+        return None
+    inspected.clear()
+    violations = list(_whole_file(file, found.tree, elsewhere, found.resolver, inspected))
+    return None if inspected - {SPREAD + name for name in spread} else violations
 
 
 def _encoding(file: AddedFile) -> Iterator[Violation]:

@@ -533,6 +533,10 @@ def argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
     return None
 
 
+# How `python_constructs` notes a name a subprocess call spreads, in what it cannot answer for.
+SPREAD = "**"
+
+
 def _spread(call: ast.Call, keyword: str, resolver: Resolver) -> ast.expr | None:
     """The value a `**` argument of the call gives `keyword`, when the source spells it: a dict
     display's (`**{"shell": True}`, the last such key) or `dict(shell=True)`'s, also through a name
@@ -739,7 +743,7 @@ def python_constructs(
     module that may lack some of its statements cannot answer for: a builtin of _INSPECTORS called
     with a dangerous function to hand on (were the module to bind that name itself, `def print(f)`,
     the call would hand it on), and a subprocess call spreading a name (`**options`), which the
-    assignments of its scope fill."""
+    assignments of its scope fill (as SPREAD and the name: `**options`)."""
     resolver = Resolver(tree, whole=whole) if resolver is None else resolver
     # A constant, and a name that is not handed on as one that can stand for a function, can find
     # nothing and have no children: they are never walked (most of a tree's nodes).
@@ -765,8 +769,8 @@ def python_constructs(
                 construct = None
             if name is not None and construct is not None:
                 found.append(_found(construct, name, call))
-            elif inspected is not None and name in _SUBPROCESS_SHELL_ARG and _spreads_a_name(call):
-                inspected.add(f"{name}(**)")
+            elif inspected is not None and name in _SUBPROCESS_SHELL_ARG:
+                inspected.update(SPREAD + spread for spread in _spread_names(call))
             passed = name not in _INSPECTORS
             if not passed and inspected is not None and _hands_on_any(call, resolver):
                 inspected.add(name or "")
@@ -799,8 +803,9 @@ def python_constructs(
     return sorted(found, key=lambda f: (f.line, f.end_line, f.construct.value))
 
 
-def _spreads_a_name(call: ast.Call) -> bool:
-    return any(kw.arg is None and isinstance(kw.value, ast.Name) for kw in call.keywords)
+def _spread_names(call: ast.Call) -> list[str]:
+    """The names the call spreads (`**options`)."""
+    return [kw.value.id for kw in call.keywords if kw.arg is None and isinstance(kw.value, ast.Name)]
 
 
 def _hands_on_any(call: ast.Call, resolver: Resolver) -> bool:
@@ -845,12 +850,12 @@ def _exports(tree: ast.Module, resolver: Resolver, lines: Sequence[int] | None) 
     ]
     if not bound:
         return []
+    nodes = [node for node in ast.walk(tree) if isinstance(node, ast.Name | ast.Attribute)]
+    read_from = {id(node.value) for node in nodes if isinstance(node, ast.Attribute)}
     used = {
         node.id
-        for parent in ast.walk(tree)
-        if not isinstance(parent, ast.Attribute)
-        for node in ast.iter_child_nodes(parent)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+        for node in nodes
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in read_from
     }
     return [
         replace(_found(_HANDED_ON[target], target, statement, handed_on=True), exported=name)

@@ -13,7 +13,11 @@ A call or an assignment that leads somewhere names, in its code, a word of a cal
 leads somewhere (`eval`, `getattr`; `system` when `os`, `posix` or `nt` is named, `modules` when
 `sys` is: the attribute after a module), or a name that stands for a module or such a call used
 other than by an attribute (`o = os`, `run(cmd)`, `m["os"]`; an attribute of it reaches somewhere
-only through one of those words). So a statement matters when its code names one of those. An
+only through one of those words). So a statement matters when its code names one of those; but a
+call of `getattr` reaches somewhere only through what its arguments name (`getattr(os, "system")`:
+`os`), which makes its statement matter anyway, so the call alone makes one matter only in
+module-level code outside a definition, where it can stand in a binding's target and bind the name
+`getattr` for the module (`d[getattr(k)] = v`). An
 import binds names to what it spells: one that names none of those words (an attribute's included:
 `import os.path` binds `os`), no word of WORDS and no name of IMPORT_DECIDES (a builtin or loader
 whose verdict goes by its name: `from log import print`, `from x import SafeLoader as L`) binds
@@ -193,8 +197,20 @@ _BARE = frozenset(_GATED).intersection(REACHED_MODULES | {"__builtins__"})
 
 
 def _words_pattern(words: frozenset[str]) -> Any:
-    """What makes a statement matter wherever it stands: one of `words` (RE2)."""
-    return compile_named(rf"\b(?:{'|'.join(sorted(words))})\b")
+    """What makes a statement matter wherever it stands: one of `words` (RE2); the definition of
+    `_CALLED`, when it is one of them, from its `def` or `class`."""
+    defined = rf"|\b(?:def|class)[ \t]+{_CALLED}\b" if _CALLED in words else ""
+    return compile_named(rf"\b(?:{'|'.join(sorted(words))})\b{defined}")
+
+
+# `getattr` called leads somewhere only through what its arguments name (`getattr(os, "system")`:
+# `os`), which makes its statement matter by itself; the call alone matters only in module-level
+# code outside a definition, where it can stand in a binding's target (`d[getattr(k)] = v` binds
+# `getattr` for the module, as `_module_bindings` reads targets). Not called (`g = getattr`,
+# `def getattr`, `global getattr`), it matters wherever it stands.
+_CALLED = "getattr"
+_CALL_AFTER = re.compile(rb"[ \t]*\(")
+_DEFINITION = re.compile(r"@|(?:async[ \t]+)?def\b|class\b")
 
 
 def _bare_pattern(names: frozenset[str]) -> Any:
@@ -206,6 +222,16 @@ def _bare_pattern(names: frozenset[str]) -> Any:
 # `import`, as a literal first (a search ten times faster than after `\b`): a name ending in it
 # (`reimport`) only has its statement looked at.
 _IMPORT = lazy(rb"import(?!\w)")
+# What follows an `import` up to the end of its line or its closing bracket, and in it a name
+# imported under another (`os as _os`), read off the code before anything is parsed.
+_IMPORTED = lazy(r"import(?!\w)[ \t]*(?:\([^)]*+\)|[^\n;]*+)")
+_AS = lazy(r"(\w+)[ \t]+as[ \t]+(\w+)")
+# The words of the names that lead somewhere (`os`, `system`, `Popen`): imported under another
+# name, one makes that name lead somewhere too.
+_LEADING_PARTS = frozenset(part for name in LEADS_TO for part in name.split("."))
+# The modules named like a common variable (`code`, `types`), bare only where imported as such.
+_IMPORTED_BARE = frozenset(_GATED) - _BARE
+_IMPORTED_BARE_NAME = lazy(rf"\b(?:{'|'.join(sorted(_IMPORTED_BARE))})\b")
 # What else an import can bind that changes a finding (see above).
 _IMPORTS_MATTER = frozenset(WORDS) | IMPORT_DECIDES
 
@@ -240,6 +266,7 @@ class _Selection:
         data: bytes,
         words: list[int],
         *,
+        calls: list[int],
         imports: list[int],
         imported: frozenset[str],
         enter_blocks: bool,
@@ -247,13 +274,23 @@ class _Selection:
         self.code = code
         self.brackets = data.translate(_BRACKETS)
         self.words = words  # offsets of the words that make a statement matter, ascending
+        self.calls = calls  # offsets of the calls that matter in module-level code (`_CALLED`)
         self.imports = imports  # offsets of `import`, ascending
+        self.hits = sorted(words + calls + imports)  # where a statement may matter
         self.imported = imported  # the names that make an import matter
         self.enter_blocks = enter_blocks
         self.spans: list[tuple[int, int, str | None]] = []  # (start, end, None) kept; (start, 0, indent) pass
 
-    def matters(self, start: int, end: int) -> bool:
-        return _within(self.words, start, end)
+    def matters(self, start: int, end: int, indent: str, *, module: bool) -> bool:
+        """Whether the statement [start, end) at `indent` names a word, or (`module`: it stands in
+        module-level code) is no definition and holds a call of `_CALLED`."""
+        if _within(self.words, start, end):
+            return True
+        return module and _within(self.calls, start, end) and not self.defines(start, indent)
+
+    def defines(self, start: int, indent: str) -> bool:
+        """Whether the statement or part at `start` is a definition (or its decorator)."""
+        return _DEFINITION.match(self.code, start + len(indent)) is not None
 
     def imports_that_matter(self, start: int, end: int, indent: str) -> bool:
         """Whether [start, end), which names none of the words, holds an import naming one of the
@@ -296,21 +333,36 @@ class _Selection:
         line, then each clause (`else:`, `except ...:`) and, after decorators, the definition."""
         statements: list[list[int]] = []
         after_decorator = False
+        code = self.code
         for at, first in self.logical_lines(start, end, _line_at(indent)):
-            if statements and (after_decorator or _CLAUSE.match(self.code, first)):
+            opening = code[first]
+            if statements and (after_decorator or (opening in "ef" and _CLAUSE.match(code, first))):
                 statements[-1].append(at)
             else:
                 statements.append([at])
-            after_decorator = self.code[first] == "@"
+            after_decorator = opening == "@"
         return statements
 
-    def block(self, start: int, end: int, indent: str) -> None:
-        """Select among the statements of the block [start, end), at `indent`."""
+    def block(self, start: int, end: int, indent: str, *, module: bool) -> None:
+        """Select among the statements of the block [start, end), at `indent` (`module`: in
+        module-level code, outside any definition)."""
+        hits = self.hits
+        hit = bisect_left(hits, start)  # the first hit not before the statement read
+        if hit == len(hits) or hits[hit] >= end:  # no statement matters: one `pass`
+            if indent:
+                self.spans.append((start, 0, indent))
+            return
         statements = self.statements(start, end, indent)
         passed = False  # the statement before became `pass`, which stands for this one too
         for index, parts in enumerate(statements):
             stop = statements[index + 1][0] if index + 1 < len(statements) else end
-            if not self.matters(parts[0], stop) and not self.imports_that_matter(parts[0], stop, indent):
+            while hit < len(hits) and hits[hit] < parts[0]:
+                hit += 1
+            held = hit < len(hits) and hits[hit] < stop  # a word, call or import: it may matter
+            if not held or (
+                not self.matters(parts[0], stop, indent, module=module)
+                and not self.imports_that_matter(parts[0], stop, indent)
+            ):
                 if indent and not passed:
                     self.spans.append((parts[0], 0, indent))
                 passed = True
@@ -320,16 +372,17 @@ class _Selection:
                 self.spans.append((parts[0], stop, None))
                 continue
             for part, part_stop in zip(parts, [*parts[1:], stop], strict=True):
-                self.part(part, part_stop, indent)
+                self.part(part, part_stop, indent, module=module)
 
-    def part(self, start: int, end: int, indent: str) -> None:
+    def part(self, start: int, end: int, indent: str, *, module: bool) -> None:
         """A header with its body (selected in turn), or a line without one (kept whole)."""
         body = self.body(start, end, indent)
         if body is None:
             self.spans.append((start, end, None))
             return
         self.spans.append((start, body[0], None))
-        self.block(body[0], end, self.code[body[0] : body[1]])
+        inner = module and not self.defines(start, indent)
+        self.block(body[0], end, self.code[body[0] : body[1]], module=inner)
 
 
 # A file whose names lead to one another in a long chain (`a = eval`, `b = a`, ...) learns one link
@@ -357,11 +410,11 @@ class Selected:
     resolver: Resolver | None = None
 
 
-def selected(text: str) -> Selected | None:
+def selected(text: str, also: frozenset[str] = frozenset()) -> Selected | None:
     """`text` with every statement that cannot hold or change a dangerous call blanked (see above);
     None when unsure. The names its imports and assignments make lead somewhere are learnt from the
     syntax tree of the selection, and the selection made again with them until it learns nothing
-    new."""
+    new. A statement naming one of `also` is kept too (a word more only keeps more)."""
     code = _code(text)
     if code is None:
         return None
@@ -373,8 +426,8 @@ def selected(text: str) -> Selected | None:
         empty = ast.Module(body=[], type_ignores=[])
         return Selected("\n" * text.count("\n"), empty, resolver_of(empty))
     modules = modules_named(present)
-    words = _ALWAYS.union(*(_GATED[m] for m in modules))
-    bare = _BARE
+    words = _ALWAYS.union(also, *(_GATED[m] for m in modules))
+    bare = _BARE | _imported_names(code, words)
     for _ in range(_ROUNDS):
         source = _source(text, code, data, words, bare)
         tree = parse_module(source)
@@ -396,6 +449,20 @@ def selected(text: str) -> Selected | None:
     return None
 
 
+def _imported_names(code: str, words: frozenset[str]) -> frozenset[str]:
+    """The names the imports of `code` seem to bind to what leads somewhere, beyond `words` (`_os`
+    after `import os as _os`, `types` after `import types`), read off the code; none past
+    _MOST_NAMES. The rounds would learn them from the syntax tree, one round later: any name
+    given here only keeps more statements (whatever binds or uses it), and the rounds still stop
+    only once the selection's own tree teaches them nothing new."""
+    names: set[str] = set()
+    for clause in _IMPORTED().findall(code):
+        names.update(alias for name, alias in _AS().findall(clause) if name in _LEADING_PARTS)
+        names.update(_IMPORTED_BARE_NAME().findall(clause))
+    names -= words
+    return frozenset(names) if len(names) <= _MOST_NAMES else frozenset()
+
+
 def selected_source(text: str) -> str | None:
     """The text `selected` keeps, or None."""
     found = selected(text)
@@ -404,15 +471,22 @@ def selected_source(text: str) -> str | None:
 
 def _source(text: str, code: str, data: bytes, words: frozenset[str], bare: frozenset[str]) -> str:
     """`text` with the statements that name none of `words` (nor `bare` but by an attribute) blanked."""
-    words_at = sorted(
-        [m.start() for m in _words_pattern(words).finditer(data)]
-        + [m.start() for m in _bare_pattern(bare).finditer(data)]
-    )
+    words_at: list[int] = []
+    calls: list[int] = []  # `_CALLED` called (see there)
+    called = _CALLED.encode()
+    for at in [m.start() for m in _words_pattern(words).finditer(data)]:
+        if data.startswith(called, at) and _CALL_AFTER.match(data, at + len(called)):
+            calls.append(at)
+        else:
+            words_at.append(at)
+    words_at = sorted(words_at + [m.start() for m in _bare_pattern(bare).finditer(data)])
     imports = [m.start() for m in _IMPORT().finditer(data)]
     imported = words | bare | _IMPORTS_MATTER
     enter = "\t" not in code and "\f" not in code
-    selection = _Selection(code, data, words_at, imports=imports, imported=imported, enter_blocks=enter)
-    selection.block(1, len(code), "")
+    selection = _Selection(
+        code, data, words_at, calls=calls, imports=imports, imported=imported, enter_blocks=enter
+    )
+    selection.block(1, len(code), "", module=True)
     lines = text.split("\n")
     kept = [""] * len(lines)
     line = 0

@@ -53,10 +53,14 @@ def _patterns() -> PatternSet:
     return PatternSet(PATTERNS)
 
 
+# Each clause under the first of its words: a text names few words, and only their clauses can hold.
+_CLAUSES_OF = {word: [c for c in CLAUSES if min(c) == word] for word in {min(c) for c in CLAUSES}}
+
+
 def may_hold(present: Iterable[int]) -> bool:
     """Whether the words of WORDS at the indexes `present` satisfy a clause."""
     named = {WORDS[index] for index in present}
-    return any(clause <= named for clause in CLAUSES)
+    return any(clause <= named for word in named for clause in _CLAUSES_OF.get(word, ()))
 
 
 def words_in(text: str) -> set[int]:
@@ -64,8 +68,19 @@ def words_in(text: str) -> set[int]:
     data = text.encode("utf-8", "surrogatepass")
     present = words_of(data)
     if not data.isascii():
-        present.update(_patterns().present(nfkc(text)))
+        present.update(normalized_words(text))
     return present
+
+
+def normalized_words(text: str) -> set[int]:
+    """The indexes of WORDS that `text` names once NFKC-normalized, read only where normalizing can
+    change it: none in a normalized text, else its lines that are not ASCII (NFKC leaves a line
+    break, and nothing composes with one, so each line normalizes alone; a word spans none). With
+    `words_of` of the text, these are `words_in`."""
+    if unicodedata.is_normalized("NFKC", text):
+        return set()
+    changed = "\n".join(line for line in text.split("\n") if not line.isascii())
+    return set(_patterns().present(nfkc(changed)))
 
 
 def words_of(data: bytes) -> set[int]:
