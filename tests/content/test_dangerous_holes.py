@@ -93,6 +93,48 @@ def test_a_native_shell_handed_on_is_reported(source: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("source", "construct"),
+    [
+        (
+            "import ctypes\nlibc = ctypes.CDLL(None)\nlibc.system.argtypes = [ctypes.c_char_p]\n",
+            "python-os-system",
+        ),
+        ("from ctypes import cdll\ncdll.libc.popen.restype = c_void_p\n", "python-os-system"),
+        ("import ctypes\nprint(ctypes.CDLL(None).execv.__name__)\n", "python-native-code"),
+        ("import ctypes\nctypes.pythonapi.PyRun_SimpleString.argtypes = [c_char_p]\n", "python-run-code"),
+    ],
+)
+def test_a_native_shell_read_is_reported(source: str, construct: str) -> None:
+    """Reading a C function that runs a shell or a program (its `argtypes`) readies it for a call."""
+    assert _constructs(source) == {construct}, source
+
+
+@pytest.mark.parametrize(
+    ("source", "call"),
+    [
+        (
+            "import ctypes\nctypes.pythonapi.PyRun_SimpleString(source)\n",
+            "ctypes.pythonapi.PyRun_SimpleString",
+        ),
+        (
+            "from ctypes import pythonapi as api\napi.PyRun_String(s, 257, g, l)\n",
+            "ctypes.pythonapi.PyRun_String",
+        ),
+        (
+            "import ctypes\nctypes.PyDLL(None).PyRun_SimpleStringFlags(s, None)\n",
+            "ctypes.CDLL.PyRun_SimpleStringFlags",
+        ),
+        (
+            "import ctypes\nctypes.pythonapi.Py_CompileString(s, b'<x>', 257)\n",
+            "ctypes.pythonapi.Py_CompileString",
+        ),
+    ],
+)
+def test_python_run_through_its_c_api(source: str, call: str) -> None:
+    assert _found(source) == {("python-run-code", call)}, source
+
+
+@pytest.mark.parametrize(
     "source",
     [
         "from ctypes import cdll\nlib = cdll[name]\n",
@@ -117,6 +159,10 @@ def test_a_library_loaded_by_a_computed_name(source: str) -> None:
         "import ctypes\nself.cdll.libc.system(cmd)\n",
         "from ctypes import cdll\ncdll._handles.system(x)\ncdll[name] = lib\n",
         "import ctypes\nlib = ctypes.cdll['libm.so.6']\nlib[key](x)\n",
+        "import ctypes\nlibm = ctypes.CDLL('libm.so.6')\nlibm.cos.argtypes = [ctypes.c_double]\nx.y.z = 1\n",
+        "import ctypes\nlibc = ctypes.CDLL(None)\nlibc.system.__call__\n",
+        "import os\nprint(os.system.__name__)\n",
+        "import ctypes\nctypes.pythonapi.Py_IncRef(obj)\nctypes.pythonapi.PyLong_FromLong(1)\n",
     ],
 )
 def test_native_near_misses_stay_quiet(source: str) -> None:

@@ -97,6 +97,7 @@ _SAFE_LOADERS = frozenset({"SafeLoader", "CSafeLoader", "BaseLoader", "CBaseLoad
 # A native library, however it is loaded (`CDLL(path)`, `cdll.LoadLibrary(path)`, `cdll.libc`,
 # `cdll["libc.so.6"]`, a subclass of CDLL): its C functions are its attributes.
 LIBRARY = "ctypes.CDLL"
+_LIBRARIES = (LIBRARY, "ctypes.pythonapi")  # and the library of Python's own C API
 _LIBRARY_CLASSES = frozenset(f"ctypes.{c}" for c in ("CDLL", "PyDLL", "WinDLL", "OleDLL"))
 # What loads a library by the name of an attribute or a key (`cdll.libc`, `cdll[name]`).
 LOADERS = frozenset({*(f"ctypes.{c}" for c in ("cdll", "pydll", "windll", "oledll")), "ctypes.LibraryLoader"})
@@ -135,7 +136,25 @@ _SIMPLE = {
     # program or find a function by its name: os and subprocess without them.
     **{f"{LIBRARY}.{f}": PyConstruct.OS_SYSTEM for f in ("system", "_wsystem", "popen", "_popen", "_wpopen")},
     **dict.fromkeys(NATIVE_RUNS, PyConstruct.NATIVE),
+    # Python's C API, which ctypes reaches as `pythonapi` or any library of the process: code it runs.
+    **{
+        f"{library}.{f}": PyConstruct.RUN_CODE
+        for library in _LIBRARIES
+        for f in (
+            *(
+                f"PyRun_{s}"
+                for s in ("SimpleString", "String", "SimpleFile", "SimpleFileEx", "File", "FileEx")
+            ),
+            *(f"PyRun_{s}Flags" for s in ("SimpleString", "String", "SimpleFileEx", "File", "FileEx")),
+            *(f"Py_CompileString{s}" for s in ("", "Flags", "ExFlags", "Object")),
+            *("PyEval_EvalCode", "PyEval_EvalCodeEx"),
+        )
+    },
 }
+# The functions a library's attribute can be (its C functions of _SIMPLE), by their last word.
+_LIBRARY_FUNCTIONS = frozenset(
+    name.rsplit(".", 1)[-1] for name in _SIMPLE if name.rsplit(".", 1)[0] in _LIBRARIES
+)
 # Classes whose instances' methods are dangerous calls: an instance stands for its class
 # (`code.InteractiveConsole().push` is `code.InteractiveConsole.push`), and so does a subclass the
 # module defines (`class C(code.InteractiveConsole)`: `C().push`), a library class's too.
@@ -906,6 +925,10 @@ def python_constructs(
             loader = _loads_computed(node.value, node.slice, resolver)
             if loader is not None:
                 found.append(_found(PyConstruct.NATIVE, loader, node))
+        elif type(node) is ast.Attribute and node.attr != "__call__":  # `libc.system.argtypes = …`
+            function = _library_function(node.value, resolver)
+            if function is not None:
+                found.append(_found(_SIMPLE[function], function, node.value))
         kind = _KINDS[type(node)]
         if kind.passes is not _Passes.AS_IT_IS:
             carrier = None
@@ -934,6 +957,15 @@ def _loads_computed(loader: ast.expr, name: ast.expr, resolver: Resolver) -> str
     name)`) calls with a library's name computed at run time; None for a name fixed in the source."""
     resolved = None if _fixed_name(name) else resolver.name(loader)
     return f"{resolved}.LoadLibrary" if resolved in LOADERS else None
+
+
+def _library_function(node: ast.expr, resolver: Resolver) -> str | None:
+    """The C function of _SIMPLE that `node` reads from a library, when it does (`libc.system`): its
+    attributes read (`argtypes`, `restype`) ready it for a call however that is made."""
+    if type(node) is not ast.Attribute or node.attr not in _LIBRARY_FUNCTIONS:
+        return None
+    name = resolver.name(node)
+    return name if name in _SIMPLE and name.rsplit(".", 1)[0] in _LIBRARIES else None
 
 
 def _spreads_a_name(call: ast.Call) -> bool:
