@@ -140,6 +140,8 @@ def test_python_run_through_its_c_api(source: str, call: str) -> None:
         "from ctypes import cdll\nlib = cdll[name]\n",
         "import ctypes as c\nlib = getattr(c.cdll, name)\n",
         "from ctypes import windll\nwindll[name].f()\n",
+        "import ctypes\nlib = ctypes.LibraryLoader(ctypes.CDLL)[path]\n",
+        "from ctypes import *\nlib = cdll[name]\n",
     ],
 )
 def test_a_library_loaded_by_a_computed_name(source: str) -> None:
@@ -159,6 +161,7 @@ def test_a_library_loaded_by_a_computed_name(source: str) -> None:
         "import ctypes\nself.cdll.libc.system(cmd)\n",
         "from ctypes import cdll\ncdll._handles.system(x)\ncdll[name] = lib\n",
         "import ctypes\nlib = ctypes.cdll['libm.so.6']\nlib[key](x)\n",
+        "import ctypes\nrows = load()[index]\nctypes.cdll.libm.cos(rows[0])\n",
         "import ctypes\nlibm = ctypes.CDLL('libm.so.6')\nlibm.cos.argtypes = [ctypes.c_double]\nx.y.z = 1\n",
         "import ctypes\nlibc = ctypes.CDLL(None)\nlibc.system.__call__\n",
         "import os\nprint(os.system.__name__)\n",

@@ -102,6 +102,7 @@ _LIBRARY_CLASSES = frozenset(f"ctypes.{c}" for c in ("CDLL", "PyDLL", "WinDLL", 
 # What loads a library by the name of an attribute or a key (`cdll.libc`, `cdll[name]`).
 LOADERS = frozenset({*(f"ctypes.{c}" for c in ("cdll", "pydll", "windll", "oledll")), "ctypes.LibraryLoader"})
 _LIBRARY_MAKERS = _LIBRARY_CLASSES | {f"{loader}.LoadLibrary" for loader in LOADERS}
+_LOADER_WORDS = frozenset(loader.rsplit(".", 1)[-1] for loader in LOADERS)
 # A library's C functions that run a program, or find a function by its name (`dlsym`).
 NATIVE_RUNS = frozenset(
     f"{LIBRARY}.{f}"
@@ -524,7 +525,9 @@ class Resolver:
                 return None
             if node.attr == "__globals__":
                 return GLOBALS
-            return node.attr if node.attr in REACHED_MODULES else _attribute(base, node.attr)
+            if node.attr in REACHED_MODULES:
+                return node.attr
+            return _attribute(base, node.attr) if base in LOADERS else f"{base}.{node.attr}"
         if isinstance(node, ast.NamedExpr):
             return self._resolve(node.value)
         if isinstance(node, ast.Subscript):
@@ -921,15 +924,11 @@ def python_constructs(
                 if _walked(child, passed, named):
                     push((child, call, passed, in_class))
             continue
-        if type(node) is ast.Subscript and isinstance(node.ctx, ast.Load):  # `cdll[name]`
-            loader = _loads_computed(node.value, node.slice, resolver)
-            if loader is not None:
-                found.append(_found(PyConstruct.NATIVE, loader, node))
-        elif type(node) is ast.Attribute and node.attr != "__call__":  # `libc.system.argtypes = …`
-            function = _library_function(node.value, resolver)
-            if function is not None:
-                found.append(_found(_SIMPLE[function], function, node.value))
         kind = _KINDS[type(node)]
+        if kind.reads:
+            read = _read_native(node, resolver)
+            if read is not None:
+                found.append(read)
         if kind.passes is not _Passes.AS_IT_IS:
             carrier = None
             as_value = kind.passes is _Passes.VALUE or (
@@ -955,8 +954,32 @@ def python_constructs(
 def _loads_computed(loader: ast.expr, name: ast.expr, resolver: Resolver) -> str | None:
     """The `LoadLibrary` of the loader that a key or an attribute of it (`cdll[name]`, `getattr(cdll,
     name)`) calls with a library's name computed at run time; None for a name fixed in the source."""
-    resolved = None if _fixed_name(name) else resolver.name(loader)
+    if _fixed_name(name) or not _may_be_loader(loader, resolver):
+        return None
+    resolved = resolver.name(loader)
     return f"{resolved}.LoadLibrary" if resolved in LOADERS else None
+
+
+def _may_be_loader(node: ast.expr, resolver: Resolver) -> bool:
+    """Whether `node` is worth resolving as a loader (most subscripts are of other things): a name
+    that stands for something, an attribute named like a loader, or a call returning one."""
+    if isinstance(node, ast.Name):
+        return node.id in resolver.standing or bool(resolver.stars)
+    if isinstance(node, ast.Attribute):
+        return node.attr in _LOADER_WORDS
+    return isinstance(node, ast.Call)
+
+
+def _read_native(node: ast.AST, resolver: Resolver) -> Found | None:
+    """What a subscript or an attribute that is not called finds: a library loaded by a computed
+    name (`cdll[name]`), or a library's C function of _SIMPLE readied for a call (`libc.system.argtypes`)."""
+    if isinstance(node, ast.Subscript):
+        loaded = _loads_computed(node.value, node.slice, resolver) if isinstance(node.ctx, ast.Load) else None
+        return None if loaded is None else _found(PyConstruct.NATIVE, loaded, node)
+    if not isinstance(node, ast.Attribute) or node.attr == "__call__":
+        return None
+    function = _library_function(node.value, resolver)
+    return None if function is None else _found(_SIMPLE[function], function, node.value)
 
 
 def _library_function(node: ast.expr, resolver: Resolver) -> str | None:
@@ -1061,6 +1084,7 @@ class _Kind:
     fields: tuple[str, ...]
     passes: _Passes
     scope: bool | None  # children are in a class body (True), a function's (False), or as the node
+    reads: bool  # a subscript or an attribute, which `_read_native` looks at
 
 
 def _kind_of(node_type: type) -> _Kind:
@@ -1077,7 +1101,7 @@ def _kind_of(node_type: type) -> _Kind:
         scope = issubclass(node_type, ast.ClassDef)
     fields: tuple[str, ...] = () if node_type in _LEAVES else getattr(node_type, "_fields", ())
     fields = tuple(f for f in fields if f not in _NO_CALLS and f != "type_comment")
-    return _Kind(fields, passes, scope)
+    return _Kind(fields, passes, scope, issubclass(node_type, ast.Subscript | ast.Attribute))
 
 
 class _Kinds(dict[type, _Kind]):
