@@ -178,6 +178,8 @@ BANDIT_LABELS: dict[str, list[tuple[str, int]]] = {
     "pickle_deserialize.py": [("python-pickle", 7), ("python-pickle", 12), ("python-pickle", 15)],
     "dill.py": [("python-pickle", 6), ("python-pickle", 11), ("python-pickle", 14)],
     "shelve_open.py": [("python-pickle", 8), ("python-pickle", 11)],
+    "pandas_read_pickle.py": [("python-pickle", 12)],
+    "pytorch_load.py": [("python-pickle", 10), ("python-pickle", 18), ("python-pickle", 22)],
     "marshal_deserialize.py": [("python-code-object", 6), ("python-code-object", 11)],
     "imports-aliases.py": [("python-pickle", 15)],
     "yaml_load.py": [("python-yaml-load", 9), ("python-yaml-load", 22)],

@@ -32,6 +32,7 @@ from bot.engine.content.limits import capped
 from bot.engine.content.prefilter import Prefilter
 from bot.engine.content.pyconstructs import (
     LEADING_CALLS,
+    NATIVE_RUNS,
     SPREAD,
     Found,
     PyConstruct,
@@ -90,6 +91,16 @@ _PYTHON_ADVICE = {
     PyConstruct.NATIVE: "loads the native library a run-time value names, whose code runs in this "
     "process: anyone who chooses the path chooses the code. Load a library named in the source.",
 }
+# A C function that runs a program or finds a function by its name is native code of its own kind.
+_NATIVE_RUN_ADVICE = (
+    "runs the program, or finds the function, its arguments name, past os and subprocess: anyone who "
+    "chooses them chooses the code. Run programs with subprocess.run and a list of arguments."
+)
+# Readers that unpickle only as told: how to tell them.
+_CALL_ADVICE = {
+    "torch.load": " Pass weights_only=True: PyTorch before 2.6 unpickles by default.",
+    "numpy.load": " Leave allow_pickle False, numpy's default.",
+}
 _ALONE = " (Judged from this statement alone: the file's new text was not available or does not parse.)"
 
 
@@ -103,7 +114,11 @@ def _python_message(found: Found, *, alone: bool) -> str:
         what = f"{found.call} is handed on as a value, and whatever calls it"
     else:
         what = f"{found.call}()"
-    return f"{what} {_PYTHON_ADVICE[found.construct]} {_OVERRIDE}" + (_ALONE if alone else "")
+    if found.call in NATIVE_RUNS:
+        advice = _NATIVE_RUN_ADVICE
+    else:
+        advice = _PYTHON_ADVICE[found.construct] + _CALL_ADVICE.get(found.call, "")
+    return f"{what} {advice} {_OVERRIDE}" + (_ALONE if alone else "")
 
 
 @cache

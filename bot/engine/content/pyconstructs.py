@@ -81,11 +81,36 @@ _PICKLE = frozenset(
             for f in ("loads", "load", "Unpickler")
         ),
         *(f"shelve.{f}" for f in ("open", "Shelf", "DbfilenameShelf", "BsdDbShelf")),
+        "joblib.load",
+        "pandas.read_pickle",
     }
 )
+# Readers that unpickle only when a keyword says they may (numpy's `allow_pickle`, at this position),
+# and those that do unless it is literally True (torch's `weights_only`: before PyTorch 2.6 they do).
+_PICKLE_IF = {"numpy.load": ("allow_pickle", 2)}
+_PICKLE_UNLESS = {"torch.load": "weights_only"}
+# Calls judged by a keyword a `**name` can give them, from the mappings its scope fills.
+_KEYWORDS_SPREAD = frozenset({*_SUBPROCESS_SHELL_ARG, *_PICKLE_IF, *_PICKLE_UNLESS})
 _YAML_LOADS = frozenset({"yaml.load", "yaml.load_all"})
 _YAML_UNSAFE = frozenset({"yaml.unsafe_load", "yaml.unsafe_load_all"})
 _SAFE_LOADERS = frozenset({"SafeLoader", "CSafeLoader", "BaseLoader", "CBaseLoader"})
+# A native library, however it is loaded (`CDLL(path)`, `cdll.LoadLibrary(path)`, `cdll.libc`,
+# `cdll["libc.so.6"]`, a subclass of CDLL): its C functions are its attributes.
+LIBRARY = "ctypes.CDLL"
+_LIBRARIES = (LIBRARY, "ctypes.pythonapi")  # and the library of Python's own C API
+_LIBRARY_CLASSES = frozenset(f"ctypes.{c}" for c in ("CDLL", "PyDLL", "WinDLL", "OleDLL"))
+# What loads a library by the name of an attribute or a key (`cdll.libc`, `cdll[name]`).
+LOADERS = frozenset({*(f"ctypes.{c}" for c in ("cdll", "pydll", "windll", "oledll")), "ctypes.LibraryLoader"})
+_LIBRARY_MAKERS = _LIBRARY_CLASSES | {f"{loader}.LoadLibrary" for loader in LOADERS}
+_LOADER_WORDS = frozenset(loader.rsplit(".", 1)[-1] for loader in LOADERS)
+# A library's C functions that run a program, or find a function by its name (`dlsym`).
+NATIVE_RUNS = frozenset(
+    f"{LIBRARY}.{f}"
+    for f in (
+        *(f"exec{s}" for s in ("l", "le", "lp", "v", "ve", "vp", "vpe")),
+        *("fexecve", "posix_spawn", "posix_spawnp", "dlsym"),
+    )
+)
 _SIMPLE = {
     "eval": PyConstruct.EVAL,
     "exec": PyConstruct.EXEC,
@@ -108,10 +133,34 @@ _SIMPLE = {
     "types.CodeType": PyConstruct.CODE_OBJECT,
     "types.FunctionType": PyConstruct.CODE_OBJECT,
     "types.LambdaType": PyConstruct.CODE_OBJECT,
+    # C functions a native library holds that run a command through the shell, and those that run a
+    # program or find a function by its name: os and subprocess without them.
+    **{f"{LIBRARY}.{f}": PyConstruct.OS_SYSTEM for f in ("system", "_wsystem", "popen", "_popen", "_wpopen")},
+    **dict.fromkeys(NATIVE_RUNS, PyConstruct.NATIVE),
+    # Python's C API, which ctypes reaches as `pythonapi` or any library of the process: code it runs.
+    **{
+        f"{library}.{f}": PyConstruct.RUN_CODE
+        for library in _LIBRARIES
+        for f in (
+            *(
+                f"PyRun_{s}"
+                for s in ("SimpleString", "String", "SimpleFile", "SimpleFileEx", "File", "FileEx")
+            ),
+            *(f"PyRun_{s}Flags" for s in ("SimpleString", "String", "SimpleFileEx", "File", "FileEx")),
+            *(f"Py_CompileString{s}" for s in ("", "Flags", "ExFlags", "Object")),
+            *("PyEval_EvalCode", "PyEval_EvalCodeEx"),
+        )
+    },
 }
+# The functions a library's attribute can be (its C functions of _SIMPLE), by their last word.
+_LIBRARY_FUNCTIONS = frozenset(
+    name.rsplit(".", 1)[-1] for name in _SIMPLE if name.rsplit(".", 1)[0] in _LIBRARIES
+)
 # Classes whose instances' methods are dangerous calls: an instance stands for its class
-# (`code.InteractiveConsole().push` is `code.InteractiveConsole.push`).
+# (`code.InteractiveConsole().push` is `code.InteractiveConsole.push`), and so does a subclass the
+# module defines (`class C(code.InteractiveConsole)`: `C().push`), a library class's too.
 _INSTANCES = frozenset({"code.InteractiveInterpreter", "code.InteractiveConsole", "ctypes.LibraryLoader"})
+_SUBCLASSED = _INSTANCES | _LIBRARY_CLASSES
 # Calls that import, run or load what their first argument names (the keyword it can be passed
 # as): dangerous when that is computed at run time, not a string fixed in the source.
 _NAMED_TARGET = {
@@ -126,6 +175,7 @@ _NAMED_TARGET = {
     },
     "_ctypes.dlopen": ("name", PyConstruct.NATIVE),
     "_ctypes.LoadLibrary": ("name", PyConstruct.NATIVE),
+    f"{LIBRARY}.dlopen": ("name", PyConstruct.NATIVE),
 }
 # Classes among the dangerous calls: handed on as a value, one is mostly a type to check or to
 # subclass (`isinstance(f, (types.FunctionType, …))`, `f: types.CodeType`), so only a call is judged.
@@ -169,6 +219,8 @@ DANGEROUS_CALLS = frozenset(
         *_EXEC_FAMILY,
         *_ALWAYS_SHELL,
         *_PICKLE,
+        *_PICKLE_IF,
+        *_PICKLE_UNLESS,
         *_YAML_LOADS,
         *_YAML_UNSAFE,
         *_NAMED_TARGET,
@@ -199,6 +251,13 @@ _BUILTIN_DICTS = ("builtins", "__dict__")
 # `__globals__`; `globals()["run"]` is whatever `run` is.
 GLOBALS = "<globals>"
 NAMESPACE_WORDS = ("globals", "locals", "vars", "__globals__")
+
+
+def needed_words(name: str) -> frozenset[str]:
+    """The words a text names where an expression resolves to `name` (pywords.py): every part of it,
+    but a library's function only ctypes and the function (`cdll.libc.system`, `CDLL(None).system`)."""
+    parts = name.split(".")
+    return frozenset((parts[0], parts[-1]) if name.startswith(f"{LIBRARY}.") else parts)
 
 
 def _namespace(resolved: str) -> str | None:
@@ -383,17 +442,26 @@ class Resolver:
                 resolved = self._resolve(value)
                 if resolved is not None and _leads(resolved):
                     self.assigned[target] = resolved
+            if isinstance(statement, ast.ClassDef):
+                self._subclass(statement)
         self._binding = ""
         # The plain names that may stand for a function handed on as a value (`_maybe_handed`).
         self.standing = {*_HANDED_WORDS, *self.assigned, *self.aliases}
         self._tree = tree
         self._scopes: list[_InnerScope] | None = None  # read when first asked (`items_assigned`)
 
+    def _subclass(self, statement: ast.ClassDef) -> None:
+        """A class of _SUBCLASSED subclassed stands for it, its instances' methods for its own."""
+        bases = (self._resolve(base) for base in statement.bases)
+        subclassed = next((base for base in bases if base in _SUBCLASSED), None)
+        if subclassed is not None:
+            self.assigned[statement.name] = subclassed
+
     def items_assigned(self, name: ast.Name, key: str) -> list[ast.expr]:
         """The values `key` is given, in source order, by the scope `name` is read in (the module, a
         class body, a function): assigned a dict display or `dict(...)` call holding the key
-        (`_item`), or the key assigned (`name["shell"] = True`). None without the whole module: the
-        scope is not known."""
+        (`_item`), the key assigned (`name["shell"] = True`), or filled in by a method or `|=`
+        (`_filled`). None without the whole module: the scope is not known."""
         if not self.whole:
             return []
         values: list[ast.expr] = []
@@ -403,6 +471,8 @@ class Resolver:
                 values.extend(() if item is None else (item,))
             if isinstance(statement, ast.Assign) and any(_keyed(t, name.id, key) for t in statement.targets):
                 values.append(statement.value)
+            filled = _filled(statement, name.id, key, self)
+            values.extend(() if filled is None else (filled,))
         return values
 
     def _scope_of(self, node: ast.expr) -> _Scope:
@@ -455,7 +525,9 @@ class Resolver:
                 return None
             if node.attr == "__globals__":
                 return GLOBALS
-            return node.attr if node.attr in REACHED_MODULES else f"{base}.{node.attr}"
+            if node.attr in REACHED_MODULES:
+                return node.attr
+            return _attribute(base, node.attr) if base in LOADERS else f"{base}.{node.attr}"
         if isinstance(node, ast.NamedExpr):
             return self._resolve(node.value)
         if isinstance(node, ast.Subscript):
@@ -469,8 +541,12 @@ class Resolver:
         `vars(os)["system"]`, `os.system`; `globals()["run"]`, what `run` is."""
         key = _string(node.slice)
         base = self._resolve(node.value)
+        if base in LOADERS:  # `cdll["libc.so.6"]`, `cdll[name]`: a library
+            return LIBRARY
         if key is None or base is None:
             return None
+        if base == LIBRARY:  # a library's function by its name: `libc["system"]`
+            return f"{LIBRARY}.{key}"
         return key if base == "sys.modules" else self._in_namespace(base, key)
 
     def _in_namespace(self, base: str, key: str) -> str | None:
@@ -494,6 +570,8 @@ class Resolver:
         if function == "vars" and len(call.args) == 1:
             base = self._resolve(call.args[0])
             return None if base is None else f"{base}.__dict__"
+        if function in _LIBRARY_MAKERS:
+            return LIBRARY
         if function in _INSTANCES:
             return function
         if function in ("__import__", "importlib.__import__", "importlib.import_module") and call.args:
@@ -503,8 +581,22 @@ class Resolver:
             return module.split(".", 1)[0] if function != "importlib.import_module" else module
         if function == "getattr" and len(call.args) >= 2:
             base, attribute = self._resolve(call.args[0]), _string(call.args[1])
-            return None if base is None or attribute is None else f"{base}.{attribute}"
+            if base in LOADERS and attribute is None:  # `getattr(cdll, name)`: a library
+                return LIBRARY
+            return None if base is None or attribute is None else _attribute(base, attribute)
         return None
+
+
+def _attribute(base: str, attribute: str) -> str:
+    """What `base.attribute` stands for: a loader's attribute other than its own (`cdll.libc`, not
+    `cdll.LoadLibrary`) loads the library it names; its `_dlltype` is the class it loads them with."""
+    if (
+        base in LOADERS
+        and attribute != "LoadLibrary"
+        and (attribute == "_dlltype" or not attribute.startswith("_"))
+    ):
+        return LIBRARY
+    return f"{base}.{attribute}"
 
 
 def _assignments(statement: ast.stmt) -> Iterator[tuple[str, ast.expr]]:
@@ -560,6 +652,27 @@ def _keyed(target: ast.expr, name: str, key: str) -> bool:
         and target.value.id == name
         and _string(target.slice) == key
     )
+
+
+def _filled(statement: ast.stmt, name: str, key: str, resolver: Resolver) -> ast.expr | None:
+    """The value a statement gives `key` of the mapping `name` holds without assigning it:
+    `name.update(key=v)`, `name.update({key: v})`, `name.setdefault(key, v)`, `name |= {key: v}`."""
+    if isinstance(statement, ast.AugAssign):
+        target = statement.target
+        merged = isinstance(statement.op, ast.BitOr) and isinstance(target, ast.Name) and target.id == name
+        return _item(statement.value, key, resolver) if merged else None
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
+        return None
+    method, owner = call.func.attr, call.func.value
+    if not isinstance(owner, ast.Name) or owner.id != name:
+        return None
+    if method == "update":
+        given = [_keyword(call, key), *(_item(mapping, key, resolver) for mapping in call.args[:1])]
+        return next((value for value in given if value is not None), None)
+    if method == "setdefault" and len(call.args) == 2 and _string(call.args[0]) == key:
+        return call.args[1]
+    return None
 
 
 def _item(mapping: ast.expr, key: str, resolver: Resolver) -> ast.expr | None:
@@ -642,6 +755,14 @@ def _judge(call: ast.Call, name: str, resolver: Resolver) -> PyConstruct | None:
         return PyConstruct.SHELL if command is not None and not _literal(command) else None
     if name in _PICKLE:
         return PyConstruct.PICKLE
+    if name in _PICKLE_IF:
+        keyword, position = _PICKLE_IF[name]
+        allowed = argument(call, position, keyword) or _spread(call, keyword, resolver)
+        return PyConstruct.PICKLE if allowed is not None and _may_be_true(allowed) else None
+    if name in _PICKLE_UNLESS:
+        keyword = _PICKLE_UNLESS[name]
+        told = _keyword(call, keyword) or _spread(call, keyword, resolver)
+        return None if _literally_true(told) else PyConstruct.PICKLE
     if name in _YAML_UNSAFE or (
         name in _YAML_LOADS and not _safe_loader(argument(call, 1, "Loader"), resolver)
     ):
@@ -652,6 +773,15 @@ def _judge(call: ast.Call, name: str, resolver: Resolver) -> PyConstruct | None:
         if target is not None and not _fixed_name(target):
             return construct
     return None
+
+
+def _keyword(call: ast.Call, keyword: str) -> ast.expr | None:
+    """The value the call passes as `keyword` (the last, as Python rejects a repeated one)."""
+    return next((kw.value for kw in reversed(call.keywords) if kw.arg == keyword), None)
+
+
+def _literally_true(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
 
 
 def _fixed_name(node: ast.expr) -> bool:
@@ -697,6 +827,9 @@ def _handed_on(name: str, carrier: ast.Call | None, resolver: Resolver) -> PyCon
     of, if any) passes it what makes it dangerous."""
     if name in _HANDED_ON:
         return _HANDED_ON[name]
+    if name in _PICKLE_UNLESS:  # whoever calls it unpickles unless the carrier tells it not to
+        told = None if carrier is None else _keyword(carrier, _PICKLE_UNLESS[name])
+        return None if _literally_true(told) else PyConstruct.PICKLE
     if carrier is None:
         return None
     if name in _SUBPROCESS_SHELL_ARG or name in _EXEC_FAMILY:
@@ -704,12 +837,23 @@ def _handed_on(name: str, carrier: ast.Call | None, resolver: Resolver) -> PyCon
     if name in _YAML_LOADS:
         loader = next((kw.value for kw in carrier.keywords if kw.arg == "Loader"), None)
         return None if _safe_loader(loader, resolver) else PyConstruct.YAML
+    if name in _PICKLE_IF:
+        allowed = _keyword(carrier, _PICKLE_IF[name][0])
+        return PyConstruct.PICKLE if allowed is not None and _may_be_true(allowed) else None
     return None
 
 
 # The last word of every name a value can be handed on as (an attribute's, to skip the rest cheaply).
 _HANDED_WORDS = frozenset(
-    name.rsplit(".", 1)[-1] for name in (*_HANDED_ON, *_SUBPROCESS_SHELL_ARG, *_EXEC_FAMILY, *_YAML_LOADS)
+    name.rsplit(".", 1)[-1]
+    for name in (
+        *_HANDED_ON,
+        *_SUBPROCESS_SHELL_ARG,
+        *_EXEC_FAMILY,
+        *_YAML_LOADS,
+        *_PICKLE_IF,
+        *_PICKLE_UNLESS,
+    )
 ) | {"__call__"}
 _REFERENCES = (ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.NamedExpr)
 _Pending = tuple[ast.AST, "ast.Call | None", bool, bool]  # node, carrier, as a value, in a class body
@@ -742,8 +886,8 @@ def python_constructs(
     then) is judged as if given the literals it can hold. `inspected` collects what a piece of the
     module that may lack some of its statements cannot answer for: a builtin of _INSPECTORS called
     with a dangerous function to hand on (were the module to bind that name itself, `def print(f)`,
-    the call would hand it on), and a subprocess call spreading a name (`**options`), which the
-    assignments of its scope fill (as SPREAD and the name: `**options`)."""
+    the call would hand it on), and a subprocess call or a pickle reader judged by a keyword spreading
+    a name (`**options`), which the assignments of its scope fill (as SPREAD and the name)."""
     resolver = Resolver(tree, whole=whole) if resolver is None else resolver
     # A constant, and a name that is not handed on as one that can stand for a function, can find
     # nothing and have no children: they are never walked (most of a tree's nodes).
@@ -767,9 +911,13 @@ def python_constructs(
             construct = None if name is None else _judge(call, name, resolver)
             if construct is not None and fixed is not None and _fixed_argument(call, name, fixed):
                 construct = None
+            if name == "getattr" and len(call.args) > 1:  # `getattr(cdll, name)`
+                loader = _loads_computed(call.args[0], call.args[1], resolver)
+                if loader is not None:
+                    found.append(_found(PyConstruct.NATIVE, loader, call))
             if name is not None and construct is not None:
                 found.append(_found(construct, name, call))
-            elif inspected is not None and name in _SUBPROCESS_SHELL_ARG:
+            if inspected is not None and name in _KEYWORDS_SPREAD:
                 inspected.update(SPREAD + spread for spread in _spread_names(call))
             passed = name not in _INSPECTORS
             if not passed and inspected is not None and _hands_on_any(call, resolver):
@@ -781,6 +929,10 @@ def python_constructs(
                     push((child, call, passed, in_class))
             continue
         kind = _KINDS[type(node)]
+        if kind.reads:
+            read = _read_native(node, resolver)
+            if read is not None:
+                found.append(read)
         if kind.passes is not _Passes.AS_IT_IS:
             carrier = None
             as_value = kind.passes is _Passes.VALUE or (
@@ -806,6 +958,46 @@ def python_constructs(
 def _spread_names(call: ast.Call) -> list[str]:
     """The names the call spreads (`**options`)."""
     return [kw.value.id for kw in call.keywords if kw.arg is None and isinstance(kw.value, ast.Name)]
+
+
+def _loads_computed(loader: ast.expr, name: ast.expr, resolver: Resolver) -> str | None:
+    """The `LoadLibrary` of the loader that a key or an attribute of it (`cdll[name]`, `getattr(cdll,
+    name)`) calls with a library's name computed at run time; None for a name fixed in the source."""
+    if _fixed_name(name) or not _may_be_loader(loader, resolver):
+        return None
+    resolved = resolver.name(loader)
+    return f"{resolved}.LoadLibrary" if resolved in LOADERS else None
+
+
+def _may_be_loader(node: ast.expr, resolver: Resolver) -> bool:
+    """Whether `node` is worth resolving as a loader (most subscripts are of other things): a name
+    that stands for something, an attribute named like a loader, or a call returning one."""
+    if isinstance(node, ast.Name):
+        return node.id in resolver.standing or bool(resolver.stars)
+    if isinstance(node, ast.Attribute):
+        return node.attr in _LOADER_WORDS
+    return isinstance(node, ast.Call)
+
+
+def _read_native(node: ast.AST, resolver: Resolver) -> Found | None:
+    """What a subscript or an attribute that is not called finds: a library loaded by a computed
+    name (`cdll[name]`), or a library's C function of _SIMPLE readied for a call (`libc.system.argtypes`)."""
+    if isinstance(node, ast.Subscript):
+        loaded = _loads_computed(node.value, node.slice, resolver) if isinstance(node.ctx, ast.Load) else None
+        return None if loaded is None else _found(PyConstruct.NATIVE, loaded, node)
+    if not isinstance(node, ast.Attribute) or node.attr == "__call__":
+        return None
+    function = _library_function(node.value, resolver)
+    return None if function is None else _found(_SIMPLE[function], function, node.value)
+
+
+def _library_function(node: ast.expr, resolver: Resolver) -> str | None:
+    """The C function of _SIMPLE that `node` reads from a library, when it does (`libc.system`): its
+    attributes read (`argtypes`, `restype`) ready it for a call however that is made."""
+    if type(node) is not ast.Attribute or node.attr not in _LIBRARY_FUNCTIONS:
+        return None
+    name = resolver.name(node)
+    return name if name in _SIMPLE and name.rsplit(".", 1)[0] in _LIBRARIES else None
 
 
 def _hands_on_any(call: ast.Call, resolver: Resolver) -> bool:
@@ -897,6 +1089,7 @@ class _Kind:
     fields: tuple[str, ...]
     passes: _Passes
     scope: bool | None  # children are in a class body (True), a function's (False), or as the node
+    reads: bool  # a subscript or an attribute, which `_read_native` looks at
 
 
 def _kind_of(node_type: type) -> _Kind:
@@ -913,7 +1106,7 @@ def _kind_of(node_type: type) -> _Kind:
         scope = issubclass(node_type, ast.ClassDef)
     fields: tuple[str, ...] = () if node_type in _LEAVES else getattr(node_type, "_fields", ())
     fields = tuple(f for f in fields if f not in _NO_CALLS and f != "type_comment")
-    return _Kind(fields, passes, scope)
+    return _Kind(fields, passes, scope, issubclass(node_type, ast.Subscript | ast.Attribute))
 
 
 class _Kinds(dict[type, _Kind]):

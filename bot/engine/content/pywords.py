@@ -6,7 +6,9 @@ under which `dangerous` reads a file on its syntax tree.
 which only getattr, `sys.modules[...]`, builtins' dict and the importers read; escapes spell any
 string (`"\\x73ystem"`), so no test of a text's strings is sound. A text whose syntax tree holds a
 call resolving to a dangerous name therefore names, as words: every part of that name (`os` and
-`system`, `eval`); or `getattr` and a module a dangerous name can be read from (`getattr(os, …)`,
+`system`, `eval`; a native library's function, `ctypes` and the function, however the library is
+loaded: `cdll.libc.system`), or `ctypes` and a loader subscripted by a computed name (`cdll[name]`);
+or `getattr` and a module a dangerous name can be read from (`getattr(os, …)`,
 `getattr(builtins, …)`, `getattr(sys, "modules")`), or `vars` and such a module (`vars(os)[…]`);
 or `sys` and `modules`; or `builtins`,
 `__builtins__`, `__dict__`, `__import__` or `import_module`, which turn a string into a module or
@@ -24,7 +26,7 @@ from collections.abc import Iterable
 from functools import cache
 
 from bot.engine.content.patternset import PatternSet
-from bot.engine.content.pyconstructs import DANGEROUS_CALLS, NAMESPACE_WORDS
+from bot.engine.content.pyconstructs import DANGEROUS_CALLS, LOADERS, NAMESPACE_WORDS, needed_words
 
 _DOTTED = tuple(name.split(".") for name in DANGEROUS_CALLS)
 _MODULES = frozenset(parts[0] for parts in _DOTTED if len(parts) > 1) | {
@@ -36,7 +38,7 @@ _MODULES = frozenset(parts[0] for parts in _DOTTED if len(parts) > 1) | {
 _STRING_READERS = ("builtins", "__builtins__", "__dict__", "__import__", "import_module", *NAMESPACE_WORDS)
 CLAUSES: tuple[frozenset[str], ...] = tuple(
     sorted(
-        {frozenset(parts) for parts in _DOTTED}
+        {needed_words(name) for name in (*DANGEROUS_CALLS, *LOADERS)}
         | {frozenset({"getattr", module}) for module in _MODULES}
         | {frozenset({"vars", module}) for module in _MODULES}
         | {frozenset({"sys", "modules"})}
