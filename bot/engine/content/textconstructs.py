@@ -61,6 +61,9 @@ _JS = frozenset({Kind.JAVASCRIPT, Kind.MARKUP})
 _SHELLISH = frozenset({Kind.SHELL, Kind.DOCKERFILE, Kind.MAKEFILE, Kind.CI})
 # A download that can write to standard output (`downloadtools.py`): anywhere, and as a command's word.
 _PIPED_DOWNLOAD = download(stdout=True)
+_POWERSHELLS = "pwsh|powershell"
+_PS_DOWNLOADS = "iwr|irm|Invoke-WebRequest|Invoke-RestMethod|curl|wget"
+_PS_EVALS = "iex|Invoke-Expression"
 _DOWNLOAD_WORD = download_word(stdout=True)
 # A program as a command names it: assignments, a wrapper and its words may come first (`sudo -u
 # x`, `timeout 60`, `xargs -0`; `_reads_stdin_as_code` reads them as each consumes its own), or a
@@ -287,6 +290,18 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
         rf"[ \t]*{_DOWNLOAD_WORD})",
         "Sourcing a downloaded script runs whatever the server sends in this shell, unreviewed and "
         "unpinned. Download to a file, verify its checksum or signature, then source it.",
+    ),
+    TextConstruct(
+        "shell-pipe-to-shell",
+        _SHELLISH,
+        # PowerShell run from the shell on a download it evaluates (`pwsh -c "iwr URL | iex"`,
+        # `iex (irm URL)`, `IEX (New-Object Net.WebClient).DownloadString(URL)`): PowerShell's
+        # names in any case.
+        rf"\b((?:{_POWERSHELLS})(?:\.exe)?\b[^\n]*?"
+        rf"(?i:\b(?:{_PS_DOWNLOADS})\b[^|\n]*\|[ \t]*(?:{_PS_EVALS})\b"
+        rf"|\b(?:{_PS_EVALS})[ \t]*\([ \t]*(?:{_PS_DOWNLOADS}|New-Object\b[^)\n]*WebClient)\b))",
+        "PowerShell evaluating a download (`iwr URL | iex`) runs whatever the server sends, "
+        "unreviewed and unpinned. Download to a file, verify its checksum or signature, then run it.",
     ),
     TextConstruct(
         "shell-pipe-to-shell",
@@ -610,7 +625,7 @@ def _spelled(*words: str) -> str:
 
 
 _DOWNLOAD_WORDS = tuple(word.encode() for word in DOWNLOAD_WORDS)
-_SHELL_TRIGGER = _spelled(*DOWNLOAD_WORDS, "eval")  # every shell construct names one
+_SHELL_TRIGGER = _spelled(*DOWNLOAD_WORDS, "eval", "pwsh", "powershell")  # every shell construct names one
 
 
 def _shell(file: AddedFile) -> Iterator[TextFinding]:
