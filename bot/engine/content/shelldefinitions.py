@@ -25,6 +25,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from bot.engine.content.downloadtools import COMMAND_WORD_ONLY, DOWNLOADERS
 from bot.engine.content.jslex import Lexed
 from bot.engine.content.shellcommands import INTERPRETERS, interpreter, split
 from bot.engine.content.shellscan import lex
@@ -68,7 +69,11 @@ _STANDING = (
     r"(?:[A-Za-z_]\w*=\S*[ \t]+)*(?:(?:"
     + "|".join(re.escape(name) for name in sorted(WRAPPERS))
     + r")\b[^;&|\n(){}\x60]*?)?"
-    r"[\"']?(?:[\w./-]*/)?(?:" + INTERPRETERS + r"|curl\b|wget\b|\$\{?[@*1-9]))"
+    r"[\"']?(?:[\w./-]*/)?(?:"
+    + INTERPRETERS
+    + r"|(?:"
+    + "|".join(re.escape(name) for name in sorted(DOWNLOADERS, key=len, reverse=True))
+    + r")\b|\$\{?[@*1-9]))"
 )
 # What ends a command of a body (a keyword it starts with is read away: `then bash`).
 _BREAK = lazy(rb"[;&|\n(){}\x60]")
@@ -76,9 +81,10 @@ _KEYWORDS = frozenset({b"then", b"do", b"else", b"if", b"elif", b"while", b"unti
 # What ends a use's command, a bracket counted (`f "$(a; b)"`).
 _END = lazy(rb"[;&|\n()\x60]")
 _POSITIONAL = lazy(rb'"\$(?:\{([@*1-9])\}|([@*1-9]))"|\$(?:\{([@*1-9])\}|([@*1-9]))')
-_DOWNLOADERS = frozenset({"curl", "wget"})
-# The names the rule itself looks for: a definition of one does not hide it.
-_LOOKED_FOR = frozenset({"eval", "source", ".", *_DOWNLOADERS, *WRAPPERS})
+_DOWNLOADERS = frozenset(DOWNLOADERS)
+# The names the rule itself looks for: a definition of one does not hide it. A download tool's name
+# other code uses for its own (`fetch() { curl …; }`) is that function's where the file defines it.
+_LOOKED_FOR = frozenset({"eval", "source", ".", *(_DOWNLOADERS - COMMAND_WORD_ONLY), *WRAPPERS})
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,14 +24,18 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from bot.engine.content.downloadtools import COMMAND_WORD_ONLY, DOWNLOADERS
 from bot.engine.content.shellcommands import CommandText, last_command, runs_file_at_end, split
 from bot.engine.lazyre import lazy
 from bot.engine.wrappers import unwrapped
 
 # A download, with the commands its output is piped into (`| tee f`, `| gunzip > f`); or a command
 # that copies a file (`cp`, `mv`, `install`, `ln`).
+# A name other text uses (`git fetch`) is a download only as the command's word (`_is_program`).
 _WRITER = lazy(
-    rb"(?<![\w./-])(?:(curl|wget)\b([^;&|\n)\x60]*)((?:\|(?!\|)&?[^;&|\n)\x60]*)*)"
+    rb"(?<![\w./-])(?:("
+    + "|".join(re.escape(name) for name in sorted(DOWNLOADERS, key=len, reverse=True)).encode()
+    + rb")\b(?![:=-])([^;&|\n)\x60]*)((?:\|(?!\|)&?[^;&|\n)\x60]*)*)"
     rb"|(cp|mv|install|ln)\b[^;&|\n)\x60]*)"
 )
 _PIPE = lazy(r"\|&?")
@@ -100,6 +104,62 @@ def _wget_paths(words: list[str]) -> Iterator[str]:
         yield from (_under(directory, name) for name in _remote_names(words))
 
 
+def _option_values(words: list[str], long: str, letter: str) -> Iterator[str]:
+    """The values `words` give an option: `--long v`, `--long=v`, `-L v`, and its letter ending a
+    group of short options, the value attached or next (`-qo f`, `-of`)."""
+    for at, word in enumerate(words):
+        value = words[at + 1] if at + 1 < len(words) else ""
+        if word == long:
+            yield value
+        elif word.startswith(long + "="):
+            yield word.split("=", 1)[1]
+        elif word.startswith("-") and not word.startswith("--") and letter in word:
+            yield word[1:].split(letter, 1)[1] or value
+
+
+def _has_flag(words: list[str], long: str, letter: str) -> bool:
+    return any(
+        word == long or (word.startswith("-") and not word.startswith("--") and letter in word)
+        for word in words
+    )
+
+
+def _fetch_paths(words: list[str]) -> Iterator[str]:
+    """FreeBSD fetch: `-o`'s file, else the URL's last segment."""
+    named = list(_option_values(words, "--output", "o"))
+    yield from named or _remote_names(words)
+
+
+def _aria2c_paths(words: list[str]) -> Iterator[str]:
+    """aria2c: `-o`'s file, else the URL's last segment, in `-d`'s directory."""
+    directory = next(_option_values(words, "--dir", "d"), None)
+    named = list(_option_values(words, "--out", "o"))
+    yield from (_under(directory, name) for name in named or _remote_names(words))
+
+
+def _httpie_paths(words: list[str]) -> Iterator[str]:
+    """HTTPie and xh: `-o`'s file; with `-d`/`--download` and none, the URL's last segment."""
+    named = list(_option_values(words, "--output", "o"))
+    yield from named or (_remote_names(words) if _has_flag(words, "--download", "d") else ())
+
+
+def _lwp_download_paths(words: list[str]) -> Iterator[str]:
+    """lwp-download: the operand after the URL, else the URL's last segment."""
+    operands = [word for word in words if not word.startswith("-")]
+    yield from operands[1:2] or _remote_names(words)
+
+
+_PATHS: dict[str, Callable[[list[str]], Iterator[str]]] = {
+    "curl": _curl_paths,
+    "wget": _wget_paths,
+    "fetch": _fetch_paths,
+    "aria2c": _aria2c_paths,
+    "httpie": _httpie_paths,
+    "lwp-download": _lwp_download_paths,
+    "stdout": lambda words: iter(()),
+}
+
+
 def _directory(words: list[str], option: str, letter: str | None) -> str | None:
     """The directory a download's option puts its files in (`--output-dir d`, wget's `-P d`)."""
     for at, word in enumerate(words):
@@ -141,7 +201,7 @@ def _written(program: bytes, arguments: bytes, piped: bytes) -> set[str]:
     files, a redirection's."""
     text = arguments.decode("latin-1")
     words = split(_REDIRECT().sub(" ", text))
-    paths = set(_curl_paths(words) if program == b"curl" else _wget_paths(words))
+    paths = set(_PATHS[DOWNLOADERS[program.decode()]](words))
     paths.update(found.group(1) for found in _REDIRECT().finditer(text))
     for command in _PIPE().split(piped.decode("latin-1"))[1:]:
         paths.update(found.group(1) for found in _REDIRECT().finditer(command))
@@ -214,6 +274,21 @@ def _copied(commands: CommandText, found: re.Match[bytes], written: dict[str, li
                 written[path].append(_Write(last.download, last.download_end, found.end()))
 
 
+def _is_program(commands: CommandText, found: re.Match[bytes]) -> bool:
+    """Whether the word `found` starts at is its command's program (past wrappers), not a word of
+    another command (`git fetch`); a command too long to read counts as its program."""
+    command = commands.upto(found.start(), found.start(1) + len(found.group(1)))
+    if command is None:
+        return True
+    words = split(last_command(command))
+    at = unwrapped(words)
+    return (
+        isinstance(at, int)
+        and at == len(words) - 1
+        and words[at].rsplit("/", 1)[-1] == found.group(1).decode()
+    )
+
+
 def downloads_run(view: bytes, hidden: Callable[[int], bool], budget: int = 1 << 22) -> Iterator[DownloadRun]:
     """Each command of `view` (code, or a command line handed on in a string) that runs a path a
     download before it wrote, or a copy of one, with the last such download, in one pass over the
@@ -226,6 +301,8 @@ def downloads_run(view: bytes, hidden: Callable[[int], bool], budget: int = 1 <<
         if found.group(1) is None:
             if written:
                 _copied(commands, found, written)
+            continue
+        if found.group(1).decode() in COMMAND_WORD_ONLY and not _is_program(commands, found):
             continue
         for path in _written(found.group(1), found.group(2), found.group(3)):
             written[path].append(_Write(found.start(), found.end(), found.end()))

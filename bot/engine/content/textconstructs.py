@@ -24,6 +24,7 @@ from posixpath import basename
 from typing import Any
 
 from bot.engine.content.added import AddedFile
+from bot.engine.content.downloadtools import DOWNLOAD_WORDS, download, download_word
 from bot.engine.content.filekinds import Kind
 from bot.engine.content.jslex import Lexed
 from bot.engine.content.jsread import read_javascript
@@ -58,6 +59,12 @@ class TextConstruct:
 
 _JS = frozenset({Kind.JAVASCRIPT, Kind.MARKUP})
 _SHELLISH = frozenset({Kind.SHELL, Kind.DOCKERFILE, Kind.MAKEFILE, Kind.CI})
+# A download that can write to standard output (`downloadtools.py`): anywhere, and as a command's word.
+_PIPED_DOWNLOAD = download(stdout=True)
+_POWERSHELLS = "pwsh|powershell"
+_PS_DOWNLOADS = "iwr|irm|Invoke-WebRequest|Invoke-RestMethod|curl|wget"
+_PS_EVALS = "iex|Invoke-Expression"
+_DOWNLOAD_WORD = download_word(stdout=True)
 # A program as a command names it: assignments, a wrapper and its words may come first (`sudo -u
 # x`, `timeout 60`, `xargs -0`; `_reads_stdin_as_code` reads them as each consumes its own), or a
 # directory.
@@ -262,7 +269,7 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
         "shell-pipe-to-shell",
         _SHELLISH,
         # Through any filters (`| tee log | sh`).
-        rf"\b((?:curl|wget)\b[^|\n]*(?:\|&?[^|\n]+)*?\|&?[ \t]*{_RUNNER}[\"']?{_INTERPRETERS})[^;&|)\n]*",
+        rf"({_PIPED_DOWNLOAD}[^|\n]*(?:\|&?[^|\n]+)*?\|&?[ \t]*{_RUNNER}[\"']?{_INTERPRETERS})[^;&|)\n]*",
         "Piping a download into an interpreter runs whatever the server sends, unreviewed and "
         "unpinned. Download to a file, verify its checksum or signature, then run it.",
         check=_reads_stdin_as_code,
@@ -272,7 +279,7 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
         _SHELLISH,
         rf"\b({_RUNNER}{_INTERPRETERS}[ \t]+(?:-\S+[ \t]+)*"
         r"(?:<?[ \t]*<\(|(?:<<<[ \t]*)?[\"']?[ \t]*(?:\$\(|\x60))"
-        r"[ \t]*(?:curl|wget)\b)",
+        rf"[ \t]*{_DOWNLOAD_WORD})",
         "Running a downloaded script straight from an interpreter runs whatever the server sends, "
         "unreviewed and unpinned. Download to a file, verify its checksum or signature, then run it.",
     ),
@@ -280,15 +287,27 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
         "shell-pipe-to-shell",
         _SHELLISH,
         rf"(?m){_COMMAND_START}((?:source|\.)[ \t]+(?:<\(|/dev/stdin[ \t]*<<<[ \t]*[\"']?\$\()"
-        r"[ \t]*(?:curl|wget)\b)",
+        rf"[ \t]*{_DOWNLOAD_WORD})",
         "Sourcing a downloaded script runs whatever the server sends in this shell, unreviewed and "
         "unpinned. Download to a file, verify its checksum or signature, then source it.",
     ),
     TextConstruct(
         "shell-pipe-to-shell",
+        _SHELLISH,
+        # PowerShell run from the shell on a download it evaluates (`pwsh -c "iwr URL | iex"`,
+        # `iex (irm URL)`, `IEX (New-Object Net.WebClient).DownloadString(URL)`): PowerShell's
+        # names in any case.
+        rf"\b((?:{_POWERSHELLS})(?:\.exe)?\b[^\n]*?"
+        rf"(?i:\b(?:{_PS_DOWNLOADS})\b[^|\n]*\|[ \t]*(?:{_PS_EVALS})\b"
+        rf"|\b(?:{_PS_EVALS})[ \t]*\([ \t]*(?:{_PS_DOWNLOADS}|New-Object\b[^)\n]*WebClient)\b))",
+        "PowerShell evaluating a download (`iwr URL | iex`) runs whatever the server sends, "
+        "unreviewed and unpinned. Download to a file, verify its checksum or signature, then run it.",
+    ),
+    TextConstruct(
+        "shell-pipe-to-shell",
         # In a script, `shell-eval` already says it.
         frozenset({Kind.DOCKERFILE, Kind.MAKEFILE, Kind.CI}),
-        r"(?m)(?:^|[^\w$-])(eval[ \t]+[\"']?(?:\$\(|\x60)[ \t]*(?:curl|wget)\b)",
+        rf"(?m)(?:^|[^\w$-])(eval[ \t]+[\"']?(?:\$\(|\x60)[ \t]*{_DOWNLOAD_WORD})",
         "Evaluating a downloaded script runs whatever the server sends, unreviewed and unpinned. "
         "Download to a file, verify its checksum or signature, then run it.",
     ),
@@ -582,7 +601,7 @@ def _as_the_shell_runs(read: _Read) -> _Read:
 _DOWNLOAD_RUN = TextConstruct(
     "shell-pipe-to-shell",
     _SHELLISH,
-    r"\b(curl|wget)\b",
+    f"({download(stdout=False)})",
     "Running a file a download wrote (`curl -o f …` then `sh f`) runs whatever the server sent, "
     "unreviewed and unpinned. Verify its checksum or signature before running it.",
 )
@@ -591,7 +610,7 @@ _DOWNLOAD_RUN = TextConstruct(
 def _downloads_run(read: _Read, view: bytes) -> Iterator[TextFinding]:
     """A download written to a file a later command runs, reported on the run's line when added,
     else the download's."""
-    if b"curl" not in view and b"wget" not in view:
+    if not any(word in view for word in _DOWNLOAD_WORDS):
         return
     for found in downloads_run(view, read.lexed.hidden):
         line = read.line_of(found.run)
@@ -605,7 +624,8 @@ def _spelled(*words: str) -> str:
     return "|".join(r"[\\'\"]*".join(word) for word in words)
 
 
-_SHELL_TRIGGER = _spelled("curl", "wget", "eval")  # every shell construct names one
+_DOWNLOAD_WORDS = tuple(word.encode() for word in DOWNLOAD_WORDS)
+_SHELL_TRIGGER = _spelled(*DOWNLOAD_WORDS, "eval", "pwsh", "powershell")  # every shell construct names one
 
 
 def _shell(file: AddedFile) -> Iterator[TextFinding]:
