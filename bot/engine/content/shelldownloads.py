@@ -104,16 +104,16 @@ def _wget_paths(words: list[str]) -> Iterator[str]:
         yield from (_under(directory, name) for name in _remote_names(words))
 
 
-def _option_values(words: list[str], long: str, letter: str) -> Iterator[str]:
-    """The values `words` give an option: `--long v`, `--long=v`, `-L v`, and its letter ending a
-    group of short options, the value attached or next (`-qo f`, `-of`)."""
+def _option_values(words: list[str], long: str, letter: str | None) -> Iterator[str]:
+    """The values `words` give an option: `--long v`, `--long=v`, and (given its `letter`) `-L v`,
+    its letter ending a group of short options, the value attached or next (`-qo f`, `-of`)."""
     for at, word in enumerate(words):
         value = words[at + 1] if at + 1 < len(words) else ""
         if word == long:
             yield value
         elif word.startswith(long + "="):
             yield word.split("=", 1)[1]
-        elif word.startswith("-") and not word.startswith("--") and letter in word:
+        elif letter is not None and word.startswith("-") and not word.startswith("--") and letter in word:
             yield word[1:].split(letter, 1)[1] or value
 
 
@@ -162,15 +162,7 @@ _PATHS: dict[str, Callable[[list[str]], Iterator[str]]] = {
 
 def _directory(words: list[str], option: str, letter: str | None) -> str | None:
     """The directory a download's option puts its files in (`--output-dir d`, wget's `-P d`)."""
-    for at, word in enumerate(words):
-        value = words[at + 1] if at + 1 < len(words) else ""
-        if word == option:
-            return value
-        if word.startswith(option + "="):
-            return word.split("=", 1)[1]
-        if letter is not None and word.startswith("-") and not word.startswith("--") and letter in word:
-            return word.split(letter, 1)[1] or value
-    return None
+    return next(_option_values(words, option, letter), None)
 
 
 def _under(directory: str | None, path: str) -> str:
