@@ -111,6 +111,8 @@ NATIVE_RUNS = frozenset(
         *("fexecve", "posix_spawn", "posix_spawnp", "dlsym"),
     )
 )
+# Loaders of a file's source or bytecode, whose methods that load run the file they were built on.
+_FILE_LOADERS = frozenset(f"importlib.machinery.{c}FileLoader" for c in ("Source", "Sourceless"))
 _SIMPLE = {
     "eval": PyConstruct.EVAL,
     "exec": PyConstruct.EXEC,
@@ -126,6 +128,11 @@ _SIMPLE = {
         for method in ("runsource", "runcode")
     },
     "code.InteractiveConsole.push": PyConstruct.RUN_CODE,
+    **{
+        f"{loader}.{m}": PyConstruct.RUN_CODE
+        for loader in _FILE_LOADERS
+        for m in ("load_module", "exec_module")
+    },
     "code.InteractiveConsole.interact": PyConstruct.RUN_CODE,
     # Code objects from bytes, and functions from code objects, which run whatever the bytes hold.
     "marshal.loads": PyConstruct.CODE_OBJECT,
@@ -156,26 +163,69 @@ _SIMPLE = {
 _LIBRARY_FUNCTIONS = frozenset(
     name.rsplit(".", 1)[-1] for name in _SIMPLE if name.rsplit(".", 1)[0] in _LIBRARIES
 )
+# Methods of the debuggers' and profilers' classes that run a code string (`Profile().run(cmd)`).
+_CODE_METHODS = {"run": "cmd", "runctx": "cmd", "runeval": "expr"}
+_CODE_RUNNERS = {
+    "bdb.Bdb": ("run", "runeval", "runctx"),
+    "pdb.Pdb": ("run", "runeval", "runctx"),
+    "cProfile.Profile": ("run", "runctx"),
+    "profile.Profile": ("run", "runctx"),
+    "trace.Trace": ("run", "runctx"),
+}
 # Classes whose instances' methods are dangerous calls: an instance stands for its class
 # (`code.InteractiveConsole().push` is `code.InteractiveConsole.push`), and so does a subclass the
 # module defines (`class C(code.InteractiveConsole)`: `C().push`), a library class's too.
-_INSTANCES = frozenset({"code.InteractiveInterpreter", "code.InteractiveConsole", "ctypes.LibraryLoader"})
+_INSTANCES = frozenset(
+    {
+        "code.InteractiveInterpreter",
+        "code.InteractiveConsole",
+        "ctypes.LibraryLoader",
+        *_CODE_RUNNERS,
+        *_FILE_LOADERS,
+    }
+)
 _SUBCLASSED = _INSTANCES | _LIBRARY_CLASSES
-# Calls that import, run or load what their first argument names (the keyword it can be passed
-# as): dangerous when that is computed at run time, not a string fixed in the source.
-_NAMED_TARGET = {
-    "__import__": ("name", PyConstruct.IMPORT),
-    "importlib.__import__": ("name", PyConstruct.IMPORT),
-    "runpy.run_path": ("path_name", PyConstruct.RUN_CODE),
-    "runpy.run_module": ("mod_name", PyConstruct.RUN_CODE),
-    **{f"ctypes.{c}": ("name", PyConstruct.NATIVE) for c in ("CDLL", "PyDLL", "WinDLL", "OleDLL")},
+# Calls that import, run or load what an argument names (at its position, or passed as its keyword):
+# dangerous when that is computed at run time, not a string fixed in the source.
+_Target = tuple[int, str]
+_FIRST_NAME: tuple[_Target, ...] = ((0, "name"),)
+# timeit's code strings (stmt, setup) may be callables instead, as benchmarks mostly pass them.
+_TIMEIT = frozenset({"timeit.timeit", "timeit.repeat", "timeit.Timer"})
+_NAMED_TARGET: dict[str, tuple[tuple[_Target, ...], PyConstruct]] = {
+    "__import__": (_FIRST_NAME, PyConstruct.IMPORT),
+    "importlib.__import__": (_FIRST_NAME, PyConstruct.IMPORT),
+    "runpy.run_path": (((0, "path_name"),), PyConstruct.RUN_CODE),
+    "runpy.run_module": (((0, "mod_name"),), PyConstruct.RUN_CODE),
+    **{f"ctypes.{c}": (_FIRST_NAME, PyConstruct.NATIVE) for c in ("CDLL", "PyDLL", "WinDLL", "OleDLL")},
     **{
-        f"ctypes.{loader}.LoadLibrary": ("name", PyConstruct.NATIVE)
+        f"ctypes.{loader}.LoadLibrary": (_FIRST_NAME, PyConstruct.NATIVE)
         for loader in ("cdll", "pydll", "windll", "oledll", "LibraryLoader")
     },
-    "_ctypes.dlopen": ("name", PyConstruct.NATIVE),
-    "_ctypes.LoadLibrary": ("name", PyConstruct.NATIVE),
-    f"{LIBRARY}.dlopen": ("name", PyConstruct.NATIVE),
+    "_ctypes.dlopen": (_FIRST_NAME, PyConstruct.NATIVE),
+    "_ctypes.LoadLibrary": (_FIRST_NAME, PyConstruct.NATIVE),
+    f"{LIBRARY}.dlopen": (_FIRST_NAME, PyConstruct.NATIVE),
+    # Code strings the standard library runs.
+    **dict.fromkeys(_TIMEIT, (((0, "stmt"), (1, "setup")), PyConstruct.RUN_CODE)),
+    **{
+        f"{module}.{function}": (((0, argument),), PyConstruct.RUN_CODE)
+        for module in ("pdb", "cProfile", "profile")
+        for function, argument in (("run", "statement"), ("runctx", "statement"), ("runeval", "expression"))
+        if module == "pdb" or function != "runeval"
+    },
+    **{
+        f"{cls}.{method}": (((0, _CODE_METHODS[method]),), PyConstruct.RUN_CODE)
+        for cls, methods in _CODE_RUNNERS.items()
+        for method in methods
+    },
+    # Modules loaded from a file, whose code runs (a native one's, for extension modules). A loader of
+    # source or bytecode is judged when it loads (_FILE_LOADERS): tools build one to read or compile
+    # a file (py_compile), which runs nothing.
+    "importlib.util.spec_from_file_location": (((1, "location"),), PyConstruct.RUN_CODE),
+    "importlib.machinery.ExtensionFileLoader": (((1, "path"),), PyConstruct.NATIVE),
+    "zipimport.zipimporter": (((0, "path"),), PyConstruct.RUN_CODE),
+    "imp.load_source": (((1, "pathname"),), PyConstruct.RUN_CODE),
+    "imp.load_compiled": (((1, "pathname"),), PyConstruct.RUN_CODE),
+    "imp.load_dynamic": (((1, "path"),), PyConstruct.NATIVE),
 }
 # Classes among the dangerous calls: handed on as a value, one is mostly a type to check or to
 # subclass (`isinstance(f, (types.FunctionType, …))`, `f: types.CodeType`), so only a call is judged.
@@ -186,6 +236,9 @@ _CLASSES = frozenset(
         "types.LambdaType",
         *(f"shelve.{c}" for c in ("Shelf", "DbfilenameShelf", "BsdDbShelf")),
         *(f"ctypes.{c}" for c in ("CDLL", "PyDLL", "WinDLL", "OleDLL")),
+        "timeit.Timer",
+        "zipimport.zipimporter",
+        "importlib.machinery.ExtensionFileLoader",
     }
 )
 # What a function handed on as a value is, whoever calls it: the functions whose danger does not
@@ -226,11 +279,15 @@ DANGEROUS_CALLS = frozenset(
         *_NAMED_TARGET,
     }
 )
+# operator's functions that read an attribute or call a method by its name (`attrgetter("system")`).
+STRING_GETTERS = ("operator.attrgetter", "operator.methodcaller")
+# The words of the calls that read an attribute by a string, as getattr does (`_read_by_string`).
+NAME_READERS = ("getattr", "__getattribute__", *(getter.rsplit(".", 1)[-1] for getter in STRING_GETTERS))
 # What a call resolves to that is dangerous, or returns a module or attribute (`getattr`, an importer).
-LEADING_CALLS = DANGEROUS_CALLS | {"importlib.import_module", "getattr"} | _INSTANCES
+LEADING_CALLS = DANGEROUS_CALLS | {"importlib.import_module", "getattr", *STRING_GETTERS} | _INSTANCES
 # Modules named like a common variable or attribute (`err.code`, `self.types`): such a name is the
 # module only where the module itself is imported under it.
-_COMMON_NAMES = frozenset({"code", "types"})
+_COMMON_NAMES = frozenset({"code", "types", "profile", "trace", "timeit", "imp"})
 # The modules dangerous calls are read from: one reached as another module's attribute (`helpers.os`,
 # `six.moves.cPickle`) is taken to be that module.
 REACHED_MODULES = frozenset(
@@ -579,12 +636,49 @@ class Resolver:
             if module is None:
                 return None
             return module.split(".", 1)[0] if function != "importlib.import_module" else module
-        if function == "getattr" and len(call.args) >= 2:
-            base, attribute = self._resolve(call.args[0]), _string(call.args[1])
+        read = _read_by_string(call, function, self)
+        if read is not None:
+            base, attribute = self._resolve(read[0]), _string(read[1])
             if base in LOADERS and attribute is None:  # `getattr(cdll, name)`: a library
                 return LIBRARY
             return None if base is None or attribute is None else _attribute(base, attribute)
         return None
+
+
+def _read_by_string(
+    call: ast.Call, function: str | None, resolver: Resolver
+) -> tuple[ast.expr, ast.expr] | None:
+    """What a call reads an attribute from and the expression naming it, when it reads one by a
+    string as getattr does: `getattr(os, n)`, `os.__getattribute__(n)`, `object.__getattribute__(os,
+    n)` (also `type(os)`'s), `operator.attrgetter(n)(os)`."""
+    func, args = call.func, call.args
+    if function == "getattr":
+        return (args[0], args[1]) if len(args) >= 2 else None
+    if isinstance(func, ast.Attribute) and func.attr == "__getattribute__":
+        owner = func.value
+        unbound = resolver.name(owner) in ("object", "type") or (
+            isinstance(owner, ast.Call) and resolver.name(owner.func) == "type"
+        )
+        if unbound:
+            return (args[0], args[1]) if len(args) == 2 else None
+        return (owner, args[0]) if len(args) == 1 else None
+    if isinstance(func, ast.Call) and len(func.args) == 1 and len(args) == 1:
+        return (args[0], func.args[0]) if resolver.name(func.func) == "operator.attrgetter" else None
+    return None
+
+
+def _invoked(call: ast.Call, resolver: Resolver) -> ast.Call:
+    """The call a call makes: `operator.methodcaller("system", cmd)(os)` makes `os.system(cmd)`
+    (placed where it is); any other call, itself."""
+    maker = call.func
+    if not isinstance(maker, ast.Call) or len(call.args) != 1 or call.keywords or not maker.args:
+        return call
+    method = _string(maker.args[0])
+    if method is None or resolver.name(maker.func) != "operator.methodcaller":
+        return call
+    function = ast.copy_location(ast.Attribute(value=call.args[0], attr=method, ctx=ast.Load()), call)
+    made = ast.Call(func=function, args=maker.args[1:], keywords=maker.keywords)
+    return ast.copy_location(made, call)
 
 
 def _attribute(base: str, attribute: str) -> str:
@@ -768,11 +862,19 @@ def _judge(call: ast.Call, name: str, resolver: Resolver) -> PyConstruct | None:
     ):
         return PyConstruct.YAML
     if name in _NAMED_TARGET:
-        keyword, construct = _NAMED_TARGET[name]
-        target = argument(call, 0, keyword)
-        if target is not None and not _fixed_name(target):
-            return construct
+        return _NAMED_TARGET[name][1] if _computed_targets(call, name) else None
     return None
+
+
+def _computed_targets(call: ast.Call, name: str) -> list[ast.expr]:
+    """The arguments of a call of _NAMED_TARGET that name its target and are not fixed in the
+    source; for timeit, neither is a callable it may be given instead (a name, an attribute, a
+    lambda: benchmarks mostly pass a function they define or import)."""
+    targets = (argument(call, position, keyword) for position, keyword in _NAMED_TARGET[name][0])
+    computed = [t for t in targets if t is not None and not _fixed_name(t) and _string(t) is None]
+    if name in _TIMEIT:
+        return [t for t in computed if not isinstance(t, ast.Name | ast.Attribute | ast.Lambda)]
+    return computed
 
 
 def _keyword(call: ast.Call, keyword: str) -> ast.expr | None:
@@ -794,11 +896,13 @@ Fixed = Callable[[], Container[tuple[int, int]]]
 
 
 def _fixed_argument(call: ast.Call, name: str | None, fixed: Fixed) -> bool:
-    """Whether the call is one of _NAMED_TARGET given one of the `fixed` names as its target."""
+    """Whether the call is one of _NAMED_TARGET given only `fixed` names where its targets are computed."""
     if name is None or name not in _NAMED_TARGET:
         return False
-    target = argument(call, 0, _NAMED_TARGET[name][0])
-    return isinstance(target, ast.Name) and (target.lineno, target.col_offset) in fixed()
+    return all(
+        isinstance(target, ast.Name) and (target.lineno, target.col_offset) in fixed()
+        for target in _computed_targets(call, name)
+    )
 
 
 def _carried_shell(carrier: ast.Call) -> bool:
@@ -907,12 +1011,14 @@ def python_constructs(
                 continue
         if isinstance(node, ast.Call):
             call = node
-            name = _called(resolver.name(call.func))
-            construct = None if name is None else _judge(call, name, resolver)
-            if construct is not None and fixed is not None and _fixed_argument(call, name, fixed):
+            invoked = _invoked(call, resolver)
+            name = _called(resolver.name(invoked.func))
+            construct = None if name is None else _judge(invoked, name, resolver)
+            if construct is not None and fixed is not None and _fixed_argument(invoked, name, fixed):
                 construct = None
-            if name == "getattr" and len(call.args) > 1:  # `getattr(cdll, name)`
-                loader = _loads_computed(call.args[0], call.args[1], resolver)
+            by_string = _read_by_string(call, name, resolver)
+            if by_string is not None:  # `getattr(cdll, name)`
+                loader = _loads_computed(*by_string, resolver)
                 if loader is not None:
                     found.append(_found(PyConstruct.NATIVE, loader, call))
             if name is not None and construct is not None:

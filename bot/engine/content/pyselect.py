@@ -72,6 +72,7 @@ from bot.engine.content.pyconstructs import (
     IMPORT_DECIDES,
     LEADING_CALLS,
     LEADS_TO,
+    NAME_READERS,
     NAMESPACE_WORDS,
     REACHED_MODULES,
     Resolver,
@@ -173,6 +174,7 @@ def _words_by_module() -> tuple[frozenset[str], dict[str, frozenset[str]]]:
         elif len(parts) > 1:
             gated[parts[0]].add(parts[1] if name in LEADS_TO and name not in LEADING_CALLS else parts[-1])
     always.update(NAMESPACE_WORDS)  # `globals()["run"]` is `run`, whatever the module makes it
+    always.update(NAME_READERS)  # `os.__getattribute__("system")` names `system` in a string only
     gated["__builtins__"] = set(gated["builtins"])
     for words in gated.values():  # a name read from the module's dict: `vars(os)["system"]`
         words.update(("__dict__", "vars"))

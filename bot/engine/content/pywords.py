@@ -8,9 +8,10 @@ string (`"\\x73ystem"`), so no test of a text's strings is sound. A text whose s
 call resolving to a dangerous name therefore names, as words: every part of that name (`os` and
 `system`, `eval`; a native library's function, `ctypes` and the function, however the library is
 loaded: `cdll.libc.system`), or `ctypes` and a loader subscripted by a computed name (`cdll[name]`);
-or `getattr` and a module a dangerous name can be read from (`getattr(os, …)`,
-`getattr(builtins, …)`, `getattr(sys, "modules")`), or `vars` and such a module (`vars(os)[…]`);
-or `sys` and `modules`; or `builtins`,
+or `getattr` (or another reader of a name by a string: `__getattribute__`, `attrgetter`,
+`methodcaller`, the last two with `operator`) and a module a dangerous name can be read from
+(`getattr(os, …)`, `getattr(builtins, …)`, `getattr(sys, "modules")`), or `vars` and such a
+module (`vars(os)[…]`); or `sys` and `modules`; or `builtins`,
 `__builtins__`, `__dict__`, `__import__` or `import_module`, which turn a string into a module or
 builtin, or `globals`, `locals`, `vars` or `__globals__`, which turn one into a name of the module
 (`globals()["run"]`). The clauses are derived from DANGEROUS_CALLS, so a call added there is
@@ -26,7 +27,14 @@ from collections.abc import Iterable
 from functools import cache
 
 from bot.engine.content.patternset import PatternSet
-from bot.engine.content.pyconstructs import DANGEROUS_CALLS, LOADERS, NAMESPACE_WORDS, needed_words
+from bot.engine.content.pyconstructs import (
+    DANGEROUS_CALLS,
+    LOADERS,
+    NAME_READERS,
+    NAMESPACE_WORDS,
+    STRING_GETTERS,
+    needed_words,
+)
 
 _DOTTED = tuple(name.split(".") for name in DANGEROUS_CALLS)
 _MODULES = frozenset(parts[0] for parts in _DOTTED if len(parts) > 1) | {
@@ -39,7 +47,8 @@ _STRING_READERS = ("builtins", "__builtins__", "__dict__", "__import__", "import
 CLAUSES: tuple[frozenset[str], ...] = tuple(
     sorted(
         {needed_words(name) for name in (*DANGEROUS_CALLS, *LOADERS)}
-        | {frozenset({"getattr", module}) for module in _MODULES}
+        | {frozenset({reader, module}) for reader in NAME_READERS for module in _MODULES}
+        | {needed_words(getter) | {module} for getter in STRING_GETTERS for module in _MODULES}
         | {frozenset({"vars", module}) for module in _MODULES}
         | {frozenset({"sys", "modules"})}
         | {frozenset({word}) for word in _STRING_READERS},
