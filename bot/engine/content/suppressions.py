@@ -42,7 +42,7 @@ from bot.engine.content.pyscopes import scope_at, scopes_of
 from bot.engine.content.pyselect import STRING_OR_COMMENT
 from bot.engine.content.pyskips import SKIPS, skip_uses
 from bot.engine.diff import FileDiff, FileStatus, LineKind
-from bot.engine.findings import RuleId, Violation
+from bot.engine.findings import RuleId, Violation, content_basis
 from bot.engine.manifest import Manifest
 from bot.engine.regex import compile_re2
 from bot.engine.sourcetext import read_lines, read_text
@@ -937,6 +937,8 @@ def _file_violations(
             use.line,
             f"Adds `{use.written}`, which silences {use.silences}. {_OVERRIDE}",
             use.marker,
+            # its own line's words, also where `_realigned` named a line the diff keeps
+            content_basis(use.text),
         )
         for use in added
     ]
