@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import shlex
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
 from itertools import pairwise
 
 from bot.engine.content.shellwords import LEADER
@@ -137,23 +138,12 @@ def _closed_breaks(text: str) -> list[int]:
     closed: list[int] = []
     taken = 0
     opened: int | None = None
-    escaped = -1
-    for found in _QUOTING().finditer(text):
-        at = found.start()
-        if opened is None:
-            closed.extend(b for b in breaks[taken:] if b < at)
+    for at, after in _quotes(text):
         while taken < len(breaks) and breaks[taken] < at:
+            if opened is None:
+                closed.append(breaks[taken])
             taken += 1
-        if at == escaped:
-            continue
-        char = found.group()
-        if char == "\\":
-            if opened is None or text[opened] == '"':
-                escaped = at + 1
-        elif opened is None:
-            opened = at
-        elif char == text[opened]:
-            opened = None
+        opened = after
     if opened is None:
         closed.extend(breaks[taken:])
     return closed
@@ -194,8 +184,9 @@ class CommandText:
         return self._view[begin:end].decode("latin-1") if self._left >= 0 else None
 
 
-def _open_quote(text: str) -> int | None:
-    """Where the quote `text` leaves open starts, if it leaves one open."""
+def _quotes(text: str) -> Iterator[tuple[int, int | None]]:
+    """Each quoting character of `text` that the shell reads as one (its offset), and where the quote
+    open after it starts (None when none is)."""
     opened: int | None = None
     escaped = -1
     for found in _QUOTING().finditer(text):
@@ -210,6 +201,14 @@ def _open_quote(text: str) -> int | None:
             opened = at
         elif char == text[opened]:
             opened = None
+        yield at, opened
+
+
+def _open_quote(text: str) -> int | None:
+    """Where the quote `text` leaves open starts, if it leaves one open."""
+    opened: int | None = None
+    for _, after in _quotes(text):
+        opened = after
     return opened
 
 
