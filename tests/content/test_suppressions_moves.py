@@ -227,3 +227,31 @@ def test_files_moved_without_their_texts_are_read_from_the_diff() -> None:
         b"+class App:\n+    def name(self) -> str:  # type: ignore[override]\n+        return 'a'\n"
     )
     assert scan(RULE, change_from_diff(diff)) == []
+
+
+def _moved_copies(removed: str, added: list[str]) -> bytes:
+    """A diff deleting a.py, which holds `removed` 200 times, and adding b.py with `added`."""
+    return (
+        b"diff --git a/a.py b/a.py\ndeleted file mode 100644\n--- a/a.py\n+++ /dev/null\n@@ -1,200 +0,0 @@\n"
+        + b"".join(b"-" + removed.encode() + b"\n" for _ in range(200))
+        + b"diff --git a/b.py b/b.py\nnew file mode 100644\n--- /dev/null\n+++ b/b.py\n@@ -0,0 +1,%d @@\n"
+        % len(added)
+        + b"".join(b"+" + line.encode() + b"\n" for line in added)
+    )
+
+
+def test_thousands_of_markers_on_one_code_are_paired_in_order() -> None:
+    """Too many removed and added markers on one code to rank every pair by closeness: each added
+    one is paired, in order, with one of the next removed ones left, and the one more is added."""
+    found = scan(
+        RULE, change_from_diff(_moved_copies("x = f()  # noqa: E501", ["x = f()  # noqa: E501"] * 201))
+    )
+    assert where(found) == [("b.py", 201, "noqa")]
+
+
+def test_paired_in_order_a_marker_that_silences_more_is_still_added() -> None:
+    added = ["x = f()  # noqa"] * 150 + ["x = f()  # noqa: E501"] * 51
+    found = scan(RULE, change_from_diff(_moved_copies("x = f()  # noqa: E501", added)))
+    listed = [v.line for v in found if v.line is not None]
+    # the 150 widened ones (100 listed, then "50 more"); the 51 that name E501 moved
+    assert listed == list(range(1, 101)) and [v.message[:7] for v in found if v.line is None] == ["50 more"]

@@ -680,7 +680,7 @@ def _words(code: str) -> frozenset[str]:
 
 def _alike(one: frozenset[str], other: frozenset[str]) -> bool:
     """Whether two lines of code share most of their words (more than half of all they hold)."""
-    return 2 * len(one & other) > len(one | other)
+    return _share(one, other) > 0.5
 
 
 # Skips of Python tests, of any form: each stops a test's failure from counting.
@@ -778,9 +778,8 @@ def _moved_code(use: _Use, scope: str | None) -> tuple[tuple[str, str], ...]:
     definition = _DEFINITION.match(code)
     if scope and (definition is not None or code.startswith("@")):
         return ("definition", scope), ("name", scope.rpartition(".")[2])
-    if (
-        definition is not None
-    ):  # (its name at both steps: a definition named at the first is met at the second)
+    if definition is not None:
+        # its name at both steps: a definition named at the first is met at the second
         return ("name", definition.group(2)), ("name", definition.group(2))
     if code.startswith("@") or not any(c.isalnum() for c in code):
         return ()
@@ -878,6 +877,12 @@ def _accounted(placed: list[_Placed]) -> set[tuple[str, int]]:
     return accounted
 
 
+# Pairs of a code's removed and added uses ranked by closeness; past it (thousands of markers on one
+# line of code), the added are paired in order, each with one of the next few removed left.
+_RANKED = 1 << 14
+_LOOKED_AT = 64
+
+
 def _moves(uses: list[_Placed], *, alike: bool) -> Iterator[tuple[int, int]]:
     """(removed, added) indices of `uses` (all on one code) where a removed use moved to another
     file: the files that remove more than they add give, those that add more take, the closest
@@ -886,26 +891,36 @@ def _moves(uses: list[_Placed], *, alike: bool) -> Iterator[tuple[int, int]]:
     removed: Counter[str] = Counter(u.path for u in uses if u.removed)
     added: Counter[str] = Counter(u.path for u in uses if not u.removed)
     spare, needed = removed - added, added - removed
-    pairs = sorted(
-        (-giver.closeness(taker), i, j)
-        for i, giver in enumerate(uses)
-        if giver.removed and spare[giver.path]
-        for j, taker in enumerate(uses)
-        if not taker.removed
-        and needed[taker.path]
-        and taker.path != giver.path
-        and not _silences_more(taker.use, giver.use)
-        and (not alike or _alike(giver.code, taker.code))
-    )
+    givers = [i for i, u in enumerate(uses) if u.removed and spare[u.path]]
+    takers = [j for j, u in enumerate(uses) if not u.removed and needed[u.path]]
     gave: set[int] = set()
     took: set[int] = set()
-    for _, i, j in pairs:
+
+    def fits(i: int, j: int) -> bool:
         giver, taker = uses[i], uses[j]
-        if i not in gave and j not in took and spare[giver.path] and needed[taker.path]:
-            gave.add(i)
-            took.add(j)
-            spare[giver.path] -= 1
-            needed[taker.path] -= 1
+        # (a file that gives does not take: it removes more than it adds)
+        return not _silences_more(taker.use, giver.use) and (not alike or _alike(giver.code, taker.code))
+
+    def paired(i: int, j: int) -> bool:
+        giver, taker = uses[i], uses[j]
+        if i in gave or j in took or not spare[giver.path] or not needed[taker.path]:
+            return False
+        gave.add(i)
+        took.add(j)
+        spare[giver.path] -= 1
+        needed[taker.path] -= 1
+        return True
+
+    if len(givers) * len(takers) <= _RANKED:
+        ranked = sorted((-uses[i].closeness(uses[j]), i, j) for i in givers for j in takers if fits(i, j))
+        yield from ((i, j) for _, i, j in ranked if paired(i, j))
+        return
+    first = 0
+    for j in takers:
+        while first < len(givers) and givers[first] in gave:
+            first += 1
+        i = next((i for i in givers[first : first + _LOOKED_AT] if fits(i, j) and paired(i, j)), None)
+        if i is not None:
             yield i, j
 
 
