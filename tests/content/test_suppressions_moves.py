@@ -255,3 +255,12 @@ def test_paired_in_order_a_marker_that_silences_more_is_still_added() -> None:
     listed = [v.line for v in found if v.line is not None]
     # the 150 widened ones (100 listed, then "50 more"); the 51 that name E501 moved
     assert listed == list(range(1, 101)) and [v.message[:7] for v in found if v.line is None] == ["50 more"]
+
+
+def test_copies_are_handed_out_once_and_never_onto_a_line_already_named() -> None:
+    """Two kept copies in `f` and one added copy in the new `g`: the first is moved to `g`'s other
+    copy (its first one is named already), the second has nowhere left to go and stays."""
+    base = "def f():\n    x = 1  # noqa\n    x = 1  # noqa\n"
+    head = base + "def g():\n    x = 1  # noqa\n    x = 1  # noqa\n"
+    uses = [_Use("noqa", line, "noqa", 0, "x = 1  # noqa", "x = 1", "noqa", "linters") for line in (2, 3, 5)]
+    assert [use.line for use in _realigned(uses, _Scopes(base, head))] == [6, 3, 5]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
@@ -724,24 +724,29 @@ def _realigned(left: list[_Use], sides: _Scopes) -> list[_Use]:
     if head is None or base is None:
         return left
     named = {(use.marker, use.line) for use in left}
+    gaining: dict[tuple[str, str], deque[int]] = {}  # (marker, text): the copies it may move to, in order
     placed: list[_Use] = []
     for use in left:
         scope = sides.head(use.line)
-        copies = head.get(use.text, {})
-        if len(copies.get(scope, ())) > len(base.get(use.text, {}).get(scope, ())):
+        copies, before = head.get(use.text, {}), base.get(use.text, {})
+        if len(copies.get(scope, ())) > len(before.get(scope, ())):
             placed.append(use)
             continue
-        elsewhere = (
-            line
-            for where, lines in copies.items()
-            if len(lines) > len(base.get(use.text, {}).get(where, ()))
-            for line in lines
-            if (use.marker, line) not in named
-        )
-        line = next(elsewhere, None)
-        if line is None:
+        key = (use.marker, use.text)
+        if key not in gaining:
+            gaining[key] = deque(
+                line
+                for where, lines in copies.items()
+                if len(lines) > len(before.get(where, ()))
+                for line in lines
+            )
+        free = gaining[key]
+        while free and (use.marker, free[0]) in named:
+            free.popleft()
+        if not free:
             placed.append(use)
         else:
+            line = free.popleft()
             named.add((use.marker, line))
             placed.append(replace(use, line=line))
     return placed
