@@ -48,6 +48,16 @@ WRAPPERS: dict[str, Wrapper] = {
 }  # fmt: skip
 
 
+# A regex for what may come before a program as a command names it: assignments, a wrapper and its
+# words (`sudo -u x`, `timeout 60`, `xargs -0`, read loosely: what each consumes is `command_after`'s
+# to say), and a directory.
+RUNNER = (
+    r"(?:[A-Za-z_]\w*=\S*[ \t]+)*(?:(?:"
+    + "|".join(re.escape(name) for name in sorted(WRAPPERS))
+    + r")\b[^|;&\n]*?[ \t]+)?(?:[\w./-]*/)?"
+)
+
+
 def command_after(words: Sequence[str], at: int) -> int | str:
     """`words[at]` names a wrapper (by its last path component): where the command it runs starts
     (`len(words)` when none does), or the command line it hands on as one word (`env -S '…'`,

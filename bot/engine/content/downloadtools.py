@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from bot.engine.wrappers import WRAPPERS
+from bot.engine.wrappers import RUNNER
 
 # Each tool's name, and the family whose options it takes.
 DOWNLOADERS: dict[str, str] = {
@@ -52,9 +52,7 @@ def _names(*, stdout: bool, command_word_only: bool) -> str:
 
 # Where a command's word starts: a break, a keyword, a wrapper and its words, a directory.
 _COMMAND_BEFORE = (
-    r"(?:(?m:^)|[;&|(){}\x60!]|\b(?:then|do|else|if|elif|while|until|time|RUN)[ \t])[ \t]*"
-    r"(?:[A-Za-z_]\w*=\S*[ \t]+)*(?:(?:" + _alternatives(sorted(WRAPPERS)) + r")\b[^|;&\n]*?[ \t]+)?"
-    r"(?:[\w./-]*/)?"
+    r"(?:(?m:^)|[;&|(){}\x60!]|\b(?:then|do|else|if|elif|while|until|time|RUN)[ \t])[ \t]*" + RUNNER
 )
 
 

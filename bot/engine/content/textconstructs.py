@@ -41,7 +41,7 @@ from bot.engine.content.shellwords import COMMAND_START as _COMMAND_START
 from bot.engine.content.shellwords import Words, shell_words
 from bot.engine.lazyre import lazy
 from bot.engine.regex import compile_named, compile_re2
-from bot.engine.wrappers import WRAPPERS
+from bot.engine.wrappers import RUNNER
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,11 +65,9 @@ _POWERSHELLS = "pwsh|powershell"
 _PS_DOWNLOADS = "iwr|irm|Invoke-WebRequest|Invoke-RestMethod|curl|wget"
 _PS_EVALS = "iex|Invoke-Expression"
 _DOWNLOAD_WORD = download_word(stdout=True)
-# A program as a command names it: assignments, a wrapper and its words may come first (`sudo -u
-# x`, `timeout 60`, `xargs -0`; `_reads_stdin_as_code` reads them as each consumes its own), or a
-# directory.
-_WRAPPER_NAMES = "|".join(re.escape(name) for name in sorted(WRAPPERS))
-_RUNNER = rf"(?:[A-Za-z_]\w*=\S*[ \t]+)*(?:(?:{_WRAPPER_NAMES})\b[^|;&\n]*?[ \t]+)?(?:[\w./-]*/)?"
+# A program as a command names it (`_reads_stdin_as_code` reads the wrappers' words as each
+# consumes its own).
+_RUNNER = RUNNER
 # What may come before a command and still leave it the command: `! eval`, `builtin eval`, `x=1 eval`.
 _PREFIXES = r"(?:(?:!|builtin|command|time|[A-Za-z_]\w*=\S*)[ \t]+)*"
 # The global object, by any of its names: `globalThis.eval`, `window["ev" + "al"]`.
