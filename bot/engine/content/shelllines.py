@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from bot.engine.content.jslex import Lexed
-from bot.engine.content.shellcommands import hands_on, last_command, split
+from bot.engine.content.shellcommands import CommandText, hands_on, last_command, split
 from bot.engine.lazyre import lazy
 from bot.engine.regex import compile_re2
 
@@ -26,6 +26,8 @@ _HANDING_ON = r"(?m)(?:^|[ \t])(?:-[A-Za-z]*c|--command|-S|--split-string)[ \t]+
 _ESCAPED_IN_DOUBLE_QUOTES = frozenset(b'$`"\\\n')
 _BRACKETS = lazy(rb"[()\x60]")
 _BUDGET_FACTOR = 4
+# Characters of commands read word by word, whatever the view's size: a short script is read whole.
+_BUDGET_FLOOR = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,12 +54,14 @@ def handed_on(view: bytes, lexed: Lexed) -> Iterator[HandedOn]:
     """Each string of `view` (read as `lexed`) that its command runs as a command line (a
     substitution in it is read through while the view's budget lasts; past it, the string is not)."""
     budget = _Budget(len(view))
+    commands = CommandText(view, _BUDGET_FACTOR * len(view) + _BUDGET_FLOOR)
     for found in compile_re2(_HANDING_ON).finditer(view):
         quote = found.start(1)
         if lexed.hidden(quote - 1) or not lexed.hidden(quote):
             continue  # the option is in a string, or the quote opens none
-        line = view.rfind(b"\n", 0, quote) + 1
-        if not hands_on(split(last_command(view[line:quote].decode("latin-1")))):
+        before = commands.upto(quote, quote)
+        # past the budget, whether the command hands the string on is not read: it is taken to
+        if before is not None and not hands_on(split(last_command(before))):
             continue
         end = _word_end(view, lexed, quote, budget)
         if end is not None:
