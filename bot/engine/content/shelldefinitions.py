@@ -24,6 +24,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bot.engine.content.downloadtools import COMMAND_WORD_ONLY, DOWNLOADERS
 from bot.engine.content.jslex import Lexed
@@ -98,12 +99,23 @@ class _Function:
     positional: int
 
 
+@lru_cache(maxsize=4)
+def _line_breaks(view: bytes) -> tuple[list[int], list[int]]:
+    """Where the view's line feeds are, and its command breaks (`_BREAKS`), each found once: the
+    words of one long line would each search back to its start."""
+    newlines = [found.start() for found in re.finditer(rb"\n", view)]
+    breaks = [found.start() for found in re.finditer(b"[" + re.escape(_BREAKS) + b"]", view)]
+    return newlines, breaks
+
+
 def _command_word(view: bytes, start: int) -> bool:
     """Whether a word at `start` is a command's (first on its line, or after `;`, `|`, `then`…):
     what comes between it and the last break before it on its line (within `_CONTEXT`) may only
     lead a command."""
-    line = view.rfind(b"\n", 0, start) + 1
-    after = max(view.rfind(bytes([byte]), line, start) for byte in _BREAKS) + 1
+    newlines, breaks = _line_breaks(view)
+    line = newlines[bisect_left(newlines, start) - 1] + 1 if newlines and newlines[0] < start else 0
+    before = bisect_left(breaks, start) - 1
+    after = breaks[before] + 1 if before >= 0 and breaks[before] >= line else 0
     if after > 0:
         return _AFTER_BREAK().fullmatch(view, after, start) is not None
     return start - line <= _CONTEXT and _AFTER_LINE_START().fullmatch(view, line, start) is not None

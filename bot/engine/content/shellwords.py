@@ -88,8 +88,8 @@ def _values(
         start = found.start()
         if (start and view[start - 1] not in _SEPARATORS) or lexed.hidden(start):
             continue
-        line = view.rfind(b"\n", 0, start) + 1
-        if _LEADING().search(view, max(line, start - _CONTEXT), start) is None:
+        window = max(0, start - _CONTEXT)  # the line's start, found only within what is read
+        if _LEADING().search(view, max(view.rfind(b"\n", window, start) + 1, window), start) is None:
             continue
         value = found.group(2)
         fixed = _FIXED_VALUE().fullmatch(value) is not None
