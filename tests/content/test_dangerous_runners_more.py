@@ -8,9 +8,12 @@ import ast
 
 import pytest
 
+from bot.engine.content.dangerous import DangerousRule
 from bot.engine.content.pyconstructs import python_constructs
 from bot.engine.content.pyselect import selected_source
 from bot.engine.content.pywords import may_hold, words_in
+from tests.content.helpers import change_of, scan
+from tests.gitrepo import GitRepo
 
 
 def _found(source: str) -> set[str]:
@@ -27,6 +30,7 @@ def _found(source: str) -> set[str]:
 RUN = "python-run-code"
 NATIVE = "python-native-code"
 SYSTEM = "python-os-system"
+EVAL = "python-eval"
 
 
 @pytest.mark.parametrize(
@@ -86,13 +90,65 @@ def test_code_strings_computed_loads_and_names_read_by_string(source: str, const
 @pytest.mark.parametrize(
     "source",
     [
+        "import timeit\ntimeit.timeit(\"import os; os.system('curl x | sh')\")\n",
+        "import timeit\ntimeit.timeit('pass', setup=\"__import__('os').system(c)\")\n",
+        'import timeit\ntimeit.Timer("eval(x)").timeit()\n',
+        "import timeit\ntimeit.repeat(stmt='exec(code)', number=1)\n",
+        "import cProfile\ncProfile.run('os.system(cmd)')\n",
+        "import pdb\npdb.run('import subprocess; subprocess.call(c, shell=True)')\n",
+        "import pdb\npdb.runeval('eval(x)')\n",
+        "import profile\nprofile.Profile().run('exec(x)')\n",
+        "import timeit\ntimeit.timeit('timeit.timeit(\"eval(x)\")')\n",
+        "import os as o, timeit\ntimeit.timeit('o.system(c)', globals=globals())\n",
+        "import timeit\ntimeit.timeit('f(')\n",
+        "import pdb\nfor s in ('eval(x)',):\n    pdb.run(s)\n",
+    ],
+)
+def test_code_strings_written_in_the_source_are_judged_as_code(source: str) -> None:
+    assert _found(source) == {RUN}, source
+
+
+def test_a_code_string_naming_what_the_module_binds_to_a_dangerous_call_is_judged_so() -> None:
+    # `run` is used only in the string: the binding is also reported as exported, unused here.
+    assert _found("import timeit\nrun = eval\ntimeit.timeit('run(x)', globals=globals())\n") == {RUN, EVAL}
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ("import timeit\nstmt = \"import os; os.system('id')\"\ntimeit.timeit(stmt)\n", 3),
+        ("import timeit\n\n\ndef bench():\n    s = 'eval(x)'\n    return timeit.timeit(s, number=1)\n", 6),
+        ("import timeit\nsetup = 'import os'\nstmt = 'os.popen(c)'\ntimeit.timeit(stmt, setup)\n", 4),
+        (
+            "import timeit\nsetup = 'import os'\nstmt = 'x = 1'\n"
+            + "y = 2\n" * 300
+            + "timeit.timeit(stmt)\n",
+            None,
+        ),
+    ],
+)
+def test_timeit_given_a_name_is_judged_by_the_strings_its_scope_assigns_it(
+    repo: GitRepo, source: str, line: int | None
+) -> None:
+    found = scan(DangerousRule(), change_of(repo, {"bench.py": source}))
+    assert [(v.line, v.id) for v in found] == ([] if line is None else [(line, RUN)])
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
         "import timeit\ntimeit.timeit('x = 1')\n",
+        "import timeit\ntimeit.timeit('sorted(data)', setup='data = list(range(9))')\n",
+        "import timeit\ns = 'sorted(x)'\ntimeit.timeit(s)\n",
+        "import timeit\ns = make_bench()\ntimeit.timeit(s)\n",
+        "import timeit\n\n\ndef f():\n    s = 'eval(x)'\n\n\ntimeit.timeit(s)\n",
+        "import cProfile\ncProfile.run('main()')\n",
+        "import os as o, timeit\ntimeit.timeit('len(x)', globals=globals())\n",
         "import timeit\ntimeit.timeit(fn, number=10)\n",
         "import timeit\ntimeit.timeit(lambda: f())\n",
         "import timeit\ntimeit.repeat(self.bench, setup=module.prepare, repeat=3)\n",
         "import timeit\ntimeit.Timer('f()', 'from m import f').timeit()\n",
         "import timeit\ntimeit.timeit()\n",
-        "import cProfile\ncProfile.run('main()')\n",
         "import cProfile\ncProfile.Profile().runcall(main)\nprofile.run(x)\n",
         "import pdb\npdb.set_trace()\npdb.run('main()')\n",
         "import importlib.util\nspec_from_file_location('m', 'plugins/m.py')\n",

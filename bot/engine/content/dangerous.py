@@ -31,6 +31,7 @@ from bot.engine.content.filekinds import Kind
 from bot.engine.content.limits import capped
 from bot.engine.content.prefilter import Prefilter
 from bot.engine.content.pyconstructs import (
+    CODE_STRINGS,
     LEADING_CALLS,
     NATIVE_RUNS,
     SPREAD,
@@ -101,6 +102,10 @@ _CALL_ADVICE = {
     "torch.load": " Pass weights_only=True: PyTorch before 2.6 unpickles by default.",
     "numpy.load": " Leave allow_pickle False, numpy's default.",
 }
+_CODE_STRING_ADVICE = (
+    " A string written in the source is reported too when it holds a dangerous call, names one the "
+    "module binds, or does not parse: the call hides in the string."
+)
 _ALONE = " (Judged from this statement alone: the file's new text was not available or does not parse.)"
 
 
@@ -118,6 +123,7 @@ def _python_message(found: Found, *, alone: bool) -> str:
         advice = _NATIVE_RUN_ADVICE
     else:
         advice = _PYTHON_ADVICE[found.construct] + _CALL_ADVICE.get(found.call, "")
+        advice += _CODE_STRING_ADVICE if found.call in CODE_STRINGS else ""
     return f"{what} {advice} {_OVERRIDE}" + (_ALONE if alone else "")
 
 

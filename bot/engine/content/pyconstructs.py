@@ -4,6 +4,7 @@ Calls are resolved as Python resolves them: identifiers are NFKC-normalized by t
 is `eval`), parentheses and backslash continuations are not in the tree, and a function is followed
 through the module's imports (`import os as o`, `from pickle import loads as lp`), through names
 assigned it (`e = eval`, `run = os.system`, `(e := eval)(x)`, wherever the assignment is), through
+attributes and containers given it (`self.m = os`, `mods = {"o": os}`: pystored.py), through
 `getattr(module, "name")` (with the name a string constant, also one built by `+`), `builtins` and
 `__builtins__`, `sys.modules["os"]`, and the modules `__import__("os")` and
 `importlib.import_module("os")` return. A name the module defines itself (`def eval`) is not the
@@ -12,7 +13,8 @@ builtin. Strings and comments that merely mention `eval` are not calls, so they 
 A dangerous function handed on as a value is reported where it is handed on, since whatever gets it
 can call it: an argument (`map(eval, xs)`, `Thread(target=os.system)`, `partial(subprocess.run,
 shell=True)`), an item of a container, a default, a return value, a name assigned it in a
-class body (an attribute, which is not followed to its calls). Not: the callee of a call (judged as
+class body, an attribute (all also followed to the calls made through them: a change may add only
+the call). Not: the callee of a call (judged as
 the call), a name a module or function assigns it (followed to its calls like any alias), a
 comparison's operand, a bare expression statement, an argument of a builtin that only inspects it
 (`print(eval)`, `callable(os.system)`).
@@ -27,6 +29,19 @@ from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum, StrEnum
 from typing import TypeGuard
+
+from bot.engine.content.pystored import (
+    ANY_ATTRIBUTE,
+    Defaulted,
+    Kept,
+    Looped,
+    Returned,
+    assignments,
+    fixed_key,
+    items_of,
+    spelled,
+    stores,
+)
 
 
 class PyConstruct(StrEnum):
@@ -227,6 +242,14 @@ _NAMED_TARGET: dict[str, tuple[tuple[_Target, ...], PyConstruct]] = {
     "imp.load_compiled": (((1, "pathname"),), PyConstruct.RUN_CODE),
     "imp.load_dynamic": (((1, "path"),), PyConstruct.NATIVE),
 }
+# The calls of _NAMED_TARGET given Python code as a string.
+CODE_STRINGS = frozenset(
+    {
+        *_TIMEIT,
+        *(f"{m}.{f}" for m in ("pdb", "cProfile", "profile") for f in ("run", "runctx", "runeval")),
+        *(f"{cls}.{method}" for cls, methods in _CODE_RUNNERS.items() for method in methods),
+    }
+)
 # Classes among the dangerous calls: handed on as a value, one is mostly a type to check or to
 # subclass (`isinstance(f, (types.FunctionType, …))`, `f: types.CodeType`), so only a call is judged.
 _CLASSES = frozenset(
@@ -490,22 +513,102 @@ class Resolver:
         self.bound, self.defined = _module_bindings(tree)
         self.whole = whole
         self.assigned: dict[str, str] = {}
+        # What attributes and containers hold that leads somewhere (pystored.py): by the attribute
+        # as spelled (`self.m`), and by the container as spelled and the item's key.
+        self.attributes: dict[str, str] = {}
+        self.items: dict[str, dict[str | None, str]] = {}
+        # What a function the module defines returns that leads somewhere, by its name (`def
+        # get(): return os`, `get = lambda: os`; a method's too: `x.get()` is read so).
+        self.returns: dict[str, str] = {}
+        defining: list[ast.FunctionDef | ast.AsyncFunctionDef] = []  # the definitions a statement is in
         # The name an assignment binds, while its value is resolved: the value is read before the
         # name is bound, so `eval = eval` binds the builtin (a `def eval` before it is the module's).
         self._binding = ""
+        # Names given a getter made by a call (`mc = operator.methodcaller("system", c)`): the call.
+        self._getters: dict[str, ast.Call] = {}
         for statement in statements:
-            for target, value in _assignments(statement):
+            while defining and (defining[-1].end_lineno or 0) < statement.lineno:
+                defining.pop()
+            if isinstance(statement, ast.Return) and statement.value is not None and defining:
+                self._keep(Returned(defining[-1].name, statement.value))
+            if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+                defining.append(statement)
+            for target, value in assignments(statement):
                 self._binding = target
                 resolved = self._resolve(value)
                 if resolved is not None and _leads(resolved):
                     self.assigned[target] = resolved
+                if isinstance(value, ast.Call) and self.name(value.func) in STRING_GETTERS:
+                    self._getters[target] = value
+            self._binding = ""
+            for stored in stores(statement):
+                self._keep(stored)
             if isinstance(statement, ast.ClassDef):
                 self._subclass(statement)
-        self._binding = ""
         # The plain names that may stand for a function handed on as a value (`_maybe_handed`).
         self.standing = {*_HANDED_WORDS, *self.assigned, *self.aliases}
         self._tree = tree
         self._scopes: list[_InnerScope] | None = None  # read when first asked (`items_assigned`)
+
+    def getter(self, node: ast.expr) -> ast.Call | None:
+        """The call that makes the function `node` is, when it is one (`operator.methodcaller(…)`)
+        or a name assigned one; None otherwise."""
+        if isinstance(node, ast.Call):
+            return node
+        return self._getters.get(node.id) if isinstance(node, ast.Name) and self._getters else None
+
+    def _keep(self, stored: Kept) -> None:
+        """Remember what an attribute, an item, a loop's name, a parameter or what a function
+        returns is given, when it leads somewhere."""
+        if isinstance(stored, Looped):
+            resolved = self._any_item(stored.items)
+            if resolved is not None:
+                self.assigned[stored.name] = resolved
+            return
+        resolved = self._resolve(stored.value)
+        if resolved is None or not _leads(resolved):
+            return
+        if isinstance(stored, Returned):
+            self.returns[stored.function] = resolved
+        elif isinstance(stored, Defaulted):
+            self.assigned[stored.name] = resolved
+        elif stored.attribute:
+            self.attributes[stored.holder] = resolved
+        else:
+            self.items.setdefault(stored.holder, {})[stored.key] = resolved
+
+    def _any_item(self, node: ast.expr) -> str | None:
+        """What an item of a display or of a container the module fills may be that leads
+        somewhere (the first such: a loop's name is bound to each in turn)."""
+        held = self.items.get(spelled(node) or "", {})
+        values = (self._resolve(value) for _, value in items_of(node))
+        return next((v for v in (*held.values(), *values) if v is not None and _leads(v)), None)
+
+    def _looked_up(self, holder: ast.expr, key: ast.expr | None) -> str | None:
+        """What the item `key` of the container `holder` leads to, when the module fills it so: the
+        item of that key, else one stored under a key not fixed; any item, for a key not fixed."""
+        held = self.items.get(spelled(holder) or "") if self.items else None
+        if not held:
+            return None
+        fixed = fixed_key(key)
+        if fixed is None:
+            return next(iter(held.values()))
+        return held.get(fixed, held.get(None))
+
+    def _function_returns(self, func: ast.expr) -> str | None:
+        """What the function a call calls returns that leads somewhere, by its name."""
+        if isinstance(func, ast.Name):
+            return self.returns.get(func.id)
+        return self.returns.get(func.attr) if isinstance(func, ast.Attribute) else None
+
+    def _attribute_held(self, node: ast.Attribute) -> str | None:
+        """What the attribute as spelled (`self.m`) is given, when that leads somewhere (also by a
+        `setattr` naming no fixed attribute of what holds it)."""
+        path = spelled(node)
+        if path is None:
+            return None
+        held = self.attributes.get(path)
+        return held if held is not None else self.attributes.get(f"{path.rsplit('.', 1)[0]}.{ANY_ATTRIBUTE}")
 
     def _subclass(self, statement: ast.ClassDef) -> None:
         """A class of _SUBCLASSED subclassed stands for it, its instances' methods for its own."""
@@ -523,7 +626,7 @@ class Resolver:
             return []
         values: list[ast.expr] = []
         for statement in self._statements_of(self._scope_of(name)):
-            for bound, value in _assignments(statement):
+            for bound, value in assignments(statement):
                 item = _item(value, key, self) if bound == name.id else None
                 values.extend(() if item is None else (item,))
             if isinstance(statement, ast.Assign) and any(_keyed(t, name.id, key) for t in statement.targets):
@@ -531,6 +634,19 @@ class Resolver:
             filled = _filled(statement, name.id, key, self)
             values.extend(() if filled is None else (filled,))
         return values
+
+    def strings_assigned(self, name: ast.Name) -> list[str]:
+        """The strings fixed in the source that the scope `name` is read in assigns it (none
+        without the whole module: the scope is not known)."""
+        if not self.whole:
+            return []
+        assigned = (
+            _string(value)
+            for statement in self._statements_of(self._scope_of(name))
+            for bound, value in assignments(statement)
+            if bound == name.id
+        )
+        return [text for text in assigned if text is not None]
 
     def _scope_of(self, node: ast.expr) -> _Scope:
         """The innermost function, lambda or class whose span holds `node`, else the module."""
@@ -577,6 +693,9 @@ class Resolver:
         if isinstance(node, ast.Name):
             return self._named(node.id)
         if isinstance(node, ast.Attribute):
+            held = self._attribute_held(node) if self.attributes else None
+            if held is not None:
+                return held
             base = self._resolve(node.value)
             if base is None:
                 return None
@@ -596,6 +715,9 @@ class Resolver:
     def _item(self, node: ast.Subscript) -> str | None:
         """`sys.modules["os"]` is `os`; `builtins.__dict__["eval"]` and `__builtins__["eval"]`, eval;
         `vars(os)["system"]`, `os.system`; `globals()["run"]`, what `run` is."""
+        held = self._looked_up(node.value, node.slice) if self.items else None
+        if held is not None:
+            return held
         key = _string(node.slice)
         base = self._resolve(node.value)
         if base in LOADERS:  # `cdll["libc.so.6"]`, `cdll[name]`: a library
@@ -616,7 +738,15 @@ class Resolver:
         """What a call returns, when it is a module or a module's attribute: `__import__("os")`,
         `importlib.import_module("os")`, `getattr(os, "system")`, `vars(os)` (os's dict) and
         `vars(os).get("system")` (also through a name or getattr bound to that `get`)."""
-        called = self._resolve(call.func)
+        func = call.func
+        returned = self._function_returns(func) if self.returns else None
+        if returned is not None:
+            return returned
+        if self.items and isinstance(func, ast.Attribute) and func.attr in _ITEM_GETTERS and call.args:
+            held = self._looked_up(func.value, call.args[0])
+            if held is not None:
+                return held
+        called = self._resolve(func)
         namespace = None if called is None else _dict_get(called)
         if namespace is not None and call.args:
             key = _string(call.args[0])
@@ -645,6 +775,10 @@ class Resolver:
         return None
 
 
+# A container's methods that return the item of the key they are given.
+_ITEM_GETTERS = frozenset({"get", "pop", "setdefault", "__getitem__"})
+
+
 def _read_by_string(
     call: ast.Call, function: str | None, resolver: Resolver
 ) -> tuple[ast.expr, ast.expr] | None:
@@ -662,16 +796,17 @@ def _read_by_string(
         if unbound:
             return (args[0], args[1]) if len(args) == 2 else None
         return (owner, args[0]) if len(args) == 1 else None
-    if isinstance(func, ast.Call) and len(func.args) == 1 and len(args) == 1:
-        return (args[0], func.args[0]) if resolver.name(func.func) == "operator.attrgetter" else None
+    maker = resolver.getter(func)
+    if maker is not None and len(maker.args) == 1 and len(args) == 1:
+        return (args[0], maker.args[0]) if resolver.name(maker.func) == "operator.attrgetter" else None
     return None
 
 
 def _invoked(call: ast.Call, resolver: Resolver) -> ast.Call:
     """The call a call makes: `operator.methodcaller("system", cmd)(os)` makes `os.system(cmd)`
-    (placed where it is); any other call, itself."""
-    maker = call.func
-    if not isinstance(maker, ast.Call) or len(call.args) != 1 or call.keywords or not maker.args:
+    (placed where it is), also through a name given the getter; any other call, itself."""
+    maker = resolver.getter(call.func)
+    if maker is None or len(call.args) != 1 or call.keywords or not maker.args:
         return call
     method = _string(maker.args[0])
     if method is None or resolver.name(maker.func) != "operator.methodcaller":
@@ -693,22 +828,6 @@ def _attribute(base: str, attribute: str) -> str:
     return f"{base}.{attribute}"
 
 
-def _assignments(statement: ast.stmt) -> Iterator[tuple[str, ast.expr]]:
-    """(name, value) of each name a statement assigns a whole value (`e = eval`, `a, b = x, y`)."""
-    if isinstance(statement, ast.Assign):
-        pairs = [(t, statement.value) for t in statement.targets]
-    elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
-        pairs = [(statement.target, statement.value)]
-    else:
-        return
-    while pairs:
-        target, value = pairs.pop()
-        if isinstance(target, ast.Name):
-            yield target.id, value
-        elif isinstance(target, ast.Tuple | ast.List) and isinstance(value, ast.Tuple | ast.List):
-            pairs.extend(zip(target.elts, value.elts, strict=False))
-
-
 def argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
     """The call's argument at `position` or named `keyword`; None when absent or behind a `*args`."""
     for kw in call.keywords:
@@ -719,7 +838,8 @@ def argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
     return None
 
 
-# How `python_constructs` notes a name a subprocess call spreads, in what it cannot answer for.
+# How `python_constructs` notes, in what it cannot answer for, a name whose assignments in its scope
+# decide a call: a mapping a subprocess call spreads, a string of code timeit is given.
 SPREAD = "**"
 
 
@@ -862,16 +982,56 @@ def _judge(call: ast.Call, name: str, resolver: Resolver) -> PyConstruct | None:
     ):
         return PyConstruct.YAML
     if name in _NAMED_TARGET:
-        return _NAMED_TARGET[name][1] if _computed_targets(call, name) else None
+        runs = _computed_targets(call, name) or _runs_dangerous_code(call, name, resolver)
+        return _NAMED_TARGET[name][1] if runs else None
     return None
+
+
+def _runs_dangerous_code(call: ast.Call, name: str, resolver: Resolver) -> bool:
+    """Whether a runner of code strings (CODE_STRINGS) is given one fixed in the source that holds
+    a dangerous call, names what the module makes lead to one, or does not parse: the string hides
+    from the reader what a call in the code would show. timeit is also judged by the strings its
+    scope assigns a name it is given (a callable otherwise)."""
+    if name not in CODE_STRINGS:
+        return False
+    for target in _targets_of(call, name):
+        fixed = _string(target)
+        if fixed is not None:
+            texts = [fixed]
+        elif isinstance(target, ast.Name) and name in _TIMEIT:
+            texts = resolver.strings_assigned(target)
+        else:
+            continue
+        if any(_dangerous_code(text, resolver) for text in texts):
+            return True
+    return False
+
+
+def _targets_of(call: ast.Call, name: str) -> list[ast.expr]:
+    """The arguments of a call of _NAMED_TARGET that name what it runs, imports or loads."""
+    targets = (argument(call, position, keyword) for position, keyword in _NAMED_TARGET[name][0])
+    return [target for target in targets if target is not None]
+
+
+def _dangerous_code(text: str, resolver: Resolver) -> bool:
+    """Whether Python code in a string holds a dangerous call (its names read as the modules they
+    spell where it does not import them), names a name the module makes lead to one (the runner
+    may run it in the module's namespace: `globals=globals()`), or does not parse here."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    if python_constructs(tree, whole=False):
+        return True
+    named = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    return not named.isdisjoint(leading_names(resolver))
 
 
 def _computed_targets(call: ast.Call, name: str) -> list[ast.expr]:
     """The arguments of a call of _NAMED_TARGET that name its target and are not fixed in the
     source; for timeit, neither is a callable it may be given instead (a name, an attribute, a
     lambda: benchmarks mostly pass a function they define or import)."""
-    targets = (argument(call, position, keyword) for position, keyword in _NAMED_TARGET[name][0])
-    computed = [t for t in targets if t is not None and not _fixed_name(t) and _string(t) is None]
+    computed = [t for t in _targets_of(call, name) if not _fixed_name(t) and _string(t) is None]
     if name in _TIMEIT:
         return [t for t in computed if not isinstance(t, ast.Name | ast.Attribute | ast.Lambda)]
     return computed
@@ -896,8 +1056,9 @@ Fixed = Callable[[], Container[tuple[int, int]]]
 
 
 def _fixed_argument(call: ast.Call, name: str | None, fixed: Fixed) -> bool:
-    """Whether the call is one of _NAMED_TARGET given only `fixed` names where its targets are computed."""
-    if name is None or name not in _NAMED_TARGET:
+    """Whether the call is one of _NAMED_TARGET given only `fixed` names where its targets are
+    computed (not a runner of code strings: what a string holds is judged, not that it is fixed)."""
+    if name is None or name not in _NAMED_TARGET or name in CODE_STRINGS:
         return False
     return all(
         isinstance(target, ast.Name) and (target.lineno, target.col_offset) in fixed()
@@ -965,7 +1126,7 @@ _Pending = tuple[ast.AST, "ast.Call | None", bool, bool]  # node, carrier, as a 
 
 def _maybe_handed(node: ast.expr, resolver: Resolver) -> bool:
     """Whether a node in a value's place is worth resolving: only these can stand for a function."""
-    if isinstance(node, ast.Name | ast.Attribute) and not isinstance(node.ctx, ast.Load):
+    if isinstance(node, ast.Name | ast.Attribute | ast.Subscript) and not isinstance(node.ctx, ast.Load):
         return False  # bound or deleted, not read
     if isinstance(node, ast.Name):
         return node.id in resolver.standing
@@ -990,8 +1151,9 @@ def python_constructs(
     then) is judged as if given the literals it can hold. `inspected` collects what a piece of the
     module that may lack some of its statements cannot answer for: a builtin of _INSPECTORS called
     with a dangerous function to hand on (were the module to bind that name itself, `def print(f)`,
-    the call would hand it on), and a subprocess call or a pickle reader judged by a keyword spreading
-    a name (`**options`), which the assignments of its scope fill (as SPREAD and the name)."""
+    the call would hand it on), a subprocess call or a pickle reader judged by a keyword spreading
+    a name (`**options`), which the assignments of its scope fill, and timeit given a name, judged by
+    the strings its scope assigns it (each as SPREAD and the name)."""
     resolver = Resolver(tree, whole=whole) if resolver is None else resolver
     # A constant, and a name that is not handed on as one that can stand for a function, can find
     # nothing and have no children: they are never walked (most of a tree's nodes).
@@ -1025,6 +1187,9 @@ def python_constructs(
                 found.append(_found(construct, name, call))
             if inspected is not None and name in _KEYWORDS_SPREAD:
                 inspected.update(SPREAD + spread for spread in _spread_names(call))
+            if inspected is not None and name in _TIMEIT:
+                given = (t for t in _targets_of(invoked, name) if isinstance(t, ast.Name))
+                inspected.update(SPREAD + target.id for target in given)
             passed = name not in _INSPECTORS
             if not passed and inspected is not None and _hands_on_any(call, resolver):
                 inspected.add(name or "")
@@ -1139,7 +1304,7 @@ def _exports(tree: ast.Module, resolver: Resolver, lines: Sequence[int] | None) 
             # What the resolver remembers, in source order, as the selection does (`a = b` before
             # `b = eval` binds nothing dangerous to `a`).
             bound.extend(
-                (name, resolver.assigned.get(name, ""), statement) for name, _ in _assignments(statement)
+                (name, resolver.assigned.get(name, ""), statement) for name, _ in assignments(statement)
             )
     bound = [
         (name, target, statement)
@@ -1246,6 +1411,38 @@ def leading_names(resolver: Resolver) -> dict[str, str]:
         if _leads(target) or target in _BUILTIN_DICTS
     }
     return starred | imported | resolver.assigned
+
+
+@dataclass(frozen=True, slots=True)
+class StoredNames:
+    """The words of what a module keeps values that lead somewhere in other than a name (pystored.py),
+    and what they hold. The last word of an attribute (`m` after `self.m = os`) and the name of a
+    function returning one (`get` after `def get(): return os`) lead somewhere read other than by
+    an attribute, as a name does (`bare`); a container's last word (`handlers`) also through a
+    method (`handlers.get("run")`), and so does the holder of an attribute set by a name the source
+    does not fix (`self` after `setattr(self, name, os)`): `words`."""
+
+    bare: frozenset[str]
+    words: frozenset[str]
+    targets: frozenset[str]
+
+
+def stored_names(resolver: Resolver) -> StoredNames:
+    bare: set[str] = set(resolver.returns)
+    words: set[str] = set()
+    for path in resolver.attributes:
+        holder, last = path.rsplit(".", 1)
+        if last == ANY_ATTRIBUTE:
+            words.add(holder.rsplit(".", 1)[-1])
+        else:
+            bare.add(last)
+    words.update(path.rsplit(".", 1)[-1] for path in resolver.items)
+    targets = {
+        *resolver.attributes.values(),
+        *resolver.returns.values(),
+        *(target for held in resolver.items.values() for target in held.values()),
+    }
+    return StoredNames(frozenset(bare), frozenset(words), frozenset(targets))
 
 
 def every_statement(tree: ast.Module) -> Iterator[ast.stmt]:

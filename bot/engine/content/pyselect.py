@@ -78,6 +78,7 @@ from bot.engine.content.pyconstructs import (
     Resolver,
     leading_names,
     resolver_of,
+    stored_names,
 )
 from bot.engine.content.pywords import WORDS, may_hold, words_of
 from bot.engine.lazyre import lazy
@@ -437,10 +438,14 @@ def selected(text: str, also: frozenset[str] = frozenset()) -> Selected | None:
             return Selected(source)
         resolver = resolver_of(tree)
         names = leading_names(resolver)
-        roots = {target.split(".", 1)[0] for target in names.values()} - modules
-        more = names.keys() - words - bare
-        # A name for a module's dict leads somewhere through its `.get` too (`ns.get("system")`).
-        dicts = {name for name, target in names.items() if target.endswith(".__dict__")} - words
+        held = stored_names(resolver)
+        roots = {target.split(".", 1)[0] for target in (*names.values(), *held.targets)} - modules
+        more = (names.keys() | held.bare) - words - bare
+        # A name for a module's dict leads somewhere through its `.get` too (`ns.get("system")`),
+        # and so does a container through its methods.
+        dicts = (
+            {name for name, target in names.items() if target.endswith(".__dict__")} | held.words
+        ) - words
         if not roots and not more and not dicts:
             return Selected(source, tree, resolver)
         if len(bare) + len(more) > _MOST_NAMES or 2 * len(source) > len(text):

@@ -1,0 +1,165 @@
+"""Values kept other than in a plain name — an object's attribute, a container's item, a loop's
+name, a getter made by `operator` — are followed to the calls made through them (pystored.py), and
+what `dangerous` parses (the selection, pyselect.py) finds the same as the whole file."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from bot.engine.content.dangerous import DangerousRule
+from bot.engine.content.pyconstructs import python_constructs
+from bot.engine.content.pyselect import selected_source
+from bot.engine.content.pystored import Looped, Stored, items_of, spelled, stores
+from bot.engine.content.pywords import may_hold, words_in
+from tests.content.helpers import change_of, scan
+from tests.gitrepo import GitRepo
+
+
+def _found(source: str) -> list[tuple[int, str]]:
+    tree = ast.parse(source)
+    found = python_constructs(tree)
+    selected = selected_source(source)
+    if selected is not None:  # what `dangerous` parses finds the same (pyselect.py)
+        assert python_constructs(ast.parse(selected)) == found, selected
+    if found:
+        assert may_hold(words_in(source))
+    return [(f.line, f.construct.value) for f in found if not f.handed_on]
+
+
+SYSTEM = "python-os-system"
+EVAL = "python-eval"
+SHELL = "python-subprocess-shell"
+
+_CLASS = "import os\n\n\nclass Runner:\n    def __init__(self):\n        {store}\n\n    def go(self, cmd):\n        {use}\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (_CLASS.format(store="self.m = os", use="self.m.system(cmd)"), [(9, SYSTEM)]),
+        (_CLASS.format(store="self.run = os.system", use="self.run(cmd)"), [(9, SYSTEM)]),
+        (_CLASS.format(store='setattr(self, "m", os)', use="self.m.system(cmd)"), [(9, SYSTEM)]),
+        (_CLASS.format(store="setattr(self, name, os)", use="self.anything.system(cmd)"), [(9, SYSTEM)]),
+        (_CLASS.format(store='self.m = __import__("os")', use="self.m.system(cmd)"), [(9, SYSTEM)]),
+        (_CLASS.format(store="self.g = getattr", use='self.g(os, "sys" + "tem")(cmd)'), [(9, SYSTEM)]),
+        (_CLASS.format(store="self.i = __import__", use='self.i("os").system(cmd)'), [(9, SYSTEM)]),
+        (_CLASS.format(store="self.m = os", use="run = self.m.system\n        run(cmd)"), [(10, SYSTEM)]),
+        (_CLASS.format(store="self.m = os", use="m = self.m\n        m.system(cmd)"), [(10, SYSTEM)]),
+        (
+            "import sys\n\n\nclass A:\n    def __init__(self):\n        self.m = sys.modules['os']\n\n"
+            "    def go(self, c):\n        self.m.system(c)\n",
+            [(9, SYSTEM)],
+        ),
+        ("import builtins\nconfig.b = builtins\nconfig.b.eval(x)\n", [(3, EVAL)]),
+        (
+            "import subprocess\nconfig.runner = subprocess\nconfig.runner.call(c, shell=True)\n",
+            [(3, SHELL)],
+        ),
+        ('import os\nmods = {"o": os}\nmods["o"].system(c)\n', [(3, SYSTEM)]),
+        ('import os\nmods = {"o": os, "p": print}\nmods[key].system(c)\n', [(3, SYSTEM)]),
+        ('import os\nmods = dict(o=os)\nrun = mods.get("o").system\nrun(c)\n', [(4, SYSTEM)]),
+        ("import os\nmods = [os]\nmods[0].system(c)\n", [(3, SYSTEM)]),
+        ("import os\nmods = {}\nmods[name] = os\nmods['x'].system(c)\n", [(4, SYSTEM)]),
+        ("import os\nmods = []\nmods.append(os)\nmods[-1].system(c)\n", [(4, SYSTEM)]),
+        ("import os\nmods = {}\nmods.update(o=os)\nmods.pop('o').system(c)\n", [(4, SYSTEM)]),
+        ("import os\nmods = {}\nmods.setdefault('o', os)\nmods['o'].system(c)\n", [(4, SYSTEM)]),
+        (
+            "import os\n\n\nclass A:\n    def __init__(self):\n        self.handlers = {'run': os}\n\n"
+            "    def go(self, k, c):\n        self.handlers[k].system(c)\n",
+            [(9, SYSTEM)],
+        ),
+        ("import os, json\nfor m in (json, os):\n    m.system(c)\n", [(3, SYSTEM)]),
+        ("import os\nmods = [os]\nfor m in mods:\n    m.system(c)\n", [(4, SYSTEM)]),
+        ("import operator, os\nmc = operator.methodcaller('system', cmd)\nmc(os)\n", [(3, SYSTEM)]),
+        (
+            "from operator import methodcaller\nimport os\nrun = methodcaller('system', c)\nrun(os)\n",
+            [(4, SYSTEM)],
+        ),
+        ("import operator, os\nget = operator.attrgetter('system')\nget(os)(cmd)\n", [(3, SYSTEM)]),
+        ("import os\n\n\ndef get():\n    return os\n\n\nget().system(c)\n", [(8, SYSTEM)]),
+        (
+            "import os\n\n\nclass A:\n    def m(self):\n        if y:\n            return os\n\n"
+            "    def go(self, c):\n        self.m().system(c)\n",
+            [(10, SYSTEM)],
+        ),
+        ("import sys\n\n\ndef get():\n    return sys.modules['os']\n\n\nget().system(c)\n", [(8, SYSTEM)]),
+        ("import os\nget = lambda: os\nget().system(c)\n", [(3, SYSTEM)]),
+        ("import os\n\n\ndef run(c, m=os):\n    m.system(c)\n", [(5, SYSTEM)]),
+        ("import os\n\n\ndef run(c, /, m=os, *, n=None):\n    m.system(c)\n", [(5, SYSTEM)]),
+        ("import os\n\n\ndef run(c, *, m=os):\n    m.system(c)\n", [(5, SYSTEM)]),
+        ("import os\nrun = lambda c, m=os: m.system(c)\n", [(2, SYSTEM)]),
+    ],
+)
+def test_values_kept_in_attributes_items_and_getters_are_followed(
+    source: str, expected: list[tuple[int, str]]
+) -> None:
+    assert _found(source) == expected, source
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        _CLASS.format(store="self.m = os", use="self.m.path.join(cmd)"),
+        _CLASS.format(store="self.m = os", use="other.m.system(cmd)"),
+        _CLASS.format(store="self.name = 'eval'", use="print(self.name)"),
+        _CLASS.format(store='setattr(self, "m", os)', use="self.n.system(cmd)"),
+        "import re\nself.m = re\nself.m.compile(x)\n",
+        'import os\nmods = {"o": os, "j": json}\nmods["j"].system(c)\n',
+        'import os\nmods = {"o": os.path}\nmods["o"].join(c)\n',
+        "import os\nmods = [os]\nmods.append(json)\nother[0].system(c)\n",
+        "import os, json\nfor m in (json,):\n    m.system(c)\n",
+        "import operator, os\nmc = operator.methodcaller('getcwd')\nmc(os)\n",
+        "import operator\nget = operator.attrgetter('name')\nget(obj)\n",
+        "d = {}\nd[k] = v\nd.update(x)\nd.update(**other)\nd.setdefault(k)\nd.insert(v)\n",
+        "import os\n\n\ndef get():\n    return os\n\n\nget().getcwd()\n",
+        "import os, json\n\n\ndef get():\n    def inner():\n        return os\n\n    return json\n\n\nx.get().system(c)\n",
+        "import os\n\n\ndef get():\n    return\n\n\nget().system(c)\n",
+        "import os\n\n\ndef run(c, m=json):\n    m.system(c)\n",
+        "import os\nf()().system(c)\n",
+    ],
+)
+def test_near_misses_stay_quiet(source: str) -> None:
+    assert _found(source) == [], source
+
+
+def test_where_values_are_kept_is_read_off_each_statement() -> None:
+    def kept(statement: str) -> list[tuple[str, str | None, bool]]:
+        return [
+            (s.holder, s.key, s.attribute) if isinstance(s, Stored) else (s.name, None, False)
+            for s in stores(ast.parse(statement).body[0])
+        ]
+
+    assert kept("self.a.b = v") == [("self.a.b", None, True)]
+    assert kept("a, self.b = x, y") == [("self.b", None, True)]
+    assert kept("d['k'] = v") == [("d", "k", False)]
+    assert kept("d[k] = v") == [("d", None, False)]
+    assert kept("f()[0] = v") == []
+    assert kept("d = {'a': x, **y}") == [("d", "a", False)]
+    assert kept("s = {x, *y}") == [("s", None, False), ("s", None, False)]
+    assert kept("d = dict({'a': x}, b=y)") == [("d", "b", False), ("d", "a", False)]
+    assert kept("d = dict(**y)") == []
+    assert kept("q.put(v)") == [("q", None, False)]
+    assert kept("l.insert(0, v)") == [("l", None, False)]
+    assert kept("l.extend([v])") == [("l", None, False)]
+    assert kept("d.update({'a': v}, b=w)") == [("d", "a", False), ("d", "b", False)]
+    assert kept("setattr(o.p, 'a', v)") == [("o.p.a", None, True)]
+    assert kept("setattr(o, a, v)") == [("o.*", None, True)]
+    assert kept("setattr(o(), 'a', v)") == []
+    assert kept("setattr(o, 'a')") == []
+    assert kept("f(v)") == []
+    assert kept("o().append(v)") == []
+    assert kept("for (a, b) in x: pass") == []
+    assert kept("x = 1") == []
+    assert [type(s) for s in stores(ast.parse("for m in mods: pass").body[0])] == [Looped]
+    assert spelled(ast.parse("a.b.c", mode="eval").body) == "a.b.c"
+    assert spelled(ast.parse("a().c", mode="eval").body) is None
+    assert list(items_of(ast.parse("f(x)", mode="eval").body)) == []
+
+
+def test_a_change_that_adds_only_the_use_is_told_what_it_calls(repo: GitRepo) -> None:
+    base = _CLASS.format(store="self.m = os", use="pass")
+    head = _CLASS.format(store="self.m = os", use="self.m.system(cmd)")
+    found = scan(DangerousRule(), change_of(repo, {"runner.py": head}, {"runner.py": base}))
+    assert [(v.line, v.id) for v in found] == [(9, SYSTEM)]
