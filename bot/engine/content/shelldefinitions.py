@@ -44,16 +44,15 @@ DEFINITION_ROUNDS = 3
 _GROWTH_FACTOR = 4
 _GROWTH_SLACK = 1 << 20
 _NAME = r"[A-Za-z_][\w.:-]*"
-# What may come before a command word on its line and leave it the command: where a command starts,
-# then assignments, `!`, `time` (not a wrapper, which runs a program of that name, never a function).
 # What may come between where a command starts (a break, or a line's start, where a Dockerfile's `RUN`
 # or a CI step's `run:` may lead) and its command word: keywords, assignments, `!`, `time` (not a
-# wrapper, which runs a program of that name, never a function).
-_LEADING = rb"(?:(?:then|do|else|if|elif|while|until|!|time|[A-Za-z_]\w*=\S*)[ \t]+)*"
-_AFTER_BREAK = lazy(rb"[ \t]*" + _LEADING)
-_AFTER_LINE_START = lazy(rf"[ \t]*(?:{LEADER})?".encode() + _LEADING)
+# wrapper, which runs a program of that name, never a function), each with the blanks after it (an
+# escaped blank is a value's). Groups: where the first word starts, and where those after a leader do.
+_LEAD = rb"(?:then|do|else|if|elif|while|until|!|time|[A-Za-z_]\w*=(?:\\.|[^\s\\])*)[ \t]+"
+_LEADS = lazy(_LEAD)
+_AFTER_BREAK = lazy(rb"[ \t]*()()(?:" + _LEAD + rb")*")
+_AFTER_LINE_START = lazy(rf"[ \t]*()(?:{LEADER})?()".encode() + rb"(?:" + _LEAD + rb")*")
 _BREAKS = b";&|({\x60"
-_CONTEXT = 512
 # A definition's head, found from its `()` or its keyword (found with `bytes.find`: a regex tried at
 # every offset costs more than the rest), then checked to start a command: the name before `()`, the
 # body's opening after it.
@@ -107,26 +106,49 @@ class _Function:
     positional: int
 
 
+class _Commands:
+    """Where a view's lines and commands start (its line feeds and command breaks, each found
+    once), and what leads the command from each start read so far: the words of one long line
+    would each read back to their command's start."""
+
+    def __init__(self, view: bytes) -> None:
+        self.view = view
+        self.newlines = [found.start() for found in re.finditer(rb"\n", view)]
+        self.breaks = [found.start() for found in re.finditer(b"[" + re.escape(_BREAKS) + b"]", view)]
+        self.read: set[int] = set()  # the command starts read
+        self.words: set[int] = set()  # where a command word may start, from those
+
+    def command_word(self, start: int) -> bool:
+        """Whether a word at `start` is a command's (first on its line, or after `;`, `|`,
+        `then`…): what comes between it and the last break before it on its line may only lead a
+        command. That is read once for each command's start, up to the break or line feed after it
+        (a word after that has a start of its own), so a line costs its length."""
+        view, newlines, breaks = self.view, self.newlines, self.breaks
+        below = bisect_left(newlines, start)
+        line = newlines[below - 1] + 1 if below > 0 else 0
+        before = bisect_left(breaks, start) - 1
+        broken = before >= 0 and breaks[before] >= line
+        after = breaks[before] + 1 if broken else line
+        if after not in self.read:
+            self.read.add(after)
+            stop = min(
+                breaks[before + 1] if before + 1 < len(breaks) else len(view),
+                newlines[below] if below < len(newlines) else len(view),
+            )
+            found = (_AFTER_BREAK() if broken else _AFTER_LINE_START()).match(view, after, stop)
+            assert found is not None  # every part of it may be empty
+            self.words.update((found.start(1), found.start(2)))
+            self.words.update(lead.end() for lead in _LEADS().finditer(view, found.start(2), found.end()))
+        return start in self.words
+
+
 @lru_cache(maxsize=4)
-def _line_breaks(view: bytes) -> tuple[list[int], list[int]]:
-    """Where the view's line feeds are, and its command breaks (`_BREAKS`), each found once: the
-    words of one long line would each search back to its start."""
-    newlines = [found.start() for found in re.finditer(rb"\n", view)]
-    breaks = [found.start() for found in re.finditer(b"[" + re.escape(_BREAKS) + b"]", view)]
-    return newlines, breaks
+def _commands(view: bytes) -> _Commands:
+    return _Commands(view)
 
 
 def _command_word(view: bytes, start: int) -> bool:
-    """Whether a word at `start` is a command's (first on its line, or after `;`, `|`, `then`…):
-    what comes between it and the last break before it on its line (within `_CONTEXT`) may only
-    lead a command."""
-    newlines, breaks = _line_breaks(view)
-    line = newlines[bisect_left(newlines, start) - 1] + 1 if newlines and newlines[0] < start else 0
-    before = bisect_left(breaks, start) - 1
-    after = breaks[before] + 1 if before >= 0 and breaks[before] >= line else 0
-    if after > 0:
-        return _AFTER_BREAK().fullmatch(view, after, start) is not None
-    return start - line <= _CONTEXT and _AFTER_LINE_START().fullmatch(view, line, start) is not None
+    return _commands(view).command_word(start)
 
 
 def _shadows(name: str) -> bool:
