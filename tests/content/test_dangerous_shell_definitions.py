@@ -193,6 +193,34 @@ def test_a_command_word_after_long_assignments_near_misses(repo: GitRepo, source
     assert _found(repo, "s.sh", source) == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'alias e=eval\nX="a;b c" e "$x"\n',
+        b'alias e=eval\nX=\'a|b\' Y="c\\" d" e "$x"\n',
+        b'alias e=eval\nX="a\nb;c" e "$x"\n',  # a line feed in quotes
+        b'alias e=eval\nX=a\\ b e "$x"\n',  # an escaped blank
+    ],
+)
+def test_a_command_word_after_quoted_breaks_and_blanks(text: bytes) -> None:
+    (words,) = defined_commands(lex(text, spanning=True), text)
+    assert b' eval "$x"' in bytes(words.lexed.view)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'alias e=eval\nX="a b" echo e "$x"\n',
+        b'alias e=eval\nX=a\\ e "$x"\n',  # an escaped blank: `e` is the value's
+        b'alias e=eval\necho "a; e" "$x"\n',
+    ],
+)
+def test_a_command_word_after_quoted_breaks_and_blanks_near_misses(text: bytes) -> None:
+    assert b"eval" not in b"".join(
+        bytes(words.lexed.view)[13:] for words in defined_commands(lex(text, spanning=True), text)
+    )
+
+
 def test_command_words_of_a_long_line_are_read_in_linear_time() -> None:
     """Each use on a line of 200 KB of assignments read from its command's start once (this took
     minutes when each was searched back to its break)."""

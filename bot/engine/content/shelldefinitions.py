@@ -46,9 +46,13 @@ _GROWTH_SLACK = 1 << 20
 _NAME = r"[A-Za-z_][\w.:-]*"
 # What may come between where a command starts (a break, or a line's start, where a Dockerfile's `RUN`
 # or a CI step's `run:` may lead) and its command word: keywords, assignments, `!`, `time` (not a
-# wrapper, which runs a program of that name, never a function), each with the blanks after it (an
-# escaped blank is a value's). Groups: where the first word starts, and where those after a leader do.
-_LEAD = rb"(?:then|do|else|if|elif|while|until|!|time|[A-Za-z_]\w*=(?:\\.|[^\s\\])*)[ \t]+"
+# wrapper, which runs a program of that name, never a function), each with the blanks after it (a
+# quoted or escaped blank is a value's). Groups: where the first word starts, and where those after a
+# leader do.
+_LEAD = (
+    rb"(?:then|do|else|if|elif|while|until|!|time"
+    rb"|[A-Za-z_]\w*=(?:\\.|'[^']*'|\"(?:\\.|[^\"\\])*\"|[^\s\\'\"])*)[ \t]+"
+)
 _LEADS = lazy(_LEAD)
 _AFTER_BREAK = lazy(rb"[ \t]*()()(?:" + _LEAD + rb")*")
 _AFTER_LINE_START = lazy(rf"[ \t]*()(?:{LEADER})?()".encode() + rb"(?:" + _LEAD + rb")*")
@@ -107,14 +111,15 @@ class _Function:
 
 
 class _Commands:
-    """Where a view's lines and commands start (its line feeds and command breaks, each found
-    once), and what leads the command from each start read so far: the words of one long line
-    would each read back to their command's start."""
+    """Where a view's lines and commands start (its line feeds and command breaks in code, each
+    found once), and what leads the command from each start read so far: the words of one long
+    line would each read back to their command's start."""
 
-    def __init__(self, view: bytes) -> None:
+    def __init__(self, view: bytes, hidden: Callable[[int], bool]) -> None:
         self.view = view
-        self.newlines = [found.start() for found in re.finditer(rb"\n", view)]
-        self.breaks = [found.start() for found in re.finditer(b"[" + re.escape(_BREAKS) + b"]", view)]
+        self.newlines = [found.start() for found in re.finditer(rb"\n", view) if not hidden(found.start())]
+        breaks = re.finditer(b"[" + re.escape(_BREAKS) + b"]", view)
+        self.breaks = [found.start() for found in breaks if not hidden(found.start())]
         self.read: set[int] = set()  # the command starts read
         self.words: set[int] = set()  # where a command word may start, from those
 
@@ -143,12 +148,12 @@ class _Commands:
 
 
 @lru_cache(maxsize=4)
-def _commands(view: bytes) -> _Commands:
-    return _Commands(view)
+def _commands(view: bytes, hidden: Callable[[int], bool]) -> _Commands:
+    return _Commands(view, hidden)
 
 
-def _command_word(view: bytes, start: int) -> bool:
-    return _commands(view).command_word(start)
+def _command_word(view: bytes, hidden: Callable[[int], bool], start: int) -> bool:
+    return _commands(view, hidden).command_word(start)
 
 
 def _shadows(name: str) -> bool:
@@ -280,7 +285,7 @@ def _functions(
     closings: dict[bool, dict[int, int]] = {}  # by kind of bracket, read once
     standing: tuple[list[int], list[bytes]] | None = None
     for start, name, opening in _heads(view):
-        if hidden(opening) or _shadows(name) or not _command_word(view, start):
+        if hidden(opening) or _shadows(name) or not _command_word(view, hidden, start):
             continue
         braces = view[opening] == 0x7B
         if braces not in closings:
@@ -305,7 +310,7 @@ def _aliases(view: bytes, hidden: Callable[[int], bool]) -> dict[str, list[tuple
     """The aliases the view defines, by name: where each definition ends and its value."""
     aliases: dict[str, list[tuple[int, bytes]]] = {}
     for found in _found_from(view, b"alias", _ALIAS()):
-        if hidden(found.start(1)) or not _command_word(view, found.start()):
+        if hidden(found.start(1)) or not _command_word(view, hidden, found.start()):
             continue
         for word in split(found.group(1).decode("latin-1")):
             name, equals, value = word.partition("=")
@@ -427,7 +432,7 @@ def _use(view: bytes, hidden: Callable[[int], bool], start: int, end: int) -> bo
     """Whether the name at `view[start:end]` is a command's word in code, not a definition's."""
     whole = end == len(view) or view[end] in _AFTER_NAME
     defining = _DEFINING().match(view, end) is not None
-    return whole and not defining and not hidden(start) and _command_word(view, start)
+    return whole and not defining and not hidden(start) and _command_word(view, hidden, start)
 
 
 def _alias_value(definitions: list[tuple[int, bytes]], start: int) -> bytes | None:
