@@ -460,6 +460,9 @@ HOSTILE: dict[str, Callable[[int], bytes]] = {
     "a Python file of 100,000 imports of a banned module": lambda k: _one_file(
         "imports.py", "".join(f"import requests.m{i}\n" for i in range(100_000 * k)).encode()
     ),
+    "a shell line of 1 MB of assignments (alias and variable uses)": lambda k: _one_file(
+        "assign.sh", b"alias e=eval\nv=eval\n: ;" + b"X=e v=x " * 125_000 * k + b'e "$x"; $v "$y"\n'
+    ),
     "patterns that explode backtracking engines (200,000 characters a line)": lambda k: _one_file(
         "input.txt", b"a" * 200_000 * k + b"!\n" + b"x" * 200_000 * k + b"\n" + b"a" * 30 + b"\n"
     ),

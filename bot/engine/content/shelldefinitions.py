@@ -13,9 +13,13 @@ used, since a script calls one its text defines further on. A body dangerous on 
 "$@"`, `curl … | sh`) is reported at the definition, as every body is read: its uses are left as
 they are. A name that is itself what the rule looks for (an interpreter, `eval`, `curl`, a
 wrapper) is never replaced: bash runs a script without expanding aliases unless told to, and the
-command it names is then run. Uses are rewritten as `shellwords.py` rewrites words, so a finding
-is reported where the name was used; an alias or function reached through another is read in a
-further round (up to `DEFINITION_ROUNDS`).
+command it names is then run. A download tool's name other text uses (`fetch`, `http`, `https`,
+`GET`) is the file's own function after a definition of it: a use of one that stands for no command
+(`fetch() { git fetch "$@"; }`) is written as `:`, so it is not read as the tool, in the last
+round needed (a rewrite in its body may make it stand for one); before any definition, or when the
+rounds run out first, it stays the tool. Uses are rewritten as `shellwords.py` rewrites words, so a
+finding is reported where the name was used; an alias or function reached through another is read
+in a further round (up to `DEFINITION_ROUNDS`).
 """
 
 from __future__ import annotations
@@ -40,16 +44,19 @@ DEFINITION_ROUNDS = 3
 _GROWTH_FACTOR = 4
 _GROWTH_SLACK = 1 << 20
 _NAME = r"[A-Za-z_][\w.:-]*"
-# What may come before a command word on its line and leave it the command: where a command starts,
-# then assignments, `!`, `time` (not a wrapper, which runs a program of that name, never a function).
 # What may come between where a command starts (a break, or a line's start, where a Dockerfile's `RUN`
 # or a CI step's `run:` may lead) and its command word: keywords, assignments, `!`, `time` (not a
-# wrapper, which runs a program of that name, never a function).
-_LEADING = rb"(?:(?:then|do|else|if|elif|while|until|!|time|[A-Za-z_]\w*=\S*)[ \t]+)*"
-_AFTER_BREAK = lazy(rb"[ \t]*" + _LEADING)
-_AFTER_LINE_START = lazy(rf"[ \t]*(?:{LEADER})?".encode() + _LEADING)
+# wrapper, which runs a program of that name, never a function), each with the blanks after it (a
+# quoted or escaped blank is a value's). Groups: where the first word starts, and where those after a
+# leader do.
+_LEAD = (
+    rb"(?:then|do|else|if|elif|while|until|!|time"
+    rb"|[A-Za-z_]\w*=(?:\\.|'[^']*'|\"(?:\\.|[^\"\\])*\"|[^\s\\'\"])*)[ \t]+"
+)
+_LEADS = lazy(_LEAD)
+_AFTER_BREAK = lazy(rb"[ \t]*()()(?:" + _LEAD + rb")*")
+_AFTER_LINE_START = lazy(rf"[ \t]*()(?:{LEADER})?()".encode() + rb"(?:" + _LEAD + rb")*")
 _BREAKS = b";&|({\x60"
-_CONTEXT = 512
 # A definition's head, found from its `()` or its keyword (found with `bytes.find`: a regex tried at
 # every offset costs more than the rest), then checked to start a command: the name before `()`, the
 # body's opening after it.
@@ -84,41 +91,69 @@ _END = lazy(rb"[;&|\n()\x60]")
 _POSITIONAL = lazy(rb'"\$(?:\{([@*1-9])\}|([@*1-9]))"|\$(?:\{([@*1-9])\}|([@*1-9]))')
 _DOWNLOADERS = frozenset(DOWNLOADERS)
 # The names the rule itself looks for: a definition of one does not hide it. A download tool's name
-# other code uses for its own (`fetch() { curl …; }`) is that function's where the file defines it.
+# other code uses for its own (`fetch() { git fetch "$@"; }`) is that function's after the file
+# defines it: a use of one that stands for no command is written as `_OWN`, a command the rule
+# looks for nothing in, so the tool's name is not read there.
 _LOOKED_FOR = frozenset({"eval", "source", ".", *(_DOWNLOADERS - COMMAND_WORD_ONLY), *WRAPPERS})
+_OWN = b":"
 
 
 @dataclass(frozen=True, slots=True)
 class _Function:
     """A function's definition (from its name to its body's end), the text of the command of its
-    body it stands for, and how many positional parameters that text names."""
+    body it stands for (None for a download tool's name standing for none), and how many positional
+    parameters that text names."""
 
     start: int
     end: int
-    command: bytes
+    command: bytes | None
     positional: int
 
 
+class _Commands:
+    """Where a view's lines and commands start (its line feeds and command breaks in code, each
+    found once), and what leads the command from each start read so far: the words of one long
+    line would each read back to their command's start."""
+
+    def __init__(self, view: bytes, hidden: Callable[[int], bool]) -> None:
+        self.view = view
+        self.newlines = [found.start() for found in re.finditer(rb"\n", view) if not hidden(found.start())]
+        breaks = re.finditer(b"[" + re.escape(_BREAKS) + b"]", view)
+        self.breaks = [found.start() for found in breaks if not hidden(found.start())]
+        self.read: set[int] = set()  # the command starts read
+        self.words: set[int] = set()  # where a command word may start, from those
+
+    def command_word(self, start: int) -> bool:
+        """Whether a word at `start` is a command's (first on its line, or after `;`, `|`,
+        `then`…): what comes between it and the last break before it on its line may only lead a
+        command. That is read once for each command's start, up to the break or line feed after it
+        (a word after that has a start of its own), so a line costs its length."""
+        view, newlines, breaks = self.view, self.newlines, self.breaks
+        below = bisect_left(newlines, start)
+        line = newlines[below - 1] + 1 if below > 0 else 0
+        before = bisect_left(breaks, start) - 1
+        broken = before >= 0 and breaks[before] >= line
+        after = breaks[before] + 1 if broken else line
+        if after not in self.read:
+            self.read.add(after)
+            stop = min(
+                breaks[before + 1] if before + 1 < len(breaks) else len(view),
+                newlines[below] if below < len(newlines) else len(view),
+            )
+            found = (_AFTER_BREAK() if broken else _AFTER_LINE_START()).match(view, after, stop)
+            assert found is not None  # every part of it may be empty
+            self.words.update((found.start(1), found.start(2)))
+            self.words.update(lead.end() for lead in _LEADS().finditer(view, found.start(2), found.end()))
+        return start in self.words
+
+
 @lru_cache(maxsize=4)
-def _line_breaks(view: bytes) -> tuple[list[int], list[int]]:
-    """Where the view's line feeds are, and its command breaks (`_BREAKS`), each found once: the
-    words of one long line would each search back to its start."""
-    newlines = [found.start() for found in re.finditer(rb"\n", view)]
-    breaks = [found.start() for found in re.finditer(b"[" + re.escape(_BREAKS) + b"]", view)]
-    return newlines, breaks
+def _commands(view: bytes, hidden: Callable[[int], bool]) -> _Commands:
+    return _Commands(view, hidden)
 
 
-def _command_word(view: bytes, start: int) -> bool:
-    """Whether a word at `start` is a command's (first on its line, or after `;`, `|`, `then`…):
-    what comes between it and the last break before it on its line (within `_CONTEXT`) may only
-    lead a command."""
-    newlines, breaks = _line_breaks(view)
-    line = newlines[bisect_left(newlines, start) - 1] + 1 if newlines and newlines[0] < start else 0
-    before = bisect_left(breaks, start) - 1
-    after = breaks[before] + 1 if before >= 0 and breaks[before] >= line else 0
-    if after > 0:
-        return _AFTER_BREAK().fullmatch(view, after, start) is not None
-    return start - line <= _CONTEXT and _AFTER_LINE_START().fullmatch(view, line, start) is not None
+def _command_word(view: bytes, hidden: Callable[[int], bool], start: int) -> bool:
+    return _commands(view, hidden).command_word(start)
 
 
 def _shadows(name: str) -> bool:
@@ -250,7 +285,7 @@ def _functions(
     closings: dict[bool, dict[int, int]] = {}  # by kind of bracket, read once
     standing: tuple[list[int], list[bytes]] | None = None
     for start, name, opening in _heads(view):
-        if hidden(opening) or _shadows(name) or not _command_word(view, start):
+        if hidden(opening) or _shadows(name) or not _command_word(view, hidden, start):
             continue
         braces = view[opening] == 0x7B
         if braces not in closings:
@@ -264,8 +299,10 @@ def _functions(
             command = commands[first]
             positional = len(_POSITIONAL().findall(command))
             functions.setdefault(name, []).append(_Function(start, end + 1, command, positional))
-        else:
-            others.append((opening, end))
+            continue
+        others.append((opening, end))
+        if name in COMMAND_WORD_ONLY:
+            functions.setdefault(name, []).append(_Function(start, end + 1, None, 0))
     return functions, others
 
 
@@ -273,7 +310,7 @@ def _aliases(view: bytes, hidden: Callable[[int], bool]) -> dict[str, list[tuple
     """The aliases the view defines, by name: where each definition ends and its value."""
     aliases: dict[str, list[tuple[int, bytes]]] = {}
     for found in _found_from(view, b"alias", _ALIAS()):
-        if hidden(found.start(1)) or not _command_word(view, found.start()):
+        if hidden(found.start(1)) or not _command_word(view, hidden, found.start()):
             continue
         for word in split(found.group(1).decode("latin-1")):
             name, equals, value = word.partition("=")
@@ -362,6 +399,7 @@ def _defined(
         return [], False
     alternatives = "|".join(re.escape(name) for name in names)
     replaced: list[tuple[int, int, bytes]] = []
+    own: list[tuple[int, int, bytes]] = []  # uses of a tool's name the file defines standing for none
     done = 0
     for found in compile_re2(rf"(?:^|[^\w.:-])({alternatives})").finditer(view):
         start, after, name = found.start(1), found.end(1), found.group(1).decode("latin-1")
@@ -369,7 +407,11 @@ def _defined(
             continue
         end, text = after, _alias_value(aliases.get(name, []), start)
         function = _function_at(functions.get(name, []), start) if text is None else None
-        if function is not None:
+        if function is not None and function.command is None:
+            own.append((start, after, _OWN))
+            done = after
+            continue
+        if function is not None and function.command is not None:
             end = _command_end(view, hidden, after)
             most = len(function.command) + function.positional * (end - after)  # before it is written
             if most <= growth.left:
@@ -381,14 +423,16 @@ def _defined(
     again = any(name in text for _, _, text in replaced for name in named) or any(
         opening < start < end for start, _, _ in replaced for opening, end in others
     )
-    return replaced, again
+    # A function standing for none may come to stand for one in a further round (its body
+    # rewritten): its uses are the file's own only in the last round needed.
+    return (replaced, True) if again else (sorted(replaced + own), False)
 
 
 def _use(view: bytes, hidden: Callable[[int], bool], start: int, end: int) -> bool:
     """Whether the name at `view[start:end]` is a command's word in code, not a definition's."""
     whole = end == len(view) or view[end] in _AFTER_NAME
     defining = _DEFINING().match(view, end) is not None
-    return whole and not defining and not hidden(start) and _command_word(view, start)
+    return whole and not defining and not hidden(start) and _command_word(view, hidden, start)
 
 
 def _alias_value(definitions: list[tuple[int, bytes]], start: int) -> bytes | None:
@@ -399,11 +443,13 @@ def _alias_value(definitions: list[tuple[int, bytes]], start: int) -> bytes | No
 
 def _function_at(definitions: list[_Function], start: int) -> _Function | None:
     """The definition of a function a use at `start` calls: the last one before it, else the first
-    (a use inside a definition of its own is no call to rewrite)."""
+    that stands for a command (a use inside a definition of its own is no call to rewrite; a tool's
+    name used before the file defines it is the tool)."""
     if any(d.start <= start < d.end for d in definitions):
         return None
     before = [d for d in definitions if d.end <= start]
-    return before[-1] if before else (definitions[0] if definitions else None)
+    after = [d for d in definitions if d.command is not None]
+    return before[-1] if before else (after[0] if after else None)
 
 
 def _strings(text: bytes) -> Iterator[tuple[int, int]]:

@@ -4,13 +4,15 @@
 `curl -O URL/i.sh; . ./i.sh` run what the server sent as surely as `curl URL | sh` does. The
 paths a download writes: curl's `-o`/`--output` (also at the end of a group of short options,
 `-sSLo f`), `-O`/`--remote-name` (the URL's last segment); wget's `-O`/`--output-document`, else
-the URL's last segment (in `-P`'s directory; curl's `--output-dir` alike); a `>`/`>>` redirection of
-either, or of a command its output is piped into, and a piped `tee`'s files; then a `cp`, `mv`,
-`install` or `ln` of such a path (the target, and the file's name in it when it may be a
-directory). A later command runs one when it is the command itself (`./f`, `/tmp/x`), sourced, or
-an interpreter's script (`shellcommands.py`), also in a command line handed on (`su -c "sh f"`). A
-command that verifies a checksum or a signature between them (`sha256sum -c`, `gpg --verify`,
-`cosign`, `minisign`) is what the advice asks for: the pair is then left alone.
+the URL's last segment (in `-P`'s directory; curl's `--output-dir` alike, the last given); the other
+tools' alike (`downloadtools.py`), a path that may name a directory (FreeBSD fetch's `-o`,
+lwp-download's) also holding the URL's last segment, and aria2c's `-o` in `-d`'s directory; a
+`>`/`>>` redirection of either, or of a command its output is piped into, and a piped `tee`'s
+files; then a `cp`, `mv`, `install` or `ln` of such a path (the target, and the file's name in it
+when it may be a directory). A later command runs one when it is the command itself (`./f`,
+`/tmp/x`), sourced, or an interpreter's script (`shellcommands.py`), also in a command line handed
+on (`su -c "sh f"`). A command that verifies a checksum or a signature between them (`sha256sum
+-c`, `gpg --verify`, `cosign`, `minisign`) is what the advice asks for: the pair is then left alone.
 
 Read over the view of `shellwords.py`, so a variable holding the path (`f=/tmp/i; curl -o "$f"
 …; sh "$f"`) is its value.
@@ -125,14 +127,16 @@ def _has_flag(words: list[str], long: str, letter: str) -> bool:
 
 
 def _fetch_paths(words: list[str]) -> Iterator[str]:
-    """FreeBSD fetch: `-o`'s file, else the URL's last segment."""
-    named = list(_option_values(words, "--output", "o"))
-    yield from named or _remote_names(words)
+    """FreeBSD fetch: `-o`'s file, or the URL's last segment in it when it is a directory; else
+    that segment."""
+    names = list(_remote_names(words))
+    targets = list(_option_values(words, "--output", "o"))
+    yield from (path for target in targets for path in _in_place(target, names)) if targets else names
 
 
 def _aria2c_paths(words: list[str]) -> Iterator[str]:
     """aria2c: `-o`'s file, else the URL's last segment, in `-d`'s directory."""
-    directory = next(_option_values(words, "--dir", "d"), None)
+    directory = _directory(words, "--dir", "d")
     named = list(_option_values(words, "--out", "o"))
     yield from (_under(directory, name) for name in named or _remote_names(words))
 
@@ -144,9 +148,11 @@ def _httpie_paths(words: list[str]) -> Iterator[str]:
 
 
 def _lwp_download_paths(words: list[str]) -> Iterator[str]:
-    """lwp-download: the operand after the URL, else the URL's last segment."""
+    """lwp-download: the operand after the URL (the URL's last segment in it when it is a
+    directory), else the URL's last segment."""
     operands = [word for word in words if not word.startswith("-")]
-    yield from operands[1:2] or _remote_names(words)
+    names = list(_remote_names(words))
+    yield from _in_place(operands[1], names) if len(operands) > 1 else names
 
 
 _PATHS: dict[str, Callable[[list[str]], Iterator[str]]] = {
@@ -161,8 +167,10 @@ _PATHS: dict[str, Callable[[list[str]], Iterator[str]]] = {
 
 
 def _directory(words: list[str], option: str, letter: str | None) -> str | None:
-    """The directory a download's option puts its files in (`--output-dir d`, wget's `-P d`)."""
-    return next(_option_values(words, option, letter), None)
+    """The directory a download's option puts its files in (`--output-dir d`, wget's `-P d`): the
+    last given, as the tool keeps it."""
+    values = list(_option_values(words, option, letter))
+    return values[-1] if values else None
 
 
 def _under(directory: str | None, path: str) -> str:
@@ -170,6 +178,17 @@ def _under(directory: str | None, path: str) -> str:
     if directory is None or path.startswith("/") or path in ("", "-"):
         return path
     return directory.rstrip("/") + "/" + path
+
+
+def _in_place(target: str, names: list[str]) -> Iterator[str]:
+    """The paths writing to `target` may write, when it may name a directory: `target` itself
+    (unless its form says a directory: `d/`, `.`, `..`) and each of `names` in it."""
+    if target in ("", "-"):
+        yield target
+        return
+    if not target.endswith("/") and target.rsplit("/", 1)[-1] not in (".", ".."):
+        yield target
+    yield from (_under(target, name) for name in names)
 
 
 def _remote_names(words: list[str]) -> Iterator[str]:
@@ -229,8 +248,7 @@ def _copies(words: list[str]) -> list[tuple[str, str]]:
         if len(operands) < 2:
             return []
         *sources, target = operands
-        named = [] if target.endswith("/") else [target]
-        return [(source, path) for source in sources for path in [*named, _under(target, _name(source))]]
+        return [(source, path) for source in sources for path in _in_place(target, [_name(source)])]
     return [(source, _under(directory, _name(source))) for source in operands]
 
 

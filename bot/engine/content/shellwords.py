@@ -16,7 +16,7 @@ the text read, so a finding is still judged where it was written (`rewritten`, w
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
@@ -37,17 +37,16 @@ _WORD = lazy(_PIECE + rb"+" + _AFTER)
 _FIXED_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+@%:,-")
 _SEPARATORS = frozenset(b" \t\n\r\f\v;&|()<>\x60")
 _FIXED_VALUE = lazy(_PIECE + rb"*")
-# What may come before an assignment on its command, from where the command starts (searched back
-# from the name, at most _CONTEXT bytes).
 # What leads a command in a Dockerfile (`RUN`, its flags) or a CI file's step (`- run:`), not the shell's.
 LEADER = r"[ \t]*(?:RUN(?:[ \t]+--\S+)*|-?[ \t]*run:)[ \t]+"
-_LEADING = lazy(
-    (r"(?:" + COMMAND_START + r"|^" + LEADER + r")"
-     r"(?:(?:local|export|readonly|declare|typeset)(?:[ \t]+-\w+)*[ \t]+)?"
-     r"(?:[A-Za-z_]\w*=\S*[ \t]+)*\Z").encode(),
-    re.MULTILINE,
-)  # fmt: skip
-_CONTEXT = 512
+# Where an assignment may start: where a command starts, past a builtin that declares names, then
+# after each assignment (`NAME=` and a value of no whitespace, blanks after it).
+_COMMAND_STARTS = lazy(COMMAND_START.encode(), re.MULTILINE)
+_LEADERS = lazy(("^" + LEADER).encode(), re.MULTILINE)
+_DECLARING = lazy(rb"(?:local|export|readonly|declare|typeset)(?:[ \t]+-\w+)*[ \t]+")
+_ASSIGNING = lazy(rb"[A-Za-z_]\w*=")
+_WHITESPACE = lazy(rb"\s")
+_BLANKS = lazy(rb"[ \t]+")
 # A parameter expansion that may make a whole word (what is around it is checked).
 _EXPANDED = lazy(rb"\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\})")
 _UNQUOTED = lazy(rb"\\(.)|['\"]")
@@ -76,6 +75,53 @@ def _unquoted(word: bytes) -> bytes:
     return _UNQUOTED().sub(lambda found: found.group(1) or b"", word)
 
 
+class _Assignments:
+    """Where an assignment may start in a view: where a command starts (`COMMAND_START`, or a
+    Dockerfile's or a CI step's leader), past a builtin that declares names (`export -n`), and
+    after each assignment that follows one. Read a line at a time, when an assignment on it is
+    asked about; assignments read from different starts may end at one blank (`a=;b=;c= x=1`, each
+    `;` a start), so each position is read on from once and a value's end found among the line's
+    whitespace: a line costs its length."""
+
+    def __init__(self, view: bytes) -> None:
+        self.view = view
+        self.newlines = [found.start() for found in re.finditer(rb"\n", view)]
+        self.lines: set[int] = set()  # the lines read, by their start
+        self.starts: set[int] = set()
+
+    def __contains__(self, start: int) -> bool:
+        below = bisect_left(self.newlines, start)
+        line = self.newlines[below - 1] + 1 if below > 0 else 0
+        if line not in self.lines:
+            self.lines.add(line)
+            self._read(line, self.newlines[below] if below < len(self.newlines) else len(self.view))
+        return start in self.starts
+
+    def _read(self, line: int, end: int) -> None:
+        view = self.view
+        starts: list[int] = []
+        for pattern in (_COMMAND_STARTS(), _LEADERS()):
+            for found in pattern.finditer(view, line, end):
+                declaring = _DECLARING().match(view, found.end(), end)
+                starts += [found.end()] if declaring is None else [found.end(), declaring.end()]
+        spaces = [found.start() for found in _WHITESPACE().finditer(view, line, end)]
+        blanks_end: dict[int, int] = {}  # by where a value ends: where the blanks after it end
+        for start in starts:
+            at = start
+            while at not in self.starts:
+                self.starts.add(at)
+                name = _ASSIGNING().match(view, at, end)
+                index = len(spaces) if name is None else bisect_left(spaces, name.end())
+                if index == len(spaces) or view[spaces[index]] not in b" \t":
+                    break  # no assignment, or its value ends the line (or at a carriage return)
+                space = spaces[index]
+                if space not in blanks_end:
+                    blanks = _BLANKS().match(view, space, end)
+                    assert blanks is not None  # it starts with one
+                    blanks_end[space] = blanks.end()
+                at = blanks_end[space]
+
+
 def _values(
     view: bytes, lexed: Lexed, names: set[bytes]
 ) -> tuple[list[int], list[tuple[bytes, bytes | None]]]:
@@ -84,12 +130,10 @@ def _values(
     offsets: list[int] = []
     assigned: list[tuple[bytes, bytes | None]] = []
     alternatives = b"|".join(re.escape(name) for name in sorted(names))
+    assignments = _Assignments(view)
     for found in re.finditer(rb"(%s)=([^\s;&|()<>\x60]*)" % alternatives, view):
         start = found.start()
-        if (start and view[start - 1] not in _SEPARATORS) or lexed.hidden(start):
-            continue
-        window = max(0, start - _CONTEXT)  # the line's start, found only within what is read
-        if _LEADING().search(view, max(view.rfind(b"\n", window, start) + 1, window), start) is None:
+        if (start and view[start - 1] not in _SEPARATORS) or lexed.hidden(start) or start not in assignments:
             continue
         value = found.group(2)
         fixed = _FIXED_VALUE().fullmatch(value) is not None
