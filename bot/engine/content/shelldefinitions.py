@@ -13,13 +13,9 @@ used, since a script calls one its text defines further on. A body dangerous on 
 "$@"`, `curl … | sh`) is reported at the definition, as every body is read: its uses are left as
 they are. A name that is itself what the rule looks for (an interpreter, `eval`, `curl`, a
 wrapper) is never replaced: bash runs a script without expanding aliases unless told to, and the
-command it names is then run. A download tool's name other text uses (`fetch`, `http`, `https`,
-`GET`) is the file's own function after a definition of it: a use of one that stands for no command
-(`fetch() { git fetch "$@"; }`) is written as `:`, so it is not read as the tool, in the last
-round needed (a rewrite in its body may make it stand for one); before any definition, or when the
-rounds run out first, it stays the tool. Uses are rewritten as `shellwords.py` rewrites words, so a
-finding is reported where the name was used; an alias or function reached through another is read
-in a further round (up to `DEFINITION_ROUNDS`).
+command it names is then run. Uses are rewritten as `shellwords.py` rewrites words, so a finding
+is reported where the name was used; an alias or function reached through another is read in a
+further round (up to `DEFINITION_ROUNDS`).
 """
 
 from __future__ import annotations
@@ -91,22 +87,18 @@ _END = lazy(rb"[;&|\n()\x60]")
 _POSITIONAL = lazy(rb'"\$(?:\{([@*1-9])\}|([@*1-9]))"|\$(?:\{([@*1-9])\}|([@*1-9]))')
 _DOWNLOADERS = frozenset(DOWNLOADERS)
 # The names the rule itself looks for: a definition of one does not hide it. A download tool's name
-# other code uses for its own (`fetch() { git fetch "$@"; }`) is that function's after the file
-# defines it: a use of one that stands for no command is written as `_OWN`, a command the rule
-# looks for nothing in, so the tool's name is not read there.
+# other code uses for its own (`fetch() { curl …; }`) is that function's where the file defines it.
 _LOOKED_FOR = frozenset({"eval", "source", ".", *(_DOWNLOADERS - COMMAND_WORD_ONLY), *WRAPPERS})
-_OWN = b":"
 
 
 @dataclass(frozen=True, slots=True)
 class _Function:
     """A function's definition (from its name to its body's end), the text of the command of its
-    body it stands for (None for a download tool's name standing for none), and how many positional
-    parameters that text names."""
+    body it stands for, and how many positional parameters that text names."""
 
     start: int
     end: int
-    command: bytes | None
+    command: bytes
     positional: int
 
 
@@ -299,10 +291,8 @@ def _functions(
             command = commands[first]
             positional = len(_POSITIONAL().findall(command))
             functions.setdefault(name, []).append(_Function(start, end + 1, command, positional))
-            continue
-        others.append((opening, end))
-        if name in COMMAND_WORD_ONLY:
-            functions.setdefault(name, []).append(_Function(start, end + 1, None, 0))
+        else:
+            others.append((opening, end))
     return functions, others
 
 
@@ -399,7 +389,6 @@ def _defined(
         return [], False
     alternatives = "|".join(re.escape(name) for name in names)
     replaced: list[tuple[int, int, bytes]] = []
-    own: list[tuple[int, int, bytes]] = []  # uses of a tool's name the file defines standing for none
     done = 0
     for found in compile_re2(rf"(?:^|[^\w.:-])({alternatives})").finditer(view):
         start, after, name = found.start(1), found.end(1), found.group(1).decode("latin-1")
@@ -407,11 +396,7 @@ def _defined(
             continue
         end, text = after, _alias_value(aliases.get(name, []), start)
         function = _function_at(functions.get(name, []), start) if text is None else None
-        if function is not None and function.command is None:
-            own.append((start, after, _OWN))
-            done = after
-            continue
-        if function is not None and function.command is not None:
+        if function is not None:
             end = _command_end(view, hidden, after)
             most = len(function.command) + function.positional * (end - after)  # before it is written
             if most <= growth.left:
@@ -423,9 +408,7 @@ def _defined(
     again = any(name in text for _, _, text in replaced for name in named) or any(
         opening < start < end for start, _, _ in replaced for opening, end in others
     )
-    # A function standing for none may come to stand for one in a further round (its body
-    # rewritten): its uses are the file's own only in the last round needed.
-    return (replaced, True) if again else (sorted(replaced + own), False)
+    return replaced, again
 
 
 def _use(view: bytes, hidden: Callable[[int], bool], start: int, end: int) -> bool:
@@ -443,13 +426,11 @@ def _alias_value(definitions: list[tuple[int, bytes]], start: int) -> bytes | No
 
 def _function_at(definitions: list[_Function], start: int) -> _Function | None:
     """The definition of a function a use at `start` calls: the last one before it, else the first
-    that stands for a command (a use inside a definition of its own is no call to rewrite; a tool's
-    name used before the file defines it is the tool)."""
+    (a use inside a definition of its own is no call to rewrite)."""
     if any(d.start <= start < d.end for d in definitions):
         return None
     before = [d for d in definitions if d.end <= start]
-    after = [d for d in definitions if d.command is not None]
-    return before[-1] if before else (after[0] if after else None)
+    return before[-1] if before else (definitions[0] if definitions else None)
 
 
 def _strings(text: bytes) -> Iterator[tuple[int, int]]:
