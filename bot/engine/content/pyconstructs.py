@@ -565,7 +565,7 @@ class Resolver:
             if resolved is not None:
                 self.assigned[stored.name] = resolved
             return
-        resolved = self._resolve(stored.value)
+        resolved = self._resolve(stored.value) if isinstance(stored.value, _RESOLVED) else None
         if resolved is None or not _leads(resolved):
             return
         if isinstance(stored, Returned):
@@ -775,6 +775,8 @@ class Resolver:
         return None
 
 
+# The expressions `_resolve` can resolve (a constant or an operation stands for no module or function).
+_RESOLVED = (ast.Name, ast.Attribute, ast.NamedExpr, ast.Subscript, ast.Call)
 # A container's methods that return the item of the key they are given.
 _ITEM_GETTERS = frozenset({"get", "pop", "setdefault", "__getitem__"})
 

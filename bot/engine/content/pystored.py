@@ -13,8 +13,9 @@ dangerous, never away from it.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 
 def spelled(node: ast.expr) -> str | None:
@@ -72,6 +73,7 @@ class Looped:
 _ADDERS = {"append": 0, "appendleft": 0, "add": 0, "insert": 1, "put": 0, "put_nowait": 0}
 # Methods that put every item of their argument into a container (`l.extend([x])`, `d.update(k=x)`).
 _FILLERS = frozenset({"extend", "extendleft", "update"})
+_STORING = frozenset({*_ADDERS, *_FILLERS, "setdefault"})
 
 
 def fixed_key(node: ast.expr | None) -> str | None:
@@ -97,89 +99,137 @@ def items_of(node: ast.expr) -> Iterator[tuple[str | None, ast.expr]]:
             yield from items_of(argument)
 
 
-def _targets_and_values(statement: ast.stmt) -> Iterator[tuple[ast.expr, ast.expr]]:
+def _targets_and_values(statement: ast.Assign | ast.AnnAssign) -> list[tuple[ast.expr, ast.expr]]:
     """(target, value) of each whole value an assignment binds, tuples unpacked (`a, b = x, y`)."""
     if isinstance(statement, ast.Assign):
         pairs = [(target, statement.value) for target in statement.targets]
-    elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+    elif statement.value is not None:
         pairs = [(statement.target, statement.value)]
     else:
-        return
+        return []
+    found: list[tuple[ast.expr, ast.expr]] = []
     while pairs:
         target, value = pairs.pop()
         if isinstance(target, ast.Tuple | ast.List) and isinstance(value, ast.Tuple | ast.List):
             pairs.extend(zip(target.elts, value.elts, strict=False))
         else:
-            yield target, value
+            found.append((target, value))
+    return found
 
 
-def assignments(statement: ast.stmt) -> Iterator[tuple[str, ast.expr]]:
+# What most statements keep, bind or give: nothing (one shared empty answer: statements are many).
+_NOTHING: tuple[()] = ()
+
+
+def _single_name(statement: ast.Assign) -> ast.Name | None:
+    """The target of `name = value`, the most common statement there is."""
+    target = statement.targets[0] if len(statement.targets) == 1 else None
+    return target if isinstance(target, ast.Name) else None
+
+
+def assignments(statement: ast.stmt) -> Sequence[tuple[str, ast.expr]]:
     """(name, value) of each name a statement assigns a whole value (`e = eval`, `a, b = x, y`)."""
-    for target, value in _targets_and_values(statement):
-        if isinstance(target, ast.Name):
-            yield target.id, value
+    if isinstance(statement, ast.Assign):
+        single = _single_name(statement)
+        if single is not None:
+            return ((single.id, statement.value),)
+    elif not isinstance(statement, ast.AnnAssign):
+        return _NOTHING
+    pairs = _targets_and_values(statement)
+    return [(target.id, value) for target, value in pairs if isinstance(target, ast.Name)]
 
 
 Kept = Stored | Looped | Returned | Defaulted
 
 
-def stores(statement: ast.stmt) -> Iterator[Kept]:
+def stores(statement: ast.stmt) -> Sequence[Kept]:
     """Each value the statement keeps in an attribute or a container, the loop it starts, the
     defaults of the function it defines and what a lambda it assigns returns (a `def`'s `return`
     statements are its own: `Resolver` reads them with the function they are in)."""
-    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
-        yield from _defaults(statement.args)
-        return
-    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-        yield from _stored_by_call(statement.value)
-        return
-    if isinstance(statement, ast.For | ast.AsyncFor):
-        if isinstance(statement.target, ast.Name):
-            yield Looped(statement.target.id, statement.iter)
-        return
+    read = _READERS.get(type(statement))
+    return _NOTHING if read is None else read(statement)
+
+
+def _by_expression(statement: ast.Expr) -> Sequence[Kept]:
+    return _stored_by_call(statement.value) if isinstance(statement.value, ast.Call) else _NOTHING
+
+
+def _by_definition(statement: ast.FunctionDef | ast.AsyncFunctionDef) -> Sequence[Kept]:
+    return _defaults(statement.args)
+
+
+def _by_loop(statement: ast.For | ast.AsyncFor) -> Sequence[Kept]:
+    target = statement.target
+    return (Looped(target.id, statement.iter),) if isinstance(target, ast.Name) else _NOTHING
+
+
+def _by_assignment(statement: ast.Assign | ast.AnnAssign) -> Sequence[Kept]:
+    if isinstance(statement, ast.Assign) and _single_name(statement) and not _holds_values(statement.value):
+        return _NOTHING
+    kept: list[Kept] = []
     for target, value in _targets_and_values(statement):
         if isinstance(target, ast.Name) and isinstance(value, ast.Lambda):
-            yield Returned(target.id, value.body)
-            yield from _defaults(value.args)
+            kept.append(Returned(target.id, value.body))
+            kept.extend(_defaults(value.args))
         holder = spelled(target)
         if holder is not None:
             if isinstance(target, ast.Attribute):
-                yield Stored(holder, value, attribute=True)
-            yield from (Stored(holder, item, key=key) for key, item in items_of(value))
+                kept.append(Stored(holder, value, attribute=True))
+            if _holds_values(value):
+                kept.extend(Stored(holder, item, key=key) for key, item in items_of(value))
         elif isinstance(target, ast.Subscript):
             container = spelled(target.value)
             if container is not None:
-                yield Stored(container, value, key=fixed_key(target.slice))
+                kept.append(Stored(container, value, key=fixed_key(target.slice)))
+    return kept
 
 
-def _defaults(arguments: ast.arguments) -> Iterator[Defaulted]:
+_READERS: dict[type[ast.stmt], Callable[[Any], Sequence[Kept]]] = {
+    ast.Expr: _by_expression,
+    ast.FunctionDef: _by_definition,
+    ast.AsyncFunctionDef: _by_definition,
+    ast.For: _by_loop,
+    ast.AsyncFor: _by_loop,
+    ast.Assign: _by_assignment,
+    ast.AnnAssign: _by_assignment,
+}
+
+
+def _holds_values(value: ast.expr) -> bool:
+    """Whether a value keeps values of its own: a display, a call (`dict(...)`), a lambda."""
+    return isinstance(value, ast.Dict | ast.List | ast.Tuple | ast.Set | ast.Lambda | ast.Call)
+
+
+def _defaults(arguments: ast.arguments) -> Sequence[Defaulted]:
+    if not arguments.defaults and not arguments.kw_defaults:
+        return _NOTHING
     positional = [*arguments.posonlyargs, *arguments.args]
-    for parameter, default in zip(reversed(positional), reversed(arguments.defaults), strict=False):
-        yield Defaulted(parameter.arg, default)
-    for parameter, given in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True):
-        if given is not None:
-            yield Defaulted(parameter.arg, given)
+    pairs = [
+        *zip(reversed(positional), reversed(arguments.defaults), strict=False),
+        *zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True),
+    ]
+    return [Defaulted(parameter.arg, default) for parameter, default in pairs if default is not None]
 
 
-def _stored_by_call(call: ast.Call) -> Iterator[Stored]:
+def _stored_by_call(call: ast.Call) -> Sequence[Stored]:
     """`setattr(o, "m", v)`, and a container's methods that put values in it."""
     function, args = call.func, call.args
     if isinstance(function, ast.Name):
         holder = spelled(args[0]) if function.id == "setattr" and len(args) == 3 else None
-        if holder is not None:
-            yield Stored(f"{holder}.{fixed_key(args[1]) or ANY_ATTRIBUTE}", args[2], attribute=True)
-        return
-    container = spelled(function.value) if isinstance(function, ast.Attribute) else None
-    if container is None or not isinstance(function, ast.Attribute):
-        return
-    method = function.attr
-    if method in _ADDERS and len(args) > _ADDERS[method]:
-        yield Stored(container, args[_ADDERS[method]])
-    elif method == "setdefault" and len(args) == 2:
-        yield Stored(container, args[1], key=fixed_key(args[0]))
-    elif method in _FILLERS:
-        for argument in args:
-            yield from (Stored(container, item, key=key) for key, item in items_of(argument))
-        for keyword in call.keywords:
-            if keyword.arg is not None:
-                yield Stored(container, keyword.value, key=keyword.arg)
+        if holder is None:
+            return _NOTHING
+        return (Stored(f"{holder}.{fixed_key(args[1]) or ANY_ATTRIBUTE}", args[2], attribute=True),)
+    method = function.attr if isinstance(function, ast.Attribute) else ""
+    container = (
+        spelled(function.value) if method in _STORING and isinstance(function, ast.Attribute) else None
+    )
+    if container is None:
+        return _NOTHING
+    if method in _ADDERS:
+        at = _ADDERS[method]
+        return (Stored(container, args[at]),) if len(args) > at else _NOTHING
+    if method == "setdefault":
+        return (Stored(container, args[1], key=fixed_key(args[0])),) if len(args) == 2 else _NOTHING
+    kept = [Stored(container, item, key=key) for argument in args for key, item in items_of(argument)]
+    kept.extend(Stored(container, kw.value, key=kw.arg) for kw in call.keywords if kw.arg is not None)
+    return kept
