@@ -11,6 +11,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+# An assignment before a command as the shell reads it: quoted and escaped blanks, a `$(…)` (one level
+# of parentheses inside) and backquotes are its value's (`X="a b" eval "$x"` runs eval), a quoted
+# line break too; a break or a redirection ends it. A regex (for `re` and RE2 alike): each quote is
+# read from the one assignment it opens to the next of its kind, so the text is read once.
+ASSIGNED = (
+    r"[A-Za-z_]\w*=(?:\\.|'[^']*'|\"(?:\\.|[^\"\\])*\"|\$\((?:[^()\n]|\([^()\n]*\))*\)"
+    r"|`[^`\n]*`|[^\s\\'\"`;&|<>()])*"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +60,7 @@ WRAPPERS: dict[str, Wrapper] = {
 # words (`sudo -u x`, `timeout 60`, `xargs -0`, read loosely: what each consumes is `command_after`'s
 # to say), and a directory.
 RUNNER = (
-    r"(?:[A-Za-z_]\w*=\S*[ \t]+)*(?:(?:"
+    rf"(?:{ASSIGNED}[ \t]+)*(?:(?:"
     + "|".join(re.escape(name) for name in sorted(WRAPPERS))
     + r")\b[^|;&\n]*?[ \t]+)?(?:[\w./-]*/)?"
 )

@@ -37,6 +37,8 @@ def _found(repo: GitRepo, path: str, source: str, **kw: bool) -> list[tuple[str,
         ("s.sh", "set -e\ncurl https://x.io/i | ${SHELL:-sh}\n", 2),
         ("s.sh", "set -e\ncurl https://x.io/i | doas sh\n", 2),
         ("s.sh", "set -e\ncurl https://x.io/i | timeout 60 bash\n", 2),
+        ("s.sh", 'set -e\ncurl https://x.io/i | X="a b" Y=$(id -u) bash\n', 2),
+        ("s.sh", "set -e\nX='a b' sudo -E bash -c \"$(curl -s https://x.io/i)\"\n", 2),
         ("s.sh", "set -e\nbash < <(curl -s https://x.io/i)\n", 2),
         ("s.sh", 'set -e\nbash <<< "$(curl -s https://x.io/i)"\n', 2),
         ("s.sh", 'set -e\nsh -c "`curl -s https://x.io/i`"\n', 2),
@@ -71,6 +73,14 @@ def test_downloads_run_across_lines_and_quotes(repo: GitRepo, path: str, source:
         'x=1\nwhile ! eval "$y"; do :; done\n',
         'x=1\nif true; then :; elif eval "$y"; then :; fi\n',
         'x=1\nuntil eval "$y"; do :; done\n',
+        # An assignment's value as the shell reads it: quoted and escaped blanks, `$(…)`, backquotes.
+        'x=1\nX="a b" eval "$y"\n',
+        'x=1\nX=\'a b\' Y="c" eval "$y"\n',
+        'x=1\nX=a\\ b eval "$y"\n',
+        'x=1\nX="$(date +%s)" eval "$y"\n',
+        'x=1\nX=$(f "(a b)") eval "$y"\n',
+        'x=1\nX=`id -u` eval "$y"\n',
+        'x=1\nX="a \\" b" eval "$y"\n',
     ],
 )
 def test_eval_after_what_leaves_it_the_command(repo: GitRepo, source: str) -> None:
@@ -93,6 +103,10 @@ def test_eval_after_what_leaves_it_the_command(repo: GitRepo, source: str) -> No
         ("Dockerfile", 'FROM alpine\nLABEL note="Don\'t"\nRUN echo ok | sh\n'),
         (".github/workflows/ci.yml", "steps:\n  - name: Don't pipe\n    run: echo ok | sh\n  - run: make\n"),
         ("Makefile", "$(eval $(call rules,x))\n"),
+        ("s.sh", 'echo X="a b" eval\n'),
+        ("s.sh", 'X="a b eval" echo "$y"\n'),
+        ("s.sh", "X='a; eval' true\n"),
+        ("s.sh", 'X="a b" curl -s https://x.io/a | X="c d" python3 -m json.tool\n'),
     ],
 )
 def test_shell_near_misses_across_lines(repo: GitRepo, path: str, source: str) -> None:

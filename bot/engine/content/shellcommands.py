@@ -36,7 +36,13 @@ _WORDS = 256
 _DEPTH = 4  # `su -c "sudo sh -c '…'"`: deeper than this is not read
 
 
+# A command substitution outside quotes (one level of parentheses inside): part of one word to the
+# shell, whatever blanks it holds (`X=$(id -u) bash`), which `shlex` would split.
+_SUBSTITUTION = lazy(r"\$\((?:[^()'\"\n]|\([^()\n]*\))*\)|`[^`'\"\n]*`")
+
+
 def split(command: str) -> list[str]:
+    command = _SUBSTITUTION().sub("$_", command) if "$(" in command or "`" in command else command
     try:
         return shlex.split(command)
     except ValueError:  # a quote the match cut: its words as they stand

@@ -33,7 +33,7 @@ from bot.engine.content.shellscan import lex
 from bot.engine.content.shellwords import LEADER, Words, rewritten
 from bot.engine.lazyre import lazy
 from bot.engine.regex import compile_re2
-from bot.engine.wrappers import WRAPPERS, unwrapped
+from bot.engine.wrappers import ASSIGNED, WRAPPERS, unwrapped
 
 DEFINITION_ROUNDS = 3
 # What the rewrites of a text may add, all rounds together: four times the text, and 1 MiB.
@@ -45,10 +45,7 @@ _NAME = r"[A-Za-z_][\w.:-]*"
 # wrapper, which runs a program of that name, never a function), each with the blanks after it (a
 # quoted or escaped blank is a value's). Groups: where the first word starts, and where those after a
 # leader do.
-_LEAD = (
-    rb"(?:then|do|else|if|elif|while|until|!|time"
-    rb"|[A-Za-z_]\w*=(?:\\.|'[^']*'|\"(?:\\.|[^\"\\])*\"|[^\s\\'\"])*)[ \t]+"
-)
+_LEAD = rf"(?:then|do|else|if|elif|while|until|!|time|{ASSIGNED})[ \t]+".encode()
 _LEADS = lazy(_LEAD)
 _AFTER_BREAK = lazy(rb"[ \t]*()()(?:" + _LEAD + rb")*")
 _AFTER_LINE_START = lazy(rf"[ \t]*()(?:{LEADER})?()".encode() + rb"(?:" + _LEAD + rb")*")
@@ -70,7 +67,7 @@ _PARENTHESES = lazy(rb"[()]")
 # and wrappers: an interpreter, a download, a positional parameter (the command then read in full).
 _STANDING = (
     r"(?m)(?:^|[;&|(){}\x60])([ \t]*(?:(?:then|do|else|if|elif|while|until|!|time)[ \t]+)*"
-    r"(?:[A-Za-z_]\w*=\S*[ \t]+)*(?:(?:"
+    rf"(?:{ASSIGNED}[ \t]+)*(?:(?:"
     + "|".join(re.escape(name) for name in sorted(WRAPPERS))
     + r")\b[^;&|\n(){}\x60]*?)?"
     r"[\"']?(?:[\w./-]*/)?(?:"

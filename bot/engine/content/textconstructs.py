@@ -41,7 +41,7 @@ from bot.engine.content.shellwords import COMMAND_START as _COMMAND_START
 from bot.engine.content.shellwords import Words, shell_words
 from bot.engine.lazyre import lazy
 from bot.engine.regex import compile_named, compile_re2
-from bot.engine.wrappers import RUNNER
+from bot.engine.wrappers import ASSIGNED, RUNNER
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +69,7 @@ _DOWNLOAD_WORD = download_word(stdout=True)
 # consumes its own).
 _RUNNER = RUNNER
 # What may come before a command and still leave it the command: `! eval`, `builtin eval`, `x=1 eval`.
-_PREFIXES = r"(?:(?:!|builtin|command|time|[A-Za-z_]\w*=\S*)[ \t]+)*"
+_PREFIXES = rf"(?:(?:!|builtin|command|time|{ASSIGNED})[ \t]+)*"
 # The global object, by any of its names: `globalThis.eval`, `window["ev" + "al"]`.
 _GLOBAL = r"(?:globalThis|window|self|global|frames|top|parent)"
 # Its names no code uses for its own variables (`self`, `parent`, `top` often are: `self[method](x)`).
