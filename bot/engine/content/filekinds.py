@@ -22,6 +22,7 @@ class Kind(StrEnum):
     DOCKERFILE = "dockerfile"
     MAKEFILE = "makefile"
     CI = "ci"
+    POWERSHELL = "powershell"
     MARKUP = "markup"
     DOCUMENT = "document"
     PATCH = "patch"
@@ -37,6 +38,7 @@ _EXTENSIONS = {
     ".sh": Kind.SHELL, ".bash": Kind.SHELL, ".zsh": Kind.SHELL, ".ksh": Kind.SHELL, ".bats": Kind.SHELL,
     ".command": Kind.SHELL,
     ".dockerfile": Kind.DOCKERFILE, ".mk": Kind.MAKEFILE,
+    ".ps1": Kind.POWERSHELL, ".psm1": Kind.POWERSHELL, ".psd1": Kind.POWERSHELL,
     ".md": Kind.DOCUMENT, ".markdown": Kind.DOCUMENT, ".rst": Kind.DOCUMENT, ".txt": Kind.DOCUMENT,
     ".adoc": Kind.DOCUMENT,
     ".html": Kind.MARKUP, ".htm": Kind.MARKUP, ".xhtml": Kind.MARKUP, ".vue": Kind.MARKUP,
@@ -69,6 +71,7 @@ _INTERPRETERS = {
     "python": Kind.PYTHON, "node": Kind.JAVASCRIPT, "deno": Kind.JAVASCRIPT, "bun": Kind.JAVASCRIPT,
     "sh": Kind.SHELL, "bash": Kind.SHELL, "zsh": Kind.SHELL, "ksh": Kind.SHELL, "dash": Kind.SHELL,
     "ash": Kind.SHELL, "mksh": Kind.SHELL, "nodejs": Kind.JAVASCRIPT,
+    "pwsh": Kind.POWERSHELL, "powershell": Kind.POWERSHELL,
 }  # fmt: skip
 
 
