@@ -79,6 +79,11 @@ def test_powershell_files(path: str, first: str | None, kind: Kind) -> None:
         "$x = 1\nWrite-Host \u2018a\u2019; iex $x\n",
         "$x = 1\n<# a #> iex $x\n",
         "$x = 1\n@(iex $x)\n",
+        "$x = 1\niex\u00a0$x\n",
+        "$x = 1\niex\u3000$x\n",
+        "$x = 1\nWrite-Host a\riex $x\n",
+        "$x = 1\n# a comment\riex $x\n",
+        "$x = 1\nWrite-Host a\u2028iex $x\n",
         '$x = 1\nWrite-Host "a""b"; iex $x\n',
         "$x = 1\npowershell -ExecutionPolicy Bypass -c $cmd\n",
         "$x = 1\n$cmd | powershell -Command -\n",
@@ -104,6 +109,7 @@ def test_invoke_expression_of_anything_but_a_fixed_string(repo: GitRepo, source:
         "$x = 1\n$ExecutionContext.InvokeCommand.NewScriptBlock($s).Invoke()\n",
         "$x = 1\n$ExecutionContext.InvokeCommand.ExpandString($template)\n",
         "$x = 1\n[PowerShell]::Create().AddScript($s).Invoke()\n",
+        "$x = 1\n$ExecutionContext | % InvokeCommand | % InvokeScript $s\n",
     ],
 )
 def test_code_compiled_from_a_string(repo: GitRepo, source: str) -> None:
@@ -141,6 +147,16 @@ def test_code_compiled_from_a_string(repo: GitRepo, source: str) -> None:
         "$x = 1\nSet-Item variable:n iex; & $n $c\n",
         "$x = 1\n$n = $m = 'iex'; & $n $c\n",
         "$x = 1\n& (gcm) $c\n",
+        "$x = 1\n& (gcm -Verb Invoke -Noun Expression) $c\n",
+        "$x = 1\n& (Get-Command -Noun Expression -All) $c\n",
+        "$x = 1\n& (gcm -CommandType Cmdlet)[140] $c\n",
+        "$x = 1\n& $ExecutionContext.InvokeCommand.GetCmdlet('Invoke-Expression') $c\n",
+        "$x = 1\n$t = gcm i?x; & $t.Name $c\n",
+        "$x = 1\n$n='ie'+'x'; & (gv n -ValueOnly) $c\n",
+        "$x = 1\n& (irm $u) $c\n",
+        "$x = 1\n& (Get-Command -Name:$n) $c\n",
+        "$x = 1\n& $x.Method() $c\n",
+        "$x = 1\n& $x.Table['k'] $c\n",
         "$x = 1\n& (gi $p) $c\n",
         "$x = 1\n& ($ExecutionContext.InvokeCommand.GetCommand) $c\n",
         "$x = 1\n$n = 'iex'; & $n $a; & $n $c\n",
@@ -295,6 +311,12 @@ def test_a_file_run_in_unchanged_code_is_reported_on_its_download(repo: GitRepo)
         "iwr $u -OutFile out.json\n",
         "$r = irm https://api.x.io/v1 | ConvertTo-Json\n",
         "[string]$n\n",
+        "Write-Host a\u00a0iex $x\n",
+        "& (gcm -CommandType Application git) status\n",
+        "$tool = Get-Command git; & $tool.Source status\n",
+        "& $tool.Path --version\n",
+        "& $env:TOOL --version\n",
+        "& $x.Path{1} --version\n",
         "& (Get-Item C:\\tools\\x.exe) --version\n",
         "$wc.DownloadFile\n",
         "Start-BitsTransfer $u\n",
@@ -420,3 +442,12 @@ def test_powershell_lint_suppressions_are_still_read(repo: GitRepo) -> None:
         repo, {"t.ps1": "[Diagnostics.CodeAnalysis.SuppressMessageAttribute('PSAvoid', '')]\n"}
     )
     assert where(scan(SuppressionsRule(), marker))
+
+
+def test_variables_judged_through_others_to_a_depth() -> None:
+    def chained(count: int) -> str:
+        steps = "".join(f"$a{i + 1} = $a{i}.x\n" for i in range(count))
+        return f"$a0 = gcm git\n{steps}& $a{count}.y $c\n"
+
+    assert _whats(chained(5)) == []
+    assert _whats(chained(5000)) == ["eval-name"]

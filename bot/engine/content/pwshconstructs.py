@@ -47,6 +47,15 @@ _CODE_MEMBERS = frozenset({"invokescript", "newscriptblock", "expandstring", "ad
 _BLOCK_MAKERS = _CODE_MEMBERS | {"create"}
 _LOOKUPS = frozenset({"gcm", "get-command", "gal", "get-alias"})
 _ITEM_LOOKUPS = frozenset({"gi", "get-item", "gci", "get-childitem", "ls", "dir"})
+# The switches of lookups: -All, -ListImported, -Syntax, -ShowCommandInfo, -UseFuzzyMatching, -Force,
+# -Recurse (any other option takes a value).
+_LOOKUP_SWITCHES = ("-a", "-li", "-sy", "-sh", "-u", "-fo", "-r")
+# Commands whose output can be any text, a command's name too: read from a variable, a file, the
+# user, the clipboard, the registry or the network.
+_VALUE_READERS = frozenset(
+    {"gv", "get-variable", "gc", "get-content", "cat", "type", "read-host", "get-clipboard", "gp",
+     "get-itemproperty", "gpv", "get-itempropertyvalue", "select-object", "select", "foreach-object", "%"}
+) | _DOWNLOADERS  # fmt: skip
 _LOOKUP_MEMBERS = frozenset({"getcommand", "getcmdlet", "getcommandname", "getcmdletbytypename"})
 _ALIASES = frozenset({"set-alias", "sal", "new-alias", "nal"})
 _ITEM_WRITERS = frozenset({"set-item", "si", "new-item", "ni"})
@@ -68,6 +77,8 @@ _ARGUMENT_ENDS = frozenset({T.END, T.PIPE, T.CLOSE, T.ASSIGN, T.CALL, T.DOT})
 _ECHOES = frozenset({"echo", "write", "write-output"})
 # What a pattern is for a command's output: a path or data, no command's name (`& (vswhere …)`).
 NO_NAME = "\1"
+# How a value assigned a variable is read (`_Reader.assigned`): the text before its pattern.
+_ARGUMENT, _EXPRESSION, _APPENDED = "argument", "", COMPUTED
 _DEPTH = 16  # expressions inside one another judged; deeper is computed
 _HANDED_ON_DEPTH = 4  # `powershell -c "pwsh -c '…'"`: deeper than this is not read
 # powershell.exe's and pwsh's options that take a value (by the prefixes that name them).
@@ -131,9 +142,9 @@ class _Reader:
         self.tokens = lexed.tokens
         self.data = data
         self.aliases: set[str] = set()
-        # A variable's name: where each value assigned it starts, and whether that is a command's
-        # argument (`Set-Variable n iex`) rather than an expression.
-        self.assigned: dict[str, list[tuple[int, bool]]] = {}
+        # A variable's name: where each value assigned it starts, and how it is read: a command's
+        # argument (`Set-Variable n iex`), an expression, or one added to what it held (`+=`).
+        self.assigned: dict[str, list[tuple[int, str]]] = {}
         self.judged: dict[str, bool] = {}
         tokens = self.tokens
         self.downloads = list(accumulate((_is_download(t) for t in tokens), initial=0))
@@ -204,12 +215,17 @@ class _Reader:
             return "\\".join(parts[:2]) if len(parts) >= 2 else COMPUTED
         if command in _ECHOES:
             return self.part(top[1], depth) if len(top) == 2 else COMPUTED
+        if command in _VALUE_READERS:
+            return COMPUTED
         if command is not None or first.kind is T.CALL:
             return NO_NAME
         if any(tokens[i].kind is T.MEMBER and tokens[i].text in _BLOCK_MAKERS for i in top):
             return NO_NAME  # a script block, judged where it is made (`_member`)
         if any(tokens[i].kind is T.MEMBER and tokens[i].text in _LOOKUP_MEMBERS for i in top):
             return self.member_lookup(top)
+        if len(top) > 1 and all(tokens[i].kind is T.MEMBER for i in top[1:]) and first.kind is T.VARIABLE:
+            # `$tool.Source`: a name if the variable can hold Invoke-Expression's (or a table)
+            return COMPUTED if self.variable_names_eval(first.text, depth + 1) else NO_NAME
         if len(top) > 1 and tokens[top[-1]].kind is T.MEMBER:  # `(gcm python).Source`
             return self.pattern(top[0], top[-1], depth + 1)
         parts = [self.part(i, depth) for i in top if tokens[i].text != "+" or tokens[i].kind is not T.WORD]
@@ -225,14 +241,24 @@ class _Reader:
         return COMPUTED
 
     def looked_up(self, top: list[int], command: str) -> str:
-        """The name pattern a lookup is given (`-Name`'s value, or its first argument); an item's
-        path outside the `alias:` and `function:` drives names no command."""
+        """The name pattern a lookup is given (`-Name`'s value, or its first argument that is no
+        option's), any name without one (`gcm -Verb Invoke -Noun Expression`); an item's path
+        outside the `alias:` and `function:` drives names no command."""
         tokens = self.tokens
-        values = [i for i in top[1:] if not (tokens[i].kind is T.WORD and tokens[i].text.startswith("-"))]
-        named = [
-            i + 1 for i in top[1:-1] if tokens[i].kind is T.WORD and tokens[i].text.lower().startswith("-n")
-        ]
-        chosen = named[0] if named else values[0] if values else None
+        named: list[int] = []
+        positional: list[int] = []
+        index = 1
+        while index < len(top):
+            text = tokens[top[index]].text.lower()
+            if tokens[top[index]].kind is not T.WORD or not text.startswith("-") or len(text) < 2:
+                positional.append(top[index])
+            elif _names_the_item(text) and index + 1 < len(top):
+                named.append(top[index + 1])
+                index += 1
+            elif not text.startswith(_LOOKUP_SWITCHES):
+                index += 1  # an option's value
+            index += 1
+        chosen = named[0] if named else positional[0] if positional else None
         if chosen is None:
             return COMPUTED
         pattern = self.part(chosen, _DEPTH)
@@ -254,26 +280,42 @@ class _Reader:
         first = [i for i in inside if tokens[i].kind is not T.COMMA][:1]
         pattern = self.part(first[0], _DEPTH) if first else COMPUTED
         if tokens[at].text == "getcmdletbytypename":
-            return COMPUTED if COMPUTED in pattern or _EVAL_TYPE in pattern.lower() else "\1"
+            return COMPUTED if COMPUTED in pattern or _EVAL_TYPE in pattern.lower() else NO_NAME
         return pattern
 
-    def variable_names_eval(self, name: str) -> bool:
-        """Whether the text assigns the variable a value that could name Invoke-Expression."""
+    def variable_names_eval(self, name: str, depth: int = 0) -> bool:
+        """Whether the text assigns the variable a value that could name Invoke-Expression (one
+        judged through more than `_DEPTH` others could)."""
+        if depth > _DEPTH:
+            return True
         if name not in self.judged:
             self.judged[name] = False  # `$x = $x` judged once
             self.judged[name] = any(
-                names_eval(self.part(at, 0) if argument else self.value(at))
-                for at, argument in self.assigned.get(name, ())
+                names_eval(self.part(at, depth) if how == _ARGUMENT else how + self.value(at, depth))
+                for at, how in self.assigned.get(name, ())
             )
         return self.judged[name]
 
-    def value(self, at: int) -> str:
-        """The pattern of the value assigned from `at` to its statement's end."""
+    def value(self, at: int, depth: int) -> str:
+        """The pattern of the value assigned from `at` to its statement's end (or the next `=`)."""
         tokens = self.tokens
         end = at
-        while end < len(tokens) and tokens[end].kind not in (T.END, T.CLOSE):
+        while end < len(tokens) and tokens[end].kind not in (T.END, T.CLOSE, T.ASSIGN):
             end = max(tokens[end].after, end + 1)
-        return self.pattern(at, end)
+        return self.pattern(at, end, depth)
+
+    def chain(self, at: int) -> int:
+        """The index after the members and calls written onto the value at `at` (`$x.a.b(1)`)."""
+        tokens = self.tokens
+        end = tokens[at].end
+        after = at + 1
+        while after < len(tokens) and tokens[after].start == end and tokens[after].kind in (T.MEMBER, T.OPEN):
+            following = tokens[after]
+            if following.kind is T.OPEN and following.text not in ("(", "["):
+                break
+            end = tokens[following.after - 1].end
+            after = following.after
+        return after
 
     def name_evals(self, at: int, called: bool) -> bool:
         """Whether the command named at `at` could be Invoke-Expression."""
@@ -283,9 +325,17 @@ class _Reader:
             return text in self.aliases or (names_eval(text) if COMPUTED in text else text in _EVALS)
         if not called:
             return False
+        chain = self.chain(at)
+        if token.kind is T.VARIABLE and chain > at + 1:  # `& $ExecutionContext.InvokeCommand.GetCmdlet(…)`
+            return names_eval(self.pattern(at, chain))
         if token.kind is T.VARIABLE:
             return self.variable_names_eval(token.text)
         return token.text != "{" and names_eval(self.part(at, 0))
+
+
+def _names_the_item(option: str) -> bool:
+    """Whether a lookup's option is `-Name`, `-Path` or `-LiteralPath` (by a prefix)."""
+    return any(name.startswith(option) for name in ("-name", "-path", "-literalpath"))
 
 
 def _is_download(token: Token) -> bool:
@@ -362,6 +412,8 @@ def powershell_constructs(lexed: PwshLexed, data: bytes, depth: int = 0) -> Iter
     for at, token in enumerate(tokens):
         if token.kind is T.MEMBER:
             yield from _member(reader, at)
+        elif token.kind is T.WORD and token.text.lower() in _CODE_MEMBERS:  # `… | % InvokeScript $s`
+            yield Found("eval-code", token.start, token.end)
     yield from _files_run(reader, commands)
 
 
@@ -374,11 +426,11 @@ def _assignments(reader: _Reader) -> None:
             continue
         following = tokens[at + 1]
         if following.kind is T.ASSIGN:
-            reader.assigned.setdefault(token.text, []).append((at + 2, False))
+            reader.assigned.setdefault(token.text, []).append((at + 2, _EXPRESSION))
         elif following.kind is T.WORD and following.text == "+" and tokens[at + 2].kind is T.ASSIGN:
-            reader.assigned.setdefault(token.text, []).append((at + 1, False))
+            reader.assigned.setdefault(token.text, []).append((at + 3, _APPENDED))
         elif following.text.lower() == "in" and at > 1 and tokens[at - 2].text.lower() == "foreach":
-            reader.assigned.setdefault(token.text, []).append((at + 2, False))
+            reader.assigned.setdefault(token.text, []).append((at + 2, _EXPRESSION))
 
 
 def _collect(reader: _Reader, at: int) -> None:
@@ -391,7 +443,7 @@ def _collect(reader: _Reader, at: int) -> None:
     if kind == "alias" and names_eval(reader.part(value, 0)):
         reader.aliases.add(name)
     elif kind == "variable":
-        reader.assigned.setdefault(name, []).append((value, True))
+        reader.assigned.setdefault(name, []).append((value, _ARGUMENT))
 
 
 def _name_value(reader: _Reader, at: int) -> tuple[str, str, int] | None:

@@ -76,8 +76,17 @@ _DOUBLE_STOP = lazy(rb"[`$]|" + b"|".join(_DOUBLE_BYTES))
 _HERE_DOUBLE_STOP = lazy(rb"[`$]|\n[ \t]*(?:" + b"|".join(_DOUBLE_BYTES) + b")@")
 _HERE_SINGLE_END = lazy(rb"\n[ \t]*(?:" + b"|".join(_SINGLE_BYTES) + b")@")
 _HERE_OPEN = lazy(rb"@(" + b"|".join((*_SINGLE_BYTES, *_DOUBLE_BYTES)) + rb")[ \t]*\r?\n")
+# What PowerShell also reads as a blank (U+00A0 and the other spaces of Unicode), and as a line's
+# end (a carriage return alone, U+0085, U+2028, U+2029).
+_SPACES = rb"\xc2\xa0|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xaf]|\xe2\x81\x9f|\xe3\x80\x80"
+_LINE_END_ALTERNATIVES = rb"\r|\n|\xc2\x85|\xe2\x80[\xa8\xa9]"
+_LINE_ENDS = frozenset({b"\r", b"\n", b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9"})
+_OTHER_BLANK = lazy(_SPACES + b"|" + _LINE_END_ALTERNATIVES)
+_LINE_END = lazy(_LINE_END_ALTERNATIVES)
 # Where a bare word may end, or change what it is: blanks, brackets, separators, quotes, escapes.
-_WORD_STOP = lazy(rb"[\s;|&(){}\[\],`$'\"]|" + _QUOTE_ALTERNATIVES)
+_WORD_STOP = lazy(
+    rb"[\s;|&(){}\[\],`$'\"]|" + _QUOTE_ALTERNATIVES + b"|" + _SPACES + b"|" + _LINE_END_ALTERNATIVES
+)
 _VARIABLE_NAME = lazy(rb"(?:[\w]+:)?[\w?]+|[$?^_]")
 _MEMBER_NAME = lazy(rb"[\w]+")
 _BLANK = b" \t\r\f\v\xa0"
@@ -119,11 +128,13 @@ class _Reader:
     def step(self, pos: int) -> int:
         data = self.data
         char = data[pos : pos + 1]
-        if char in (b" ", b"\t", b"\r", b"\f", b"\v"):
+        if char in (b" ", b"\t", b"\f", b"\v"):
             return pos + 1
-        if char == b"\n":
-            self.add(T.END, pos, pos + 1)
-            return pos + 1
+        other = _OTHER_BLANK().match(data, pos)
+        if other is not None:
+            if other.group() in _LINE_ENDS:
+                self.add(T.END, pos, other.end())
+            return other.end()
         if char == b"#":
             return self.comment(pos)
         if data.startswith(b"<#", pos):
@@ -178,8 +189,8 @@ class _Reader:
         )
 
     def comment(self, pos: int) -> int:
-        found = self.data.find(b"\n", pos)
-        end = len(self.data) if found < 0 else found
+        found = _LINE_END().search(self.data, pos)
+        end = len(self.data) if found is None else found.start()
         self.lexed._blank(pos, end, self.lexed.comments)
         return end
 

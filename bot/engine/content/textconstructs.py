@@ -10,7 +10,8 @@ file a later command runs is found on it too (`shelldownloads.py`). A
 `package.json`'s scripts are shell scripts of their own (`npmscripts.py`). What a regex cannot
 decide (the name string literals joined by `+` spell, whether an interpreter runs what it reads from
 standard input: `shellcommands.py`) a construct's `check` decides on the match. In markup only
-its JavaScript is read (`markupjs.py`), each piece a script of its own.
+its JavaScript is read (`markupjs.py`), each piece a script of its own. PowerShell is read by its
+own lexer (`pwshlex.py`) and its constructs are judged command by command (`pwshconstructs.py`).
 """
 
 from __future__ import annotations
