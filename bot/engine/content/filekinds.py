@@ -5,8 +5,9 @@ executed (execve refuses it, and the shell reads it as a script), so it is shell
 says it is a document (`README`, `LICENSE`) or another tool's file (`Gemfile`, `.gitignore`).
 Markup (`.html`, `.vue`, `.svelte`, `.astro`) holds JavaScript in its `<script>` blocks, attributes
 and templates (`markupjs.py`). PowerShell is its scripts, modules and manifests (`.ps1`, `.psm1`,
-`.psd1`) and a file whose `#!` line names `pwsh`. A patch (`.patch`, `.diff`) is text that becomes code only where it adds lines; configuration (YAML, TOML, INI) is data
-whose comments no linter of the code reads.
+`.psd1`) and a file whose `#!` line names `pwsh`. A patch (`.patch`, `.diff`) is text that becomes
+code only where it adds lines; configuration (YAML, TOML, INI) is data whose comments no linter of
+the code reads.
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from bot.engine.content.pwshlex import COMPUTED, PwshLexed, T, Token, lex
+from bot.engine.lazyre import lazy
 
 # Invoke-Expression by each name PowerShell finds it by.
 _EVALS = ("iex", "invoke-expression", "microsoft.powershell.utility\\invoke-expression")
@@ -68,6 +69,8 @@ _RUNNERS = frozenset(
     {"start-process", "saps", "start", "invoke-item", "ii", "msiexec", "msiexec.exe", "cmd", "cmd.exe",
      "import-module", "ipmo", "powershell", "powershell.exe", "pwsh", "pwsh.exe", "start-job"}
 )  # fmt: skip
+# PowerShell's program named in a runner's arguments (`cmd /c "C:\\…\\powershell.exe -c …"`).
+_POWERSHELL_WORD = lazy(r"(?i)(?:^|[\s\\/'\"])((?:powershell|pwsh)(?:\.exe)?)(?=[\s'\"]|$)")
 _VERIFIERS = frozenset({"get-filehash", "get-authenticodesignature"})
 # Words after which a command starts, as after a line break.
 _BEFORE_COMMAND = frozenset({"return", "throw"})
@@ -153,6 +156,8 @@ class _Reader:
         )
         self.opener = {t.after - 1: i for i, t in enumerate(tokens) if t.kind is T.OPEN and t.after > i + 1}
         self.pipeline_start = _pipeline_starts(tokens)
+        self.commands = list(self.command_names())
+        self.starts = {at for at, _ in self.commands}
 
     def arguments_of(self, at: int) -> list[int]:
         """A command's arguments; none for `return` and `throw`, whose command is the next."""
@@ -162,16 +167,21 @@ class _Reader:
         return self.arguments(token.after)
 
     def arguments(self, start: int) -> list[int]:
-        """The indices of the top-level tokens from `start` to its command's end."""
+        """The indices of the top-level tokens from `start` to its command's end (where another
+        starts: `try { } iex $x`)."""
         tokens = self.tokens
         found = []
         at = start
-        while at < len(tokens) and tokens[at].kind not in _ARGUMENT_ENDS:
+        while (
+            at < len(tokens)
+            and tokens[at].kind not in _ARGUMENT_ENDS
+            and (at == start or at not in self.starts)
+        ):
             found.append(at)
             at = max(tokens[at].after, at + 1)
         return found
 
-    def commands(self) -> Iterator[tuple[int, bool]]:
+    def command_names(self) -> Iterator[tuple[int, bool]]:
         """Each command's name token and whether an operator calls it (`&`, `.`)."""
         tokens = self.tokens
         for at, token in enumerate(tokens):
@@ -185,9 +195,18 @@ class _Reader:
                 or before.kind in _STARTS
                 or (before.kind is T.OPEN)
                 or (before.kind is T.WORD and before.text.lower() in _BEFORE_COMMAND)
+                or (before.kind is T.CLOSE and self.closes_a_block(at - 1))
             )
             if starts:
                 yield at, before is not None and before.kind in (T.CALL, T.DOT)
+
+    def closes_a_block(self, at: int) -> bool:
+        """Whether the bracket closed at `at` ends a block a statement may follow on its line: a
+        script block's `}` (`try { } iex $x`: read as a command, failing closed) or `param(…)`."""
+        if self.data[self.tokens[at].start : self.tokens[at].end] == b"}":
+            return True
+        opener = self.opener.get(at, 0)
+        return opener > 0 and self.tokens[opener - 1].text.lower() == "param"
 
     def raw(self, token: Token) -> str:
         """A token's text as written, its quotes off, ignoring case (what a path is compared by)."""
@@ -403,7 +422,7 @@ def powershell_constructs(lexed: PwshLexed, data: bytes, depth: int = 0) -> Iter
     many command lines handed on in strings (`powershell -c "…"`) hold it."""
     reader = _Reader(lexed, data)
     tokens = reader.tokens
-    commands = list(reader.commands())
+    commands = reader.commands
     _assignments(reader)
     for at, _ in commands:
         _collect(reader, at)
@@ -545,6 +564,7 @@ def _handed_on(reader: _Reader, at: int, args: list[int], depth: int) -> Iterato
     as variables), its constructs reported on the whole command."""
     tokens = reader.tokens
     if tokens[at].kind not in (T.WORD, T.STRING) or _program(tokens[at].text) not in _POWERSHELLS:
+        yield from _started(reader, at, args, depth)
         return
     line = _command_line(reader, args)
     if not line or (tokens[line[0]].kind is T.OPEN and tokens[line[0]].text == "{"):
@@ -556,10 +576,50 @@ def _handed_on(reader: _Reader, at: int, args: list[int], depth: int) -> Iterato
         return
     if depth >= _HANDED_ON_DEPTH:
         return
-    text = " ".join(tokens[i].text for i in line if tokens[i].kind in (T.WORD, T.STRING))
-    inner = text.replace(COMPUTED, "$x").encode("utf-8", "surrogatepass")
+    inner = _line_text(reader, line).encode("utf-8", "surrogatepass")
     for found in powershell_constructs(lex(inner), inner, depth + 1):
         yield Found(found.what, *span)
+
+
+def _started(reader: _Reader, at: int, args: list[int], depth: int) -> Iterator[Found]:
+    """PowerShell a runner starts (`Start-Process powershell -ArgumentList '-c …'`, `cmd /c
+    "powershell -c …"`): its command line read as a script of its own."""
+    tokens = reader.tokens
+    if tokens[at].text.lower() not in _RUNNERS or depth >= _HANDED_ON_DEPTH:
+        return
+    text = _line_text(reader, [i for i in args if not _names_argument_list(tokens[i])])
+    found = _POWERSHELL_WORD().search(text)
+    if found is None:
+        return
+    inner = text[found.start(1) :].encode("utf-8", "surrogatepass")
+    span = _span(reader, at, args)
+    for inside in powershell_constructs(lex(inner), inner, depth + 1):
+        if inside.what != "encoded":  # `_runs_encoded` said it
+            yield Found(inside.what, *span)
+
+
+def _names_argument_list(token: Token) -> bool:
+    """Whether a token is Start-Process's `-ArgumentList` (by a prefix) or `-Args`, or a comma
+    between its arguments."""
+    lowered = token.text.lower()
+    return token.kind is T.COMMA or (
+        len(lowered) > 2 and ("-argumentlist".startswith(lowered) or lowered == "-args")
+    )
+
+
+def _line_text(reader: _Reader, line: list[int]) -> str:
+    """The command line tokens give PowerShell: a string's or a word's value (its computed parts
+    as a variable), anything else as written."""
+    tokens = reader.tokens
+    parts = []
+    for at in line:
+        token = tokens[at]
+        if token.kind in (T.WORD, T.STRING):
+            parts.append(token.text.replace(COMPUTED, "$x"))
+        else:
+            end = max(token.end, tokens[token.after - 1].end)
+            parts.append(reader.data[token.start : end].decode("utf-8", "replace"))
+    return " ".join(parts)
 
 
 def _pipeline_starts(tokens: Sequence[Token]) -> dict[int, int]:

@@ -87,6 +87,9 @@ _LINE_END = lazy(_LINE_END_ALTERNATIVES)
 _WORD_STOP = lazy(
     rb"[\s;|&(){}\[\],`$'\"]|" + _QUOTE_ALTERNATIVES + b"|" + _SPACES + b"|" + _LINE_END_ALTERNATIVES
 )
+# A word of ASCII that ends at a blank or a bracket, with nothing in it to read (no escape, quote,
+# variable or character PowerShell reads otherwise).
+_PLAIN_WORD = lazy(rb"[^\s;|&(){}\[\],`$'\"\x80-\xff]+(?=[ \t\n;|(){}\[\],]|\Z)")
 _VARIABLE_NAME = lazy(rb"(?:[\w]+:)?[\w?]+|[$?^_]")
 _MEMBER_NAME = lazy(rb"[\w]+")
 _BLANK = b" \t\r\f\v\xa0"
@@ -272,6 +275,10 @@ class _Reader:
         """A bare word to where it ends, its text as PowerShell makes it: backquotes dropped, quoted
         parts joined, a typographic dash first read as `-`."""
         data = self.data
+        plain = _PLAIN_WORD().match(data, pos)
+        if plain is not None:  # most words: ASCII, nothing inside to read
+            self.add(T.WORD, pos, plain.end(), plain.group().decode())
+            return plain.end()
         token = self.add(T.WORD, pos, pos)
         parts: list[str] = []
         start = pos
