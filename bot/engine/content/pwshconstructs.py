@@ -3,18 +3,26 @@
 Code made at run time and run: `Invoke-Expression` (`iex`) given anything but one fixed string
 (its piped input included), `[scriptblock]::Create(…)`, `$ExecutionContext.InvokeCommand`'s
 `InvokeScript`, `NewScriptBlock` and `ExpandString` (which runs a string's `$(…)`), and a runspace's
-`AddScript`, each given anything but one fixed string. Invoke-Expression is also reached by a name
-computed at run time: the call (`&`) or dot-source (`.`) operator given a string or an expression
-whose value could name it (`& ('ie'+'x')`, `. (gcm i?x)`, `& (Get-Command *-Expression)`, or a
+`AddScript`, each given anything but one fixed string; `powershell -c $cmd` (or `-c -`, the command
+read from the pipeline). Invoke-Expression is also reached by a name computed at run time: the call
+(`&`) or dot-source (`.`) operator given a string or an expression whose value could name it (`&
+('ie'+'x')`, `. (gcm i?x)`, `& (Get-Command *-Expression)`, a runspace's `AddCommand`, or a
 variable assigned one), or an alias made for it (`Set-Alias x iex`, whose uses are then
 Invoke-Expression too). A name is judged by the text the source fixes in it: string literals joined
-by `+`, a lookup's (`Get-Command`, `Get-Alias`, `Get-Item alias:…`) wildcard pattern, `Join-Path`'s
-parts, each part computed at run time read as any text; anything else computes a name and is taken
-for Invoke-Expression (fail closed). A variable called (`& $exe --version`) is judged by what the text
-read assigns it: a fixed path stays quiet, as does a variable the text never assigns (a parameter).
+by `+`, a lookup's (`Get-Command`, `Get-Alias`, `Get-Item alias:…`) wildcard pattern (a lookup by
+verb, noun or type alone can be any command), `Join-Path`'s parts, each part computed at run time
+read as any text. A command's output is a path or data (`& (vswhere …)`), but for commands that read
+text from elsewhere (a variable, a file, the user, the network: `Get-Variable`, `Get-Content`,
+`Read-Host`, `irm`); any other expression (`-join`, indexing, a method's result) computes a name and
+is taken for Invoke-Expression (fail closed). A variable called (`& $exe --version`, `& $t.Path`) is
+judged by what the text read assigns it (`$x = …`, `$x += …`, `foreach ($x in …)`, `Set-Variable`): a
+fixed path, a script block or a lookup of another command stays quiet, as does a variable the text
+never assigns (a parameter, `$_`).
 
 `powershell`/`pwsh` given `-EncodedCommand` (any prefix PowerShell accepts: `-e`, `-ec`, `-enc`)
-run a base64 script no reviewer can read. A download evaluated (`iwr URL | iex`, `iex (irm URL)`,
+run a base64 script no reviewer can read. A command line handed to PowerShell in a string
+(`powershell -c "…"`, `Start-Process powershell -ArgumentList '-c', '…'`, `cmd /c "powershell …"`) is
+read as a script of its own. A download evaluated (`iwr URL | iex`, `iex (irm URL)`,
 `.DownloadString(…)` given to `iex`) is the shell's download run by an interpreter, as is a file a
 download wrote (`-OutFile f`, `.DownloadFile(u, f)`, `Start-BitsTransfer`) that a later command runs
 (`& f`, `.\\f`, `Start-Process f`, `Invoke-Item f`, `msiexec /i f`, `Import-Module f`) with no
@@ -647,6 +655,11 @@ def _member(reader: _Reader, at: int) -> Iterator[Found]:
     member = tokens[at]
     after = member.after
     if after >= len(tokens) or tokens[after].kind is not T.OPEN or tokens[after].text != "(":
+        return
+    if member.text == "addcommand":  # `[PowerShell]::Create().AddCommand('iex').AddArgument($s)`
+        inside = reader.arguments(after + 1)
+        if inside and names_eval(reader.part(inside[0], 0)):
+            yield Found("eval-name", member.start, tokens[max(tokens[after].after - 1, after)].end)
         return
     if member.text == "create" and not _scriptblock_type(reader, at - 1):
         return
