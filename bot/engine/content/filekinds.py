@@ -4,9 +4,10 @@ A file without an extension is what its `#!` line names; without one, a shell ru
 executed (execve refuses it, and the shell reads it as a script), so it is shell, unless its name
 says it is a document (`README`, `LICENSE`) or another tool's file (`Gemfile`, `.gitignore`).
 Markup (`.html`, `.vue`, `.svelte`, `.astro`) holds JavaScript in its `<script>` blocks, attributes
-and templates (`markupjs.py`). A patch (`.patch`,
-`.diff`) is text that becomes code only where it adds lines; configuration (YAML, TOML, INI) is data
-whose comments no linter of the code reads.
+and templates (`markupjs.py`). PowerShell is its scripts, modules and manifests (`.ps1`, `.psm1`,
+`.psd1`) and a file whose `#!` line names `pwsh`. A patch (`.patch`, `.diff`) is text that becomes
+code only where it adds lines; configuration (YAML, TOML, INI) is data whose comments no linter of
+the code reads.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ class Kind(StrEnum):
     DOCKERFILE = "dockerfile"
     MAKEFILE = "makefile"
     CI = "ci"
+    POWERSHELL = "powershell"
     MARKUP = "markup"
     DOCUMENT = "document"
     PATCH = "patch"
@@ -37,6 +39,7 @@ _EXTENSIONS = {
     ".sh": Kind.SHELL, ".bash": Kind.SHELL, ".zsh": Kind.SHELL, ".ksh": Kind.SHELL, ".bats": Kind.SHELL,
     ".command": Kind.SHELL,
     ".dockerfile": Kind.DOCKERFILE, ".mk": Kind.MAKEFILE,
+    ".ps1": Kind.POWERSHELL, ".psm1": Kind.POWERSHELL, ".psd1": Kind.POWERSHELL,
     ".md": Kind.DOCUMENT, ".markdown": Kind.DOCUMENT, ".rst": Kind.DOCUMENT, ".txt": Kind.DOCUMENT,
     ".adoc": Kind.DOCUMENT,
     ".html": Kind.MARKUP, ".htm": Kind.MARKUP, ".xhtml": Kind.MARKUP, ".vue": Kind.MARKUP,
@@ -69,6 +72,7 @@ _INTERPRETERS = {
     "python": Kind.PYTHON, "node": Kind.JAVASCRIPT, "deno": Kind.JAVASCRIPT, "bun": Kind.JAVASCRIPT,
     "sh": Kind.SHELL, "bash": Kind.SHELL, "zsh": Kind.SHELL, "ksh": Kind.SHELL, "dash": Kind.SHELL,
     "ash": Kind.SHELL, "mksh": Kind.SHELL, "nodejs": Kind.JAVASCRIPT,
+    "pwsh": Kind.POWERSHELL, "powershell": Kind.POWERSHELL,
 }  # fmt: skip
 
 

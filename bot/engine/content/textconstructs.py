@@ -10,7 +10,8 @@ file a later command runs is found on it too (`shelldownloads.py`). A
 `package.json`'s scripts are shell scripts of their own (`npmscripts.py`). What a regex cannot
 decide (the name string literals joined by `+` spell, whether an interpreter runs what it reads from
 standard input: `shellcommands.py`) a construct's `check` decides on the match. In markup only
-its JavaScript is read (`markupjs.py`), each piece a script of its own.
+its JavaScript is read (`markupjs.py`), each piece a script of its own. PowerShell is read by its
+own lexer (`pwshlex.py`) and its constructs are judged command by command (`pwshconstructs.py`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ from bot.engine.content.jslex import Lexed
 from bot.engine.content.jsread import read_javascript
 from bot.engine.content.npmscripts import INSTALL_HOOKS, npm_scripts
 from bot.engine.content.patternset import PatternSet
+from bot.engine.content.pwshconstructs import powershell_constructs
+from bot.engine.content.pwshlex import PwshLexed
+from bot.engine.content.pwshlex import lex as pwsh_lex
 from bot.engine.content.shellcommands import INTERPRETERS as _INTERPRETERS
 from bot.engine.content.shellcommands import SHELLS as _SHELLS
 from bot.engine.content.shellcommands import runs_stdin
@@ -65,6 +69,10 @@ _POWERSHELLS = "pwsh|powershell"
 _PS_DOWNLOADS = "iwr|irm|Invoke-WebRequest|Invoke-RestMethod|curl|wget"
 _PS_EVALS = "iex|Invoke-Expression"
 _DOWNLOAD_WORD = download_word(stdout=True)
+_PS_DOWNLOAD_EVALUATED = (
+    "PowerShell evaluating a download (`iwr URL | iex`) runs whatever the server sends, "
+    "unreviewed and unpinned. Download to a file, verify its checksum or signature, then run it."
+)
 # A program as a command names it (`_reads_stdin_as_code` reads the wrappers' words as each
 # consumes its own).
 _RUNNER = RUNNER
@@ -298,8 +306,7 @@ TEXT_CONSTRUCTS: tuple[TextConstruct, ...] = (
         rf"\b((?:{_POWERSHELLS})(?:\.exe)?\b[^\n]*?"
         rf"(?i:\b(?:{_PS_DOWNLOADS})\b[^|\n]*\|[ \t]*(?:{_PS_EVALS})\b"
         rf"|\b(?:{_PS_EVALS})[ \t]*\([ \t]*(?:{_PS_DOWNLOADS}|New-Object\b[^)\n]*WebClient)\b))",
-        "PowerShell evaluating a download (`iwr URL | iex`) runs whatever the server sends, "
-        "unreviewed and unpinned. Download to a file, verify its checksum or signature, then run it.",
+        _PS_DOWNLOAD_EVALUATED,
     ),
     TextConstruct(
         "shell-pipe-to-shell",
@@ -689,13 +696,90 @@ def _package_scripts(file: AddedFile) -> Iterator[TextFinding]:
             yield TextFinding(replace(finding.construct, message=message), finding.line)
 
 
+_PWSH = frozenset({Kind.POWERSHELL})
+_PWSH_EVAL = (
+    "Invoke-Expression (iex) runs a string as PowerShell code: code injection if any part of it comes "
+    "from outside. Call the command directly, its arguments splatted (`& $cmd @params`)."
+)
+# What `pwshconstructs.py` finds, by the name it gives each.
+_POWERSHELL_CONSTRUCTS = {
+    "eval": TextConstruct("powershell-eval", _PWSH, "", _PWSH_EVAL),
+    "eval-name": TextConstruct(
+        "powershell-eval",
+        _PWSH,
+        "",
+        "Runs a command whose name is computed at run time (`& ('ie'+'x')`, `& (gcm i?x)`), which can "
+        "be Invoke-Expression: code injection if any part of it comes from outside. Name the command "
+        "in the source.",
+    ),
+    "eval-alias": TextConstruct(
+        "powershell-eval",
+        _PWSH,
+        "",
+        "Makes an alias that can be Invoke-Expression (`Set-Alias x iex`): every use of it runs a "
+        "string as PowerShell code, unseen. Call Invoke-Expression by its name, or better not at all.",
+    ),
+    "eval-code": TextConstruct(
+        "powershell-eval",
+        _PWSH,
+        "",
+        "[scriptblock]::Create, InvokeScript, NewScriptBlock, ExpandString and AddScript compile a "
+        "string into PowerShell code: code injection if any part of it comes from outside. Write the "
+        "script block in the source ({ … }).",
+    ),
+    "encoded": TextConstruct(
+        "powershell-encoded-command",
+        _PWSH,
+        "",
+        "PowerShell given -EncodedCommand (-enc, -e) runs a base64 script no reviewer can read. "
+        "Write the commands in the script, or run a script file.",
+    ),
+    "download-eval": TextConstruct("shell-pipe-to-shell", _PWSH, "", _PS_DOWNLOAD_EVALUATED),
+    "download-run": TextConstruct(
+        "shell-pipe-to-shell",
+        _PWSH,
+        "",
+        "Running a file a download wrote (`iwr URL -OutFile f` then `& f` or `Start-Process f`) runs "
+        "whatever the server sent, unreviewed and unpinned. Check it first (Get-FileHash against a "
+        "pinned hash, or Get-AuthenticodeSignature).",
+    ),
+}
+
+
+def _powershell_reads(file: AddedFile) -> Iterator[tuple[_Read, PwshLexed]]:
+    """The texts a PowerShell file's constructs are looked for in, read as PowerShell reads them
+    (`pwshlex.py`): its whole new text when known, else each hunk's added lines."""
+    if file.head is not None:
+        data = file.head.encode("utf-8", "surrogatepass")
+        lexed = pwsh_lex(data)
+        yield _Read(lexed.lexed, _head_lines(file, data), data), lexed
+        return
+    for fragment in file.fragments:
+        lexed = pwsh_lex(fragment.data)
+        yield _Read(lexed.lexed, fragment.line_at, fragment.data), lexed
+
+
+def _powershell(file: AddedFile) -> Iterator[TextFinding]:
+    """PowerShell's constructs (`pwshconstructs.py`), each on the first added line it spans (a
+    file run, else on its download's line)."""
+    for read, lexed in _powershell_reads(file):
+        for found in powershell_constructs(lexed, read.data):
+            line = _first_added(read, found.start, found.end, read.data)
+            if line is None and found.fallback is not None:
+                line = read.line_of(found.fallback)
+            if line is not None:
+                yield TextFinding(_POWERSHELL_CONSTRUCTS[found.what], line)
+
+
 def text_constructs(file: AddedFile) -> list[TextFinding]:
     """Constructs on added lines of a JavaScript, markup (its script blocks), shell, Dockerfile,
-    Makefile or CI file, or of a `package.json`'s scripts."""
+    Makefile, CI or PowerShell file, or of a `package.json`'s scripts."""
     if file.kind in _JS:
         read = _javascript(file)
     elif file.kind in _SHELLISH:
         read = _shell(file)
+    elif file.kind is Kind.POWERSHELL:
+        read = _powershell(file)
     else:
         read = _package_scripts(file) if basename(file.path) == "package.json" else iter(())
     found: dict[tuple[str, int], TextFinding] = {}

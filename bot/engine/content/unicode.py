@@ -346,6 +346,8 @@ def _read_as(file: AddedFile) -> Kind | None:
     """How a code file's lines are scanned for identifiers; None for a file that is not code."""
     if file.kind in (Kind.PYTHON, Kind.JAVASCRIPT, Kind.SHELL, Kind.MARKUP):
         return file.kind
+    if file.kind is Kind.POWERSHELL:
+        return Kind.SHELL  # its comments are `#`, its quotes shell's (`<# … #>` read line by line)
     return _SCANNED_AS.get(lexicon_for(file.path).name) if file.kind is Kind.OTHER else None
 
 
