@@ -11,7 +11,7 @@ import pytest
 from bot.engine.content.dangerous import DangerousRule
 from bot.engine.content.pyconstructs import python_constructs
 from bot.engine.content.pyselect import selected_source
-from bot.engine.content.pystored import Looped, Stored, items_of, spelled, stores
+from bot.engine.content.pystored import Looped, Stored, items_of, stores
 from bot.engine.content.pywords import may_hold, words_in
 from tests.content.helpers import change_of, scan
 from tests.gitrepo import GitRepo
@@ -153,8 +153,6 @@ def test_where_values_are_kept_is_read_off_each_statement() -> None:
     assert kept("for (a, b) in x: pass") == []
     assert kept("x = 1") == []
     assert [type(s) for s in stores(ast.parse("for m in mods: pass").body[0])] == [Looped]
-    assert spelled(ast.parse("a.b.c", mode="eval").body) == "a.b.c"
-    assert spelled(ast.parse("a().c", mode="eval").body) is None
     assert list(items_of(ast.parse("f(x)", mode="eval").body)) == []
 
 

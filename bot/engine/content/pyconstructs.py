@@ -39,9 +39,9 @@ from bot.engine.content.pystored import (
     assignments,
     fixed_key,
     items_of,
-    spelled,
     stores,
 )
+from bot.engine.references.signature import dotted_name as spelled
 
 
 class PyConstruct(StrEnum):

@@ -17,18 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-
-def spelled(node: ast.expr) -> str | None:
-    """`self.handlers` for the attribute chain `self.handlers`; None for anything else."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
+from bot.engine.references.signature import dotted_name as spelled
 
 # The last part of an attribute set by a name the source does not fix (`setattr(o, name, v)`): any.
 ANY_ATTRIBUTE = "*"
