@@ -32,6 +32,7 @@ from typing import TypeGuard
 
 from bot.engine.content.pystored import (
     ANY_ATTRIBUTE,
+    STORING,
     Defaulted,
     Kept,
     Looped,
@@ -527,28 +528,40 @@ class Resolver:
         # Names given a getter made by a call (`mc = operator.methodcaller("system", c)`): the call.
         self._getters: dict[str, ast.Call] = {}
         for statement in statements:
+            kind = type(statement)
             while defining and (defining[-1].end_lineno or 0) < statement.lineno:
                 defining.pop()
-            if isinstance(statement, ast.Return) and statement.value is not None and defining:
-                self._keep(Returned(defining[-1].name, statement.value))
-            if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
-                defining.append(statement)
-            for target, value in assignments(statement):
-                self._binding = target
-                resolved = self._resolve(value)
-                if resolved is not None and _leads(resolved):
-                    self.assigned[target] = resolved
-                if isinstance(value, ast.Call) and self.name(value.func) in STRING_GETTERS:
-                    self._getters[target] = value
-            self._binding = ""
-            for stored in stores(statement):
-                self._keep(stored)
-            if isinstance(statement, ast.ClassDef):
+            if isinstance(statement, ast.Return):
+                if defining and statement.value is not None:
+                    self._keep(Returned(defining[-1].name, statement.value))
+            elif isinstance(statement, ast.ClassDef):
                 self._subclass(statement)
+            elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+                defining.append(statement)
+            if kind is ast.Assign or kind is ast.AnnAssign:
+                self._assign(statement)
+            if kind in STORING:
+                for stored in stores(statement):
+                    self._keep(stored)
         # The plain names that may stand for a function handed on as a value (`_maybe_handed`).
         self.standing = {*_HANDED_WORDS, *self.assigned, *self.aliases}
         self._tree = tree
         self._scopes: list[_InnerScope] | None = None  # read when first asked (`items_assigned`)
+
+    def _assign(self, statement: ast.stmt) -> None:
+        """Remember what each name the assignment binds leads to, and a getter it is made."""
+        for target, value in assignments(statement):
+            self._binding = target
+            resolved = self._resolve(value)
+            if resolved is not None and _leads(resolved):
+                self.assigned[target] = resolved
+            if isinstance(value, ast.Call) and self._makes_getter(value):
+                self._getters[target] = value
+        self._binding = ""
+
+    def _makes_getter(self, call: ast.Call) -> bool:
+        """Whether the call makes a getter of STRING_GETTERS (its name's last word read first)."""
+        return not _GETTER_WORDS.isdisjoint(_last_words(call.func)) and self.name(call.func) in STRING_GETTERS
 
     def getter(self, node: ast.expr) -> ast.Call | None:
         """The call that makes the function `node` is, when it is one (`operator.methodcaller(…)`)
@@ -777,6 +790,17 @@ class Resolver:
 
 # The expressions `_resolve` can resolve (a constant or an operation stands for no module or function).
 _RESOLVED = (ast.Name, ast.Attribute, ast.NamedExpr, ast.Subscript, ast.Call)
+# The last word of a getter's name (`methodcaller`), or a name bound to one.
+_GETTER_WORDS = frozenset(getter.rsplit(".", 1)[-1] for getter in STRING_GETTERS)
+
+
+def _last_words(node: ast.expr) -> tuple[str, ...]:
+    """The name or attribute a called expression ends in (`operator.methodcaller` → `methodcaller`)."""
+    if isinstance(node, ast.Name):
+        return (node.id,)
+    return (node.attr,) if isinstance(node, ast.Attribute) else ()
+
+
 # A container's methods that return the item of the key they are given.
 _ITEM_GETTERS = frozenset({"get", "pop", "setdefault", "__getitem__"})
 

@@ -431,12 +431,18 @@ def selected(text: str, also: frozenset[str] = frozenset()) -> Selected | None:
     modules = modules_named(present)
     words = _ALWAYS.union(also, *(_GATED[m] for m in modules))
     bare = _BARE | _imported_names(code, words)
+    kept: Selected | None = None  # the round before's
     for _ in range(_ROUNDS):
         source = _source(text, code, data, words, bare)
+        if kept is not None and source == kept.source:
+            # What the round before learnt keeps nothing more: the same tree teaches the same
+            # names, all now known, so this round would end here.
+            return kept
         tree = parse_module(source)
         if tree is None:
             return Selected(source)
         resolver = resolver_of(tree)
+        kept = Selected(source, tree, resolver)
         names = leading_names(resolver)
         held = stored_names(resolver)
         roots = {target.split(".", 1)[0] for target in (*names.values(), *held.targets)} - modules
@@ -447,7 +453,7 @@ def selected(text: str, also: frozenset[str] = frozenset()) -> Selected | None:
             {name for name, target in names.items() if target.endswith(".__dict__")} | held.words
         ) - words
         if not roots and not more and not dicts:
-            return Selected(source, tree, resolver)
+            return kept
         if len(bare) + len(more) > _MOST_NAMES or 2 * len(source) > len(text):
             return None  # another round would cost more than parsing the whole file
         modules |= roots

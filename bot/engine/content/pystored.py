@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from bot.engine.references.signature import dotted_name as spelled
 
@@ -23,8 +22,7 @@ from bot.engine.references.signature import dotted_name as spelled
 ANY_ATTRIBUTE = "*"
 
 
-@dataclass(frozen=True, slots=True)
-class Stored:
+class Stored(NamedTuple):
     """`value` kept in `holder`: as the attribute `holder` (`attribute`), else as the item `key` of
     the container `holder` (None: a key not fixed in the source, or a sequence's)."""
 
@@ -34,24 +32,21 @@ class Stored:
     key: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Returned:
+class Returned(NamedTuple):
     """`value` returned by the function `function` (a `def`'s `return`, a lambda's body)."""
 
     function: str
     value: ast.expr
 
 
-@dataclass(frozen=True, slots=True)
-class Defaulted:
+class Defaulted(NamedTuple):
     """A parameter's default: the name holds `value` unless a caller passes another."""
 
     name: str
     value: ast.expr
 
 
-@dataclass(frozen=True, slots=True)
-class Looped:
+class Looped(NamedTuple):
     """A loop's name, bound in turn to each item of `items`."""
 
     name: str
@@ -173,7 +168,7 @@ def _by_assignment(statement: ast.Assign | ast.AnnAssign) -> Sequence[Kept]:
     return kept
 
 
-_READERS: dict[type[ast.stmt], Callable[[Any], Sequence[Kept]]] = {
+_READERS: dict[type[ast.stmt], Callable[[Any], Sequence[Kept]]] = {  # by the statement's kind
     ast.Expr: _by_expression,
     ast.FunctionDef: _by_definition,
     ast.AsyncFunctionDef: _by_definition,
@@ -185,8 +180,10 @@ _READERS: dict[type[ast.stmt], Callable[[Any], Sequence[Kept]]] = {
 
 
 def _holds_values(value: ast.expr) -> bool:
-    """Whether a value keeps values of its own: a display, a call (`dict(...)`), a lambda."""
-    return isinstance(value, ast.Dict | ast.List | ast.Tuple | ast.Set | ast.Lambda | ast.Call)
+    """Whether a value keeps values of its own: a display, `dict(...)`, a lambda."""
+    if isinstance(value, ast.Call):
+        return isinstance(value.func, ast.Name) and value.func.id == "dict"
+    return isinstance(value, ast.Dict | ast.List | ast.Tuple | ast.Set | ast.Lambda)
 
 
 def _defaults(arguments: ast.arguments) -> Sequence[Defaulted]:
@@ -222,3 +219,7 @@ def _stored_by_call(call: ast.Call) -> Sequence[Stored]:
     kept = [Stored(container, item, key=key) for argument in args for key, item in items_of(argument)]
     kept.extend(Stored(container, kw.value, key=kw.arg) for kw in call.keywords if kw.arg is not None)
     return kept
+
+
+# The kinds of statement that can keep a value (a caller may skip `stores` for the others).
+STORING = frozenset(_READERS)
