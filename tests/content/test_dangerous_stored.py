@@ -161,3 +161,119 @@ def test_a_change_that_adds_only_the_use_is_told_what_it_calls(repo: GitRepo) ->
     head = _CLASS.format(store="self.m = os", use="self.m.system(cmd)")
     found = scan(DangerousRule(), change_of(repo, {"runner.py": head}, {"runner.py": base}))
     assert [(v.line, v.id) for v in found] == [(9, SYSTEM)]
+
+
+_RUN = "import os\n\n\ndef run(m, c):\n    m.system(c)\n\n\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (_RUN + "run(os, 'x')\n", [(5, SYSTEM)]),
+        (_RUN + "run(c='x', m=os)\n", [(5, SYSTEM)]),
+        (_RUN + "o = os\nprint(run(o, 'x'))\n", [(5, SYSTEM)]),
+        (_RUN + "run(__import__('os'), 'x')\n", [(5, SYSTEM)]),
+        (_RUN + "run(json, 'x')\nrun(os, 'y')\n", [(5, SYSTEM)]),
+        ("import os\n\n\ndef main():\n    run(os, c)\n\n\ndef run(m, c):\n    m.system(c)\n", [(9, SYSTEM)]),
+        ("import os\n\n\ndef run(m, c):\n    x = m\n    x.system(c)\n\n\nrun(os, c)\n", [(6, SYSTEM)]),
+        ("import os\n\n\ndef run(m, c):\n    f = m.system\n    f(c)\n\n\nrun(os, c)\n", [(6, SYSTEM)]),
+        (
+            "import os\n\n\ndef outer(m, c):\n    inner(m, c)\n\n\ndef inner(n, c):\n    n.system(c)\n\n\n"
+            "outer(os, c)\n",
+            [(9, SYSTEM)],
+        ),
+        (
+            "import os\n\n\nclass A:\n    def go(self, m, c):\n        m.system(c)\n\n"
+            "    def main(self, c):\n        self.go(os, c)\n",
+            [(6, SYSTEM)],
+        ),
+        (
+            "import os\n\n\nclass A:\n    @staticmethod\n    def go(m, c):\n        m.system(c)\n\n\n"
+            "A.go(os, c)\n",
+            [(7, SYSTEM)],
+        ),
+        (
+            "import os\n\n\nclass A:\n    def go(self, m, c):\n        m.system(c)\n\n\nA.go(a, os, c)\n",
+            [(6, SYSTEM)],
+        ),
+        ("import os\n\n\ndef run(m, /, c):\n    m.system(c)\n\n\nrun(os, c)\n", [(5, SYSTEM)]),
+        ("import os\n\n\ndef run(c, *, m):\n    m.system(c)\n\n\nrun(c, m=os)\n", [(5, SYSTEM)]),
+        ("import os\nrun = lambda m, c: m.system(c)\nrun(os, c)\n", [(2, SYSTEM)]),
+        (
+            "import subprocess\n\n\ndef call(sp, c):\n    sp.run(c, shell=True)\n\n\ncall(subprocess, c)\n",
+            [(5, SHELL)],
+        ),
+        ("import builtins\n\n\ndef ev(b, s):\n    return b.eval(s)\n\n\nev(builtins, s)\n", [(5, EVAL)]),
+        ("import sys\n\n\ndef run(m, c):\n    m.system(c)\n\n\nrun(sys.modules['os'], c)\n", [(5, SYSTEM)]),
+        ("def run(g, c):\n    g(c)\n\n\nrun(getattr(__import__('os'), 'system'), c)\n", [(2, SYSTEM)]),
+    ],
+)
+def test_values_passed_to_a_function_the_module_defines_are_what_its_parameters_hold(
+    source: str, expected: list[tuple[int, str]]
+) -> None:
+    assert _found(source) == expected, source
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        _RUN + "run(json, 'x')\n",
+        _RUN + "other(os, 'x')\n",
+        _RUN + "run(c='x', n=os)\n",
+        _RUN + "run('x', os)\n",
+        _RUN + "run(*[os], 'x')\n",
+        _RUN + "run(os.path, 'x')\n",
+        "import os\n\n\ndef run(m, c):\n    m.getcwd()\n\n\nrun(os, c)\n",
+        "import os\n\n\nclass A:\n    def go(self, m, c):\n        m.system(c)\n\n\nA().go(json, os)\n",
+        "import os\n\n\ndef run(m, c):\n    m.system(c)\n\n\nx.run.y(os, c)\n",
+    ],
+)
+def test_values_passed_elsewhere_stay_quiet(source: str) -> None:
+    assert _found(source) == [], source
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import os, subprocess\nm = os\nm.system(c)\nm = subprocess\n", [(3, SYSTEM)]),
+        ("import os, sys\nm = os\nm.system(c)\nm = sys\n", [(3, SYSTEM)]),
+        (
+            "import os, subprocess\n\n\ndef f(c):\n    m = os\n    m.system(c)\n\n\n"
+            "def g():\n    m = subprocess\n    return m\n",
+            [(6, SYSTEM)],
+        ),
+        ("import os, sys\nif x:\n    m = os\nelse:\n    m = sys\nm.system(c)\n", [(6, SYSTEM)]),
+        ("import os, sys\nfor m in (sys, os):\n    m.system(c)\n", [(3, SYSTEM)]),
+        ("import os, sys\nm = os\nm = sys\nx = m\nx.system(c)\n", [(5, SYSTEM)]),
+        ("import os as m\nm.system(c)\nimport sys as m\n", [(2, SYSTEM)]),
+        ("e = eval\ne = getattr\ne(s)\n", [(3, EVAL)]),
+        (
+            "import os, sys\n\n\nclass A:\n    def __init__(self):\n        self.m = os\n\n"
+            "    def reset(self):\n        self.m = sys\n\n    def go(self, c):\n        self.m.system(c)\n",
+            [(12, SYSTEM)],
+        ),
+        ('import os, sys\nmods = {}\nmods["o"] = os\nmods["o"].system(c)\nmods["o"] = sys\n', [(4, SYSTEM)]),
+        (
+            "import os, sys\n\n\ndef get():\n    if x:\n        return os\n    return sys\n\n\nget().system(c)\n",
+            [(10, SYSTEM)],
+        ),
+        (
+            "import os, subprocess\n\n\ndef run(m, c):\n    m.system(c)\n\n\nrun(subprocess, c)\nrun(os, c)\n",
+            [(5, SYSTEM)],
+        ),
+    ],
+)
+def test_every_value_a_name_or_a_holder_is_given_is_followed(source: str, expected: list[tuple[int, str]]) -> None:
+    assert _found(source) == expected, source
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import os, json\nm = os\nm = json\nm.dumps(x)\n",
+        "import os, sys\nm = os\nm.getcwd()\nm = sys\nm.exit(1)\n",
+        "import os, sys\nfor m in (sys, os):\n    m.getcwd()\n",
+    ],
+)
+def test_every_value_near_misses_stay_quiet(source: str) -> None:
+    assert _found(source) == [], source

@@ -56,7 +56,7 @@ def _children(node: ast.AST, carrier: ast.Call | None, as_value: bool, in_class:
 
 def _every_node(tree: ast.Module, *, whole: bool = True, lines: Sequence[int] | None = None) -> list[Found]:
     """The reference: every node of the tree visited, in the order the walk visits those it keeps."""
-    resolver = Resolver(tree, whole=whole)
+    resolver = Resolver(tree, whole=whole, calls=True)
     found: list[Found] = []
     pending: list[_Pending] = [(tree, None, False, False)]
     while pending:

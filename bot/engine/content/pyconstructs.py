@@ -24,22 +24,28 @@ from __future__ import annotations
 
 import ast
 import builtins
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum, StrEnum
+from functools import partial
 from typing import TypeGuard
 
 from bot.engine.content.pystored import (
     ANY_ATTRIBUTE,
+    NO_CALLS,
     STORING,
     Defaulted,
     Kept,
     Looped,
+    Parameters,
     Returned,
     assignments,
+    calls_with_arguments,
     fixed_key,
     items_of,
+    parameters,
+    passed,
     stores,
 )
 from bot.engine.references.signature import dotted_name as spelled
@@ -401,23 +407,26 @@ def _imports(tree: ast.Module) -> dict[str, str]:
 
 
 def _imports_in(statements: Iterable[ast.stmt]) -> dict[str, str]:
-    aliases: dict[str, str] = {}
+    return dict(_imported(statements))
+
+
+def _imported(statements: Iterable[ast.stmt]) -> Iterator[tuple[str, str]]:
+    """(name, what it stands for) of each name the imports bind, in source order."""
     for node in statements:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
-                    aliases[alias.asname] = _reached(alias.name)
+                    yield alias.asname, _reached(alias.name)
                 else:
                     top = alias.name.split(".", 1)[0]
-                    aliases[top] = top
+                    yield top, top
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
-                aliases[alias.asname or alias.name] = _reached(f"{node.module}.{alias.name}")
+                yield alias.asname or alias.name, _reached(f"{node.module}.{alias.name}")
         elif isinstance(node, ast.ImportFrom):  # relative: `from . import os` is another module's os
             for alias in node.names:
                 if alias.name in REACHED_MODULES:
-                    aliases[alias.asname or alias.name] = alias.name
-    return aliases
+                    yield alias.asname or alias.name, alias.name
 
 
 def _reached(dotted: str) -> str:
@@ -450,8 +459,6 @@ def _module_bindings(tree: ast.Module) -> tuple[set[str], set[str]]:
     return bound | defined, defined
 
 
-# Fields that never hold a call: Load/Store markers, identifiers, operators, type comments.
-_NO_CALLS = frozenset({"ctx", "id", "attr", "arg", "name", "names", "module", "level", "op", "ops"})
 _LEAVES = (ast.Name, ast.Constant)
 
 
@@ -500,11 +507,21 @@ def _string(node: ast.expr) -> str | None:
 class Resolver:
     """Names as the module's imports and assignments define them. Without the whole module
     (`whole=False`: one line judged alone), a name that is neither bound nor imported is taken to
-    be the module it spells."""
+    be the module it spells. With `calls`, a parameter of a function the module defines also holds
+    what its calls pass it (`run(os, c)`), in that function."""
 
-    def __init__(self, tree: ast.Module, *, whole: bool) -> None:
+    def __init__(self, tree: ast.Module, *, whole: bool, calls: bool = False) -> None:
         statements = list(_statements(tree, into_scopes=True))  # walked once for both
-        self.aliases = _imports_in(statements)
+        # Every value each name, attribute, item, return and parameter is given, when it is given
+        # more than one (see `resolutions`): by what holds it, as the `_pick` that reads it keys it.
+        self._values: dict[tuple[object, ...], list[str]] = {}
+        self._multi = False  # whether any is given more than one
+        self._choice: dict[tuple[object, ...], int] | None = None  # while enumerating
+        self._consulted: list[tuple[tuple[object, ...], int]] = []
+        self.aliases: dict[str, str] = {}
+        for name, imported in _imported(statements):
+            self.aliases[name] = imported
+            self._also(("alias", name), imported)
         # Modules whose every public name `from m import *` binds, the last import first.
         self.stars = [
             _reached(s.module)
@@ -521,13 +538,70 @@ class Resolver:
         # What a function the module defines returns that leads somewhere, by its name (`def
         # get(): return os`, `get = lambda: os`; a method's too: `x.get()` is read so).
         self.returns: dict[str, str] = {}
-        defining: list[ast.FunctionDef | ast.AsyncFunctionDef] = []  # the definitions a statement is in
         # The name an assignment binds, while its value is resolved: the value is read before the
         # name is bound, so `eval = eval` binds the builtin (a `def eval` before it is the module's).
         self._binding = ""
         # Names given a getter made by a call (`mc = operator.methodcaller("system", c)`): the call.
         self._getters: dict[str, ast.Call] = {}
-        for statement in statements:
+        # Filled by `follow_calls`: the parameters of each function the module defines, by its
+        # name, and its classes' names; the names of the functions called with a value that leads
+        # somewhere; what calls pass each parameter, by the lines of the function it is one of.
+        self._receivers: dict[str, list[Parameters]] = {}
+        self._classes: set[str] = set()
+        self.passing: set[str] = set()
+        self.given: dict[str, dict[tuple[int, int], str]] = {}
+        # The lines of the functions each name is a parameter of (sorted), once calls are followed:
+        # there the name is the parameter, not what another scope assigns it.
+        self._parameters: dict[str, list[tuple[int, int]]] = {}
+        # The lines where each name is given a value that leads somewhere (assigned, looped over,
+        # a parameter's default): a parameter so given one in its function is read as assigned.
+        self._given_at: dict[str, set[int]] = {}
+        self._statements = statements
+        self._followed = False
+        self._read()
+        self._tree = tree
+        self._scopes: list[_InnerScope] | None = None  # read when first asked (`items_assigned`)
+        if calls:
+            self.follow_calls()
+        else:
+            self._stand()
+
+    def _stand(self) -> None:
+        # The plain names that may stand for a function handed on as a value (`_maybe_handed`).
+        self.standing = {*_HANDED_WORDS, *self.assigned, *self.aliases}
+
+    def follow_calls(self) -> None:
+        """Give a parameter of a function the module defines what its calls pass it (`run(os, c)`),
+        in that function; a value known only once a call is read, which may come after the
+        function's body, so the statements are read again with it (`x = m`)."""
+        if self._followed:
+            return
+        self._followed = True
+        statements = self._statements
+        self._receivers, self._classes = _receivers(statements)
+        for receivers in self._receivers.values():
+            for receiver in receivers:
+                for name in receiver.every:
+                    self._parameters.setdefault(name, []).append(receiver.span)
+        for spans in self._parameters.values():
+            spans.sort()
+        calls = [
+            call
+            for statement in statements
+            if type(statement) not in _CALLLESS
+            for call in calls_with_arguments(statement)
+            if _called_name(call) not in _NOT_PASSED
+        ]
+        for _ in range(_PASSES):
+            if not self._pass(calls):
+                break
+            self._read()
+        self._stand()
+
+    def _read(self) -> None:
+        """Remember what the statements make names, attributes, items and returns stand for."""
+        defining: list[ast.FunctionDef | ast.AsyncFunctionDef] = []  # the definitions a statement is in
+        for statement in self._statements:
             kind = type(statement)
             while defining and (defining[-1].end_lineno or 0) < statement.lineno:
                 defining.pop()
@@ -543,21 +617,106 @@ class Resolver:
             if kind in STORING:
                 for stored in stores(statement):
                     self._keep(stored)
-        # The plain names that may stand for a function handed on as a value (`_maybe_handed`).
-        self.standing = {*_HANDED_WORDS, *self.assigned, *self.aliases}
-        self._tree = tree
-        self._scopes: list[_InnerScope] | None = None  # read when first asked (`items_assigned`)
+
+    def _pass(self, calls: list[ast.Call]) -> bool:
+        """Give each parameter what the calls of the module's functions pass it, when that leads
+        somewhere and the parameter holds nothing yet (the first such value wins), and remember
+        the name of a function any call passes such a value (`passing`)."""
+        given = False
+        for call in calls:
+            if not any(self._leading(a) for a in (*call.args, *(k.value for k in call.keywords))):
+                continue
+            name = _called_name(call)
+            self.passing.add(name)
+            for receiver in self._receivers.get(name, ()):
+                for parameter, argument in passed(call, receiver, classes=self._classes):
+                    for resolved in self._leading(argument):
+                        self.given.setdefault(parameter, {})[receiver.span] = resolved
+                        given = self._also(("given", parameter, receiver.span), resolved) or given
+        return given
+
+    def _parameter(self, node: ast.Name) -> str | None:
+        """What the name stands for where it reads a parameter of the function it is in (the
+        innermost whose parameter it is) that its function gives no value leading somewhere:
+        what a call passes it there, else what the name is without the module's other
+        assignments (None where it is not such a parameter)."""
+        name, line = node.id, node.lineno
+        spans = self._parameters.get(name)
+        if not spans or (name not in self.assigned and name not in self.given):
+            return None
+        at = bisect_right(spans, (line, _LAST_LINE))
+        inner = next((s for s in reversed(spans[max(0, at - _NESTED) : at]) if s[0] <= line <= s[1]), None)
+        if inner is None or any(inner[0] <= given <= inner[1] for given in self._given_at.get(name, ())):
+            return None
+        held = self.given.get(name, {}).get(inner)
+        return self._named(name, flat=False) if held is None else self._pick(("given", name, inner), held)
+
+    def _leading(self, node: ast.expr) -> list[str]:
+        """What an expression may stand for that leads somewhere (`resolutions`)."""
+        if not isinstance(node, _RESOLVED):
+            return []
+        return [resolved for resolved in self.resolutions(node) if _leads(resolved)]
 
     def _assign(self, statement: ast.stmt) -> None:
         """Remember what each name the assignment binds leads to, and a getter it is made."""
         for target, value in assignments(statement):
             self._binding = target
-            resolved = self._resolve(value)
-            if resolved is not None and _leads(resolved):
-                self.assigned[target] = resolved
+            for resolved in self._leading(value):
+                self._name(target, resolved, statement.lineno)
             if isinstance(value, ast.Call) and self._makes_getter(value):
                 self._getters[target] = value
         self._binding = ""
+
+    def _name(self, name: str, resolved: str, line: int) -> None:
+        self.assigned[name] = resolved
+        self._also(("name", name), resolved)
+        self._given_at.setdefault(name, set()).add(line)
+
+    def _also(self, key: tuple[object, ...], value: str) -> bool:
+        """Remember that what `key` names is given `value`; whether that is new."""
+        values = self._values.setdefault(key, [])
+        if value in values:
+            return False
+        values.append(value)
+        self._multi = self._multi or len(values) > 1
+        return True
+
+    def _pick(self, key: tuple[object, ...], held: str) -> str:
+        """What `key` names holds: `held` (the last value it is given), or while `resolutions`
+        enumerates them, the value it chose for that key."""
+        choice = self._choice
+        if choice is None:
+            return held
+        values = self._values.get(key)
+        if values is None or len(values) < 2:
+            return held
+        self._consulted.append((key, len(values)))
+        index = choice.get(key)
+        return held if index is None else values[index]
+
+    def resolutions(self, node: ast.expr) -> list[str]:
+        """Every dotted name the expression may stand for: a name, attribute, item, return or
+        parameter given several values that lead somewhere (`m = os` … `m = sys`: whichever
+        assignment ran last) stands for each in turn, and so does every one it is read through:
+        each value of the first one read, and combinations with those read after it, up to
+        _RUNS of them. (The values a holder can be given are few: modules and their functions.)"""
+        if not self._multi:
+            resolved = self._resolve(node)
+            return [] if resolved is None else [resolved]
+        found: list[str] = []
+        queue: list[dict[tuple[object, ...], int]] = [{}]
+        for choice in queue:  # breadth first: every value of the first holder read comes first
+            self._choice, self._consulted = choice, []
+            try:
+                resolved = self._resolve(node)
+            finally:
+                self._choice = None
+            if resolved is not None and resolved not in found:
+                found.append(resolved)
+            free = next(((key, size) for key, size in self._consulted if key not in choice), None)
+            if free is not None and (not choice or len(queue) < _RUNS):
+                queue.extend({**choice, free[0]: index} for index in range(free[1]))
+        return found
 
     def _makes_getter(self, call: ast.Call) -> bool:
         """Whether the call makes a getter of STRING_GETTERS (its name's last word read first)."""
@@ -574,45 +733,49 @@ class Resolver:
         """Remember what an attribute, an item, a loop's name, a parameter or what a function
         returns is given, when it leads somewhere."""
         if isinstance(stored, Looped):
-            resolved = self._any_item(stored.items)
-            if resolved is not None:
-                self.assigned[stored.name] = resolved
+            for resolved in self._any_items(stored.items):
+                self._name(stored.name, resolved, stored.items.lineno)
             return
-        resolved = self._resolve(stored.value) if isinstance(stored.value, _RESOLVED) else None
-        if resolved is None or not _leads(resolved):
-            return
-        if isinstance(stored, Returned):
-            self.returns[stored.function] = resolved
-        elif isinstance(stored, Defaulted):
-            self.assigned[stored.name] = resolved
-        elif stored.attribute:
-            self.attributes[stored.holder] = resolved
-        else:
-            self.items.setdefault(stored.holder, {})[stored.key] = resolved
+        for resolved in self._leading(stored.value):
+            if isinstance(stored, Returned):
+                self.returns[stored.function] = resolved
+                self._also(("returns", stored.function), resolved)
+            elif isinstance(stored, Defaulted):
+                self._name(stored.name, resolved, stored.value.lineno)
+            elif stored.attribute:
+                self.attributes[stored.holder] = resolved
+                self._also(("attribute", stored.holder), resolved)
+            else:
+                self.items.setdefault(stored.holder, {})[stored.key] = resolved
+                self._also(("item", stored.holder, stored.key), resolved)
+                self._also(("item", stored.holder, _ANY_KEY), resolved)
 
-    def _any_item(self, node: ast.expr) -> str | None:
-        """What an item of a display or of a container the module fills may be that leads
-        somewhere (the first such: a loop's name is bound to each in turn)."""
-        held = self.items.get(spelled(node) or "", {})
-        values = (self._resolve(value) for _, value in items_of(node))
-        return next((v for v in (*held.values(), *values) if v is not None and _leads(v)), None)
+    def _any_items(self, node: ast.expr) -> list[str]:
+        """What the items of a display or of a container the module fills may be that leads
+        somewhere (a loop's name is bound to each in turn)."""
+        holder = spelled(node)
+        held = self._values.get(("item", holder, _ANY_KEY), []) if holder is not None else []
+        return [*held, *(r for _, value in items_of(node) for r in self._leading(value))]
 
     def _looked_up(self, holder: ast.expr, key: ast.expr | None) -> str | None:
         """What the item `key` of the container `holder` leads to, when the module fills it so: the
         item of that key, else one stored under a key not fixed; any item, for a key not fixed."""
-        held = self.items.get(spelled(holder) or "") if self.items else None
+        path = spelled(holder) or ""
+        held = self.items.get(path) if self.items else None
         if not held:
             return None
         fixed = fixed_key(key)
         if fixed is None:
-            return next(iter(held.values()))
-        return held.get(fixed, held.get(None))
+            return self._pick(("item", path, _ANY_KEY), next(iter(held.values())))
+        if fixed in held:
+            return self._pick(("item", path, fixed), held[fixed])
+        return None if None not in held else self._pick(("item", path, None), held[None])
 
     def _function_returns(self, func: ast.expr) -> str | None:
         """What the function a call calls returns that leads somewhere, by its name."""
-        if isinstance(func, ast.Name):
-            return self.returns.get(func.id)
-        return self.returns.get(func.attr) if isinstance(func, ast.Attribute) else None
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        held = self.returns.get(name)
+        return None if held is None else self._pick(("returns", name), held)
 
     def _attribute_held(self, node: ast.Attribute) -> str | None:
         """What the attribute as spelled (`self.m`) is given, when that leads somewhere (also by a
@@ -620,15 +783,17 @@ class Resolver:
         path = spelled(node)
         if path is None:
             return None
+        if path not in self.attributes:
+            path = f"{path.rsplit('.', 1)[0]}.{ANY_ATTRIBUTE}"
         held = self.attributes.get(path)
-        return held if held is not None else self.attributes.get(f"{path.rsplit('.', 1)[0]}.{ANY_ATTRIBUTE}")
+        return None if held is None else self._pick(("attribute", path), held)
 
     def _subclass(self, statement: ast.ClassDef) -> None:
         """A class of _SUBCLASSED subclassed stands for it, its instances' methods for its own."""
         bases = (self._resolve(base) for base in statement.bases)
         subclassed = next((base for base in bases if base in _SUBCLASSED), None)
         if subclassed is not None:
-            self.assigned[statement.name] = subclassed
+            self._name(statement.name, subclassed, statement.lineno)
 
     def items_assigned(self, name: ast.Name, key: str) -> list[ast.expr]:
         """The values `key` is given, in source order, by the scope `name` is read in (the module, a
@@ -679,11 +844,12 @@ class Resolver:
         body = [] if isinstance(scope, ast.Lambda) else scope.body
         return _statements(ast.Module(body=body, type_ignores=[]), into_scopes=False)
 
-    def _named(self, name: str) -> str:
+    def _named(self, name: str, *, flat: bool = True) -> str:
+        """What a name stands for (`flat`: with what any scope of the module assigns it)."""
         if name in self.aliases:
-            return self.aliases[name]
-        if name in self.assigned:
-            return self.assigned[name]
+            return self._pick(("alias", name), self.aliases[name])
+        if flat and name in self.assigned:
+            return self._pick(("name", name), self.assigned[name])
         if name == "__builtins__":
             return "builtins"
         being_bound = name == self._binding and name not in self.defined
@@ -702,9 +868,19 @@ class Resolver:
         resolved = self._resolve(node)
         return None if resolved is None else resolved.removeprefix("builtins.")
 
+    def every_value(self) -> Iterator[str]:
+        """Every value a name, attribute, item, return or parameter is given, where it is given
+        several (the others: `assigned`, `attributes`, `items`, `returns`, `given`)."""
+        return (value for values in self._values.values() if len(values) > 1 for value in values)
+
+    def names(self, node: ast.expr) -> list[str]:
+        """Every dotted name the expression may stand for (`resolutions`), as `name` gives one."""
+        return [resolved.removeprefix("builtins.") for resolved in self.resolutions(node)]
+
     def _resolve(self, node: ast.expr) -> str | None:
         if isinstance(node, ast.Name):
-            return self._named(node.id)
+            parameter = self._parameter(node) if self._parameters else None
+            return self._named(node.id) if parameter is None else parameter
         if isinstance(node, ast.Attribute):
             held = self._attribute_held(node) if self.attributes else None
             if held is not None:
@@ -790,6 +966,58 @@ class Resolver:
 
 # The expressions `_resolve` can resolve (a constant or an operation stands for no module or function).
 _RESOLVED = (ast.Name, ast.Attribute, ast.NamedExpr, ast.Subscript, ast.Call)
+# Statements that make no call.
+_CALLLESS = frozenset(
+    {ast.Import, ast.ImportFrom, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal}
+)
+# How many times a module's statements are read while calls give parameters new values: a value
+# handed from parameter to parameter by calls written before the function that hands it on
+# (`def a(m): b(m)` … `a(os)`) is known one reading later each time.
+_PASSES = 4
+# How many combinations of values `Resolver.resolutions` reads an expression with, at most.
+_RUNS = 64
+# The key of every item a container holds, whatever key it is stored under.
+_ANY_KEY = "\0any"
+_LAST_LINE = 1 << 62  # past any line: sorts a (line, _LAST_LINE) after every span starting there
+# How many functions back from a line a parameter's innermost function is looked for: past them
+# (more functions with that parameter nested, or beside, than this), the name is read as the
+# module's other scopes assign it, which reports more.
+_NESTED = 64
+
+
+# Calls whose parameters are not the module's to give: a builtin's, and one not called by a name.
+_NOT_PASSED = _BUILTINS | {""}
+
+
+def _called_name(call: ast.Call) -> str:
+    """The name or the last attribute a call calls (`run`, `self.run`), else ""."""
+    function = call.func
+    if isinstance(function, ast.Name):
+        return function.id
+    return function.attr if isinstance(function, ast.Attribute) else ""
+
+
+def _receivers(statements: list[ast.stmt]) -> tuple[dict[str, list[Parameters]], set[str]]:
+    """The parameters of every function the statements define (`def`, a lambda assigned a name), by
+    its name, and the names of the classes they define."""
+    receivers: dict[str, list[Parameters]] = {}
+    classes: set[str] = set()
+    methods: set[int] = set()
+    for statement in statements:
+        if isinstance(statement, ast.ClassDef):
+            classes.add(statement.name)
+            methods.update(
+                id(s) for s in statement.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)
+            )
+        elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+            found = parameters(statement, method=id(statement) in methods)
+            receivers.setdefault(statement.name, []).append(found)
+        for name, value in assignments(statement):
+            if isinstance(value, ast.Lambda):
+                receivers.setdefault(name, []).append(parameters(value, method=False))
+    return receivers, classes
+
+
 # The last word of a getter's name (`methodcaller`), or a name bound to one.
 _GETTER_WORDS = frozenset(getter.rsplit(".", 1)[-1] for getter in STRING_GETTERS)
 
@@ -1180,7 +1408,7 @@ def python_constructs(
     the call would hand it on), a subprocess call or a pickle reader judged by a keyword spreading
     a name (`**options`), which the assignments of its scope fill, and timeit given a name, judged by
     the strings its scope assigns it (each as SPREAD and the name)."""
-    resolver = Resolver(tree, whole=whole) if resolver is None else resolver
+    resolver = Resolver(tree, whole=whole, calls=True) if resolver is None else resolver
     # A constant, and a name that is not handed on as one that can stand for a function, can find
     # nothing and have no children: they are never walked (most of a tree's nodes).
     named = resolver.standing
@@ -1192,16 +1420,18 @@ def python_constructs(
         if lines is not None and not spans_a_line(node, lines):
             continue
         if as_value and isinstance(node, ast.expr) and _maybe_handed(node, resolver):
-            name = _called(resolver.name(node))
-            construct = None if name is None else _handed_on(name, carrier, resolver)
-            if name is not None and construct is not None:
-                found.append(_found(construct, name, node, handed_on=True))
+            handed = _first_judged(
+                resolver.names(node), partial(_handed_on, carrier=carrier, resolver=resolver)
+            )
+            if handed is not None:
+                found.append(_found(handed[1], handed[0], node, handed_on=True))
                 continue
         if isinstance(node, ast.Call):
             call = node
             invoked = _invoked(call, resolver)
-            name = _called(resolver.name(invoked.func))
-            construct = None if name is None else _judge(invoked, name, resolver)
+            names = resolver.names(invoked.func)
+            judged = _first_judged(names, partial(_judge, invoked, resolver=resolver))
+            name, construct = judged if judged is not None else (_called(names[0] if names else None), None)
             if construct is not None and fixed is not None and _fixed_argument(invoked, name, fixed):
                 construct = None
             by_string = _read_by_string(call, name, resolver)
@@ -1250,6 +1480,19 @@ def python_constructs(
     if whole:
         found.extend(_exports(tree, resolver, lines))
     return sorted(found, key=lambda f: (f.line, f.end_line, f.construct.value))
+
+
+def _first_judged(
+    names: list[str], judge: Callable[[str], PyConstruct | None]
+) -> tuple[str, PyConstruct] | None:
+    """The first of the names an expression may stand for (`Resolver.names`) that `judge` finds
+    dangerous, with what it is."""
+    for candidate in names:
+        name = _called(candidate)
+        construct = None if name is None else judge(name)
+        if name is not None and construct is not None:
+            return name, construct
+    return None
 
 
 def _spread_names(call: ast.Call) -> list[str]:
@@ -1402,7 +1645,7 @@ def _kind_of(node_type: type) -> _Kind:
     if issubclass(node_type, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
         scope = issubclass(node_type, ast.ClassDef)
     fields: tuple[str, ...] = () if node_type in _LEAVES else getattr(node_type, "_fields", ())
-    fields = tuple(f for f in fields if f not in _NO_CALLS and f != "type_comment")
+    fields = tuple(f for f in fields if f not in NO_CALLS)
     return _Kind(fields, passes, scope, issubclass(node_type, ast.Subscript | ast.Attribute))
 
 
@@ -1415,9 +1658,9 @@ class _Kinds(dict[type, _Kind]):
 _KINDS = _Kinds()
 
 
-def resolver_of(tree: ast.Module) -> Resolver:
-    """How the names of a whole module resolve."""
-    return Resolver(tree, whole=True)
+def resolver_of(tree: ast.Module, *, calls: bool = False) -> Resolver:
+    """How the names of a whole module resolve (`calls`: see Resolver)."""
+    return Resolver(tree, whole=True, calls=calls)
 
 
 def leading_names(resolver: Resolver) -> dict[str, str]:
@@ -1446,7 +1689,8 @@ class StoredNames:
     function returning one (`get` after `def get(): return os`) lead somewhere read other than by
     an attribute, as a name does (`bare`); a container's last word (`handlers`) also through a
     method (`handlers.get("run")`), and so does the holder of an attribute set by a name the source
-    does not fix (`self` after `setattr(self, name, os)`): `words`."""
+    does not fix (`self` after `setattr(self, name, os)`): `words`. A parameter a call passes such
+    a value (`m` after `def run(m, c)` and `run(os, c)`) is `bare` too."""
 
     bare: frozenset[str]
     words: frozenset[str]
@@ -1454,7 +1698,7 @@ class StoredNames:
 
 
 def stored_names(resolver: Resolver) -> StoredNames:
-    bare: set[str] = set(resolver.returns)
+    bare: set[str] = {*resolver.returns, *resolver.given}
     words: set[str] = set()
     for path in resolver.attributes:
         holder, last = path.rsplit(".", 1)
@@ -1464,6 +1708,7 @@ def stored_names(resolver: Resolver) -> StoredNames:
             bare.add(last)
     words.update(path.rsplit(".", 1)[-1] for path in resolver.items)
     targets = {
+        *resolver.every_value(),
         *resolver.attributes.values(),
         *resolver.returns.values(),
         *(target for held in resolver.items.values() for target in held.values()),

@@ -64,6 +64,7 @@ import re
 from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -432,26 +433,30 @@ def selected(text: str, also: frozenset[str] = frozenset()) -> Selected | None:
     words = _ALWAYS.union(also, *(_GATED[m] for m in modules))
     bare = _BARE | _imported_names(code, words)
     kept: Selected | None = None  # the round before's
+    calls = False  # whether the resolvers follow values passed to parameters yet (see below)
+    definitions: set[str] | None = None  # the functions the code defines, when first asked
     for _ in range(_ROUNDS):
         source = _source(text, code, data, words, bare)
-        if kept is not None and source == kept.source:
-            # What the round before learnt keeps nothing more: the same tree teaches the same
-            # names, all now known, so this round would end here.
-            return kept
-        tree = parse_module(source)
-        if tree is None:
-            return Selected(source)
-        resolver = resolver_of(tree)
-        kept = Selected(source, tree, resolver)
-        names = leading_names(resolver)
-        held = stored_names(resolver)
-        roots = {target.split(".", 1)[0] for target in (*names.values(), *held.targets)} - modules
-        more = (names.keys() | held.bare) - words - bare
-        # A name for a module's dict leads somewhere through its `.get` too (`ns.get("system")`),
-        # and so does a container through its methods.
-        dicts = (
-            {name for name, target in names.items() if target.endswith(".__dict__")} | held.words
-        ) - words
+        if kept is None or source != kept.source:
+            # (Else what the round before learnt keeps nothing more: the same tree teaches the
+            # same names, all now known.)
+            tree = parse_module(source)
+            if tree is None:
+                return Selected(source)
+            kept = Selected(source, tree, resolver_of(tree, calls=calls))
+        resolver = kept.resolver
+        assert resolver is not None  # a tree that parsed has one
+        learnt = _learnt(resolver, modules, words, bare)
+        if not any(learnt) and not calls:
+            # Values passed to parameters are followed once the rounds know every other name:
+            # reading every call costs a walk of the tree, which most rounds would only repeat.
+            resolver.follow_calls()
+            calls = True
+            passing = resolver.passing - bare
+            if passing and definitions is None:
+                definitions = {n for pair in _DEFINED().findall(code) for n in pair if n}
+            learnt = _learnt(resolver, modules, words, bare, passing & (definitions or set()))
+        roots, more, dicts = learnt
         if not roots and not more and not dicts:
             return kept
         if len(bare) + len(more) > _MOST_NAMES or 2 * len(source) > len(text):
@@ -460,6 +465,31 @@ def selected(text: str, also: frozenset[str] = frozenset()) -> Selected | None:
         words = words.union(dicts, *(_GATED.get(m, ()) for m in roots))
         bare = bare | more
     return None
+
+
+def _learnt(
+    resolver: Resolver,
+    modules: set[str],
+    words: frozenset[str],
+    bare: frozenset[str],
+    called: AbstractSet[str] = frozenset(),
+) -> tuple[set[str], set[str], set[str]]:
+    """What the selection's syntax tree teaches beyond what it was made with: the modules its
+    names stand for, the names that lead somewhere read other than by an attribute (`called`
+    too: functions the code defines that a call passes such a value, whose definitions name the
+    parameters given it), and the names read through `.get` or a container's methods."""
+    names = leading_names(resolver)
+    held = stored_names(resolver)
+    roots = {target.split(".", 1)[0] for target in (*names.values(), *held.targets)} - modules
+    more = (names.keys() | held.bare | called) - words - bare
+    # A name for a module's dict leads somewhere through its `.get` too (`ns.get("system")`), and
+    # so does a container through its methods.
+    dicts = ({name for name, target in names.items() if target.endswith(".__dict__")} | held.words) - words
+    return roots, more, dicts
+
+
+# A function the code defines: `def run`, `run = lambda`.
+_DEFINED = lazy(r"\bdef[ \t]+(\w+)|(\w+)[ \t]*=[ \t]*lambda\b")
 
 
 def _imported_names(code: str, words: frozenset[str]) -> frozenset[str]:

@@ -13,7 +13,7 @@ dangerous, never away from it.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from bot.engine.references.signature import dotted_name as spelled
@@ -44,6 +44,19 @@ class Defaulted(NamedTuple):
 
     name: str
     value: ast.expr
+
+
+class Parameters(NamedTuple):
+    """What a function the module defines names its parameters: the positional ones in order, every
+    one a keyword can fill, and whether a call through an instance (`self.go(os)`) or through its
+    class (`A.go(os)`, a class method) binds the first."""
+
+    positional: tuple[str, ...]
+    named: frozenset[str]
+    span: tuple[int, int]  # the lines of the function's definition, where its parameters are read
+    every: frozenset[str]  # every parameter's name, `*args` and `**kw` included
+    by_instance: bool = False
+    by_class: bool = False
 
 
 class Looped(NamedTuple):
@@ -223,3 +236,91 @@ def _stored_by_call(call: ast.Call) -> Sequence[Stored]:
 
 # The kinds of statement that can keep a value (a caller may skip `stores` for the others).
 STORING = frozenset(_READERS)
+
+
+# What a function is decorated with to take no `self` (`staticmethod`) or its class (`classmethod`).
+_NO_SELF = "staticmethod"
+_CLASS_FIRST = "classmethod"
+
+
+def parameters(
+    definition: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, *, method: bool
+) -> Parameters:
+    """The parameters of a function (`method`: defined in a class body, where a call through an
+    instance binds the first to the instance, a class method's through its class too, and a
+    static method's never)."""
+    arguments = definition.args
+    positional = tuple(a.arg for a in (*arguments.posonlyargs, *arguments.args))
+    named = frozenset(a.arg for a in (*arguments.args, *arguments.kwonlyargs))
+    span = (definition.lineno, definition.end_lineno or definition.lineno)
+    spread = (a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None)
+    every = frozenset((*positional, *named, *spread))
+    if not method or isinstance(definition, ast.Lambda):
+        return Parameters(positional, named, span, every)
+    decorators = {d.id for d in definition.decorator_list if isinstance(d, ast.Name)}
+    if _NO_SELF in decorators:
+        return Parameters(positional, named, span, every)
+    return Parameters(positional, named, span, every, by_instance=True, by_class=_CLASS_FIRST in decorators)
+
+
+# A statement's fields that hold statements: their calls are those statements' own.
+_BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+# Fields that never hold a call: Load/Store markers, identifiers, operators, type comments.
+NO_CALLS = frozenset(
+    {"ctx", "id", "attr", "arg", "name", "names", "module", "level", "op", "ops", "type_comment"}
+)
+_CHILDLESS = (ast.Name, ast.Constant)
+
+
+class _Fields(dict[type, tuple[str, ...]]):
+    """The fields of each node class that may hold a call, other than a statement's body."""
+
+    def __missing__(self, kind: type) -> tuple[str, ...]:
+        fields = tuple(f for f in getattr(kind, "_fields", ()) if f not in NO_CALLS and f not in _BODIES)
+        self[kind] = fields
+        return fields
+
+
+_FIELDS = _Fields()
+
+
+def calls_with_arguments(statement: ast.stmt) -> list[ast.Call]:
+    """The calls the statement's own expressions make with arguments (not those of the statements
+    in its body), a lambda's included; names and constants, most of a tree, are never entered."""
+    found: list[ast.Call] = []
+    pending: list[Any] = [getattr(statement, field) for field in _FIELDS[type(statement)]]
+    pop, push, fields = pending.pop, pending.append, _FIELDS
+    while pending:
+        value = pop()
+        if type(value) is list:
+            pending.extend(value)
+        elif isinstance(value, ast.AST) and not isinstance(value, _CHILDLESS):
+            if type(value) is ast.Call and (value.args or value.keywords):
+                found.append(value)
+            for field in fields[type(value)]:
+                push(getattr(value, field))
+    return found
+
+
+def passed(
+    call: ast.Call, receiver: Parameters, *, classes: Container[str]
+) -> Iterator[tuple[str, ast.expr]]:
+    """(parameter, argument) of each value the call passes a function with `receiver`'s
+    parameters: by position (after the instance or class a method's call binds first: through a
+    name of `classes`, the class; through anything else, or by a name, an instance) and by
+    keyword; an argument unpacked (`*args`) fills what the source does not say, so it and every
+    positional one after it are left out."""
+    function = call.func
+    through = function.value if isinstance(function, ast.Attribute) else None
+    if isinstance(through, ast.Name) and through.id in classes:
+        shifted = receiver.by_class
+    else:  # through an instance, or a method bound to a name (`save = self.save; save(x)`)
+        shifted = receiver.by_instance
+    names = receiver.positional[1:] if shifted else receiver.positional
+    for name, argument in zip(names, call.args, strict=False):
+        if isinstance(argument, ast.Starred):
+            break
+        yield name, argument
+    for keyword in call.keywords:
+        if keyword.arg is not None and keyword.arg in receiver.named:
+            yield keyword.arg, keyword.value
