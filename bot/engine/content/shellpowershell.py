@@ -49,6 +49,7 @@ def encoded_commands(view: bytes, hidden: Callable[[int], bool], kind: Kind) -> 
     if not names:
         return
     breaks = [found.start() for found in _BREAKS().finditer(view) if not hidden(found.start())]
+    patterns = _case_patterns(view, breaks)
     leader = _LEADERS.get(kind)
     read: set[int] = set()
     for name in names:
@@ -60,7 +61,7 @@ def encoded_commands(view: bytes, hidden: Callable[[int], bool], kind: Kind) -> 
         end = breaks[after] if after < len(breaks) else len(view)
         first = _FIRST().search(view, start, end)
         assert first is not None  # the name is in it
-        if not command_word(view, hidden, first.start()):
+        if not (start - 1 in patterns or command_word(view, hidden, first.start())):
             continue
         at = first.start()
         if leader is not None and (start == 0 or view[start - 1] == 0x0A):
@@ -71,6 +72,22 @@ def encoded_commands(view: bytes, hidden: Callable[[int], bool], kind: Kind) -> 
         exec_form = kind is Kind.DOCKERFILE and text.startswith("[")
         if any(starts_encoded(words) for words in _readings(text, exec_form=exec_form)):
             yield first.start(), end
+
+
+def _case_patterns(view: bytes, breaks: list[int]) -> set[int]:
+    """Where a `)` of `breaks` ends a `case` pattern (`a) pwsh …;;`), after which a command starts:
+    one that closes no `(`, or closes one that opens no substitution (`(a) pwsh …;;`), where
+    after `$(…)` or `<(…)` the command goes on (`echo $(date) pwsh` runs echo)."""
+    ends: set[int] = set()
+    opened: list[int] = []
+    for at in breaks:
+        if view[at] == 0x28:
+            opened.append(at)
+        elif view[at] == 0x29:
+            opener = opened.pop() if opened else 0
+            if view[opener - 1 : opener] not in (b"$", b"<", b">"):
+                ends.add(at)
+    return ends
 
 
 def _readings(text: str, *, exec_form: bool) -> Iterator[list[str]]:
