@@ -20,7 +20,8 @@ fixed path, a script block or a lookup of another command stays quiet, as does a
 never assigns (a parameter, `$_`).
 
 `powershell`/`pwsh` given `-EncodedCommand` (any prefix PowerShell accepts: `-e`, `-ec`, `-enc`)
-run a base64 script no reviewer can read. A command line handed to PowerShell in a string
+run a base64 script no reviewer can read (`starts_encoded`, which also judges the commands the
+shell starts: `shellpowershell.py`). A command line handed to PowerShell in a string
 (`powershell -c "…"`, `Start-Process powershell -ArgumentList '-c', '…'`, `cmd /c "powershell …"`) is
 read as a script of its own. A download evaluated (`iwr URL | iex`, `iex (irm URL)`,
 `.DownloadString(…)` given to `iex`) is the shell's download run by an interpreter, as is a file a

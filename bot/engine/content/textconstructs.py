@@ -6,7 +6,8 @@ text: a match must start in code, and is reported on the first added line it spa
 the view the shell reader gives (`shellscan.py`, a Dockerfile's lines continued with the character
 its `# escape=` directive declares) with its words as the shell runs them (`shellwords.py`) and its
 aliases and functions as the commands they run (`shelldefinitions.py`), and a download written to a
-file a later command runs is found on it too (`shelldownloads.py`). A
+file a later command runs is found on it too (`shelldownloads.py`), as is PowerShell a command
+starts with an encoded command (`shellpowershell.py`). A
 `package.json`'s scripts are shell scripts of their own (`npmscripts.py`). What a regex cannot
 decide (the name string literals joined by `+` spell, whether an interpreter runs what it reads from
 standard input: `shellcommands.py`) a construct's `check` decides on the match. In markup only
