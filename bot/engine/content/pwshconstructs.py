@@ -20,7 +20,8 @@ fixed path, a script block or a lookup of another command stays quiet, as does a
 never assigns (a parameter, `$_`).
 
 `powershell`/`pwsh` given `-EncodedCommand` (any prefix PowerShell accepts: `-e`, `-ec`, `-enc`)
-run a base64 script no reviewer can read. A command line handed to PowerShell in a string
+run a base64 script no reviewer can read (`starts_encoded`, which also judges the commands the
+shell starts: `shellpowershell.py`). A command line handed to PowerShell in a string
 (`powershell -c "…"`, `Start-Process powershell -ArgumentList '-c', '…'`, `cmd /c "powershell …"`) is
 read as a script of its own. A download evaluated (`iwr URL | iex`, `iex (irm URL)`,
 `.DownloadString(…)` given to `iex`) is the shell's download run by an interpreter, as is a file a
@@ -38,7 +39,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
-from bot.engine.content.pwshlex import COMPUTED, PwshLexed, T, Token, lex
+from bot.engine.content.pwshlex import COMPUTED, DASHES, PwshLexed, T, Token, lex
 from bot.engine.lazyre import lazy
 
 # Invoke-Expression by each name PowerShell finds it by.
@@ -405,16 +406,25 @@ def _words(texts: Sequence[str]) -> list[str]:
 
 
 def _runs_encoded(reader: _Reader, at: int, args: list[int]) -> bool:
-    """Whether the command starts PowerShell with an encoded command: `powershell -NoP -enc …`,
-    or a runner given it (`Start-Process powershell -ArgumentList '-enc', $b`, `cmd /c "…"`)."""
+    """Whether the command starts PowerShell with an encoded command (`starts_encoded`)."""
     tokens = reader.tokens
-    if tokens[at].kind not in (T.WORD, T.STRING) or (
-        _program(tokens[at].text) not in _POWERSHELLS and tokens[at].text.lower() not in _RUNNERS
-    ):
+    if tokens[at].kind not in (T.WORD, T.STRING):
         return False
-    words = _words([tokens[i].text for i in (at, *args) if tokens[i].kind in (T.WORD, T.STRING)])
+    return starts_encoded([tokens[i].text for i in (at, *args) if tokens[i].kind in (T.WORD, T.STRING)])
+
+
+def starts_encoded(texts: Sequence[str]) -> bool:
+    """Whether the command whose program and arguments are `texts` (as PowerShell or the shell
+    hands them on) starts PowerShell with an encoded command: `powershell -NoP -enc …`, or a
+    runner given it (`Start-Process powershell -ArgumentList '-enc', $b`, `cmd /c "…"`). The
+    option (`_encoded_option`, a typographic dash read as `-`) counts before `-File` or `-Command`
+    (any prefix) ends PowerShell's own options."""
+    if not texts or (_program(texts[0]) not in _POWERSHELLS and texts[0].lower() not in _RUNNERS):
+        return False
+    words = _words(texts)
     shell = next((at for at, word in enumerate(words) if _program(word) in _POWERSHELLS), None)
-    for word in words[len(words) if shell is None else shell + 1 :]:
+    for written in words[len(words) if shell is None else shell + 1 :]:
+        word = "-" + written[1:] if written.startswith(DASHES) else written
         option = word.lower()[1:]
         if word[:1] in ("-", "/") and option and ("file".startswith(option) or "command".startswith(option)):
             return False  # what follows is the script's arguments, or the command line

@@ -66,10 +66,10 @@ class PwshLexed:
 
 _SINGLE = ("'", "\u2018", "\u2019", "\u201a", "\u201b")
 _DOUBLE = ('"', "\u201c", "\u201d", "\u201e")
-_DASHES = ("\u2013", "\u2014", "\u2015")
+DASHES = ("\u2013", "\u2014", "\u2015")
 _SINGLE_BYTES = tuple(q.encode() for q in _SINGLE)
 _DOUBLE_BYTES = tuple(q.encode() for q in _DOUBLE)
-_DASH_BYTES = tuple(d.encode() for d in _DASHES)
+_DASH_BYTES = tuple(d.encode() for d in DASHES)
 _QUOTE_ALTERNATIVES = b"|".join(q for q in (*_SINGLE_BYTES, *_DOUBLE_BYTES) if len(q) > 1)
 _SINGLE_STOP = lazy(b"'|" + b"|".join(q for q in _SINGLE_BYTES if len(q) > 1))
 _DOUBLE_STOP = lazy(rb"[`$]|" + b"|".join(_DOUBLE_BYTES))

@@ -196,7 +196,7 @@ def _commands(view: bytes, hidden: Callable[[int], bool]) -> _Commands:
     return _Commands(view, hidden)
 
 
-def _command_word(view: bytes, hidden: Callable[[int], bool], start: int) -> bool:
+def command_word(view: bytes, hidden: Callable[[int], bool], start: int) -> bool:
     return _commands(view, hidden).command_word(start)
 
 
@@ -329,7 +329,7 @@ def _functions(
     closings: dict[bool, dict[int, int]] = {}  # by kind of bracket, read once
     standing: tuple[list[int], list[bytes]] | None = None
     for start, name, opening in _heads(view):
-        if hidden(opening) or _shadows(name) or not _command_word(view, hidden, start):
+        if hidden(opening) or _shadows(name) or not command_word(view, hidden, start):
             continue
         braces = view[opening] == 0x7B
         if braces not in closings:
@@ -352,7 +352,7 @@ def _aliases(view: bytes, hidden: Callable[[int], bool]) -> dict[str, list[tuple
     """The aliases the view defines, by name: where each definition ends and its value."""
     aliases: dict[str, list[tuple[int, bytes]]] = {}
     for found in _found_from(view, b"alias", _ALIAS()):
-        if hidden(found.start(1)) or not _command_word(view, hidden, found.start()):
+        if hidden(found.start(1)) or not command_word(view, hidden, found.start()):
             continue
         for word in split(found.group(1).decode("latin-1")):
             name, equals, value = word.partition("=")
@@ -467,7 +467,7 @@ def _use(view: bytes, hidden: Callable[[int], bool], start: int, end: int) -> bo
     """Whether the name at `view[start:end]` is a command's word in code, not a definition's."""
     whole = end == len(view) or view[end] in _AFTER_NAME
     defining = _DEFINING().match(view, end) is not None
-    return whole and not defining and not hidden(start) and _command_word(view, hidden, start)
+    return whole and not defining and not hidden(start) and command_word(view, hidden, start)
 
 
 def _alias_value(definitions: list[tuple[int, bytes]], start: int) -> bytes | None:

@@ -6,7 +6,8 @@ text: a match must start in code, and is reported on the first added line it spa
 the view the shell reader gives (`shellscan.py`, a Dockerfile's lines continued with the character
 its `# escape=` directive declares) with its words as the shell runs them (`shellwords.py`) and its
 aliases and functions as the commands they run (`shelldefinitions.py`), and a download written to a
-file a later command runs is found on it too (`shelldownloads.py`). A
+file a later command runs is found on it too (`shelldownloads.py`), as is PowerShell a command
+starts with an encoded command (`shellpowershell.py`). A
 `package.json`'s scripts are shell scripts of their own (`npmscripts.py`). What a regex cannot
 decide (the name string literals joined by `+` spell, whether an interpreter runs what it reads from
 standard input: `shellcommands.py`) a construct's `check` decides on the match. In markup only
@@ -40,6 +41,7 @@ from bot.engine.content.shellcommands import runs_stdin
 from bot.engine.content.shelldefinitions import defined_commands
 from bot.engine.content.shelldownloads import downloads_run
 from bot.engine.content.shelllines import handed_on
+from bot.engine.content.shellpowershell import encoded_commands
 from bot.engine.content.shellscan import lex as shell_lex
 from bot.engine.content.shellwords import COMMAND_START as _COMMAND_START
 from bot.engine.content.shellwords import Words, shell_words
@@ -630,7 +632,8 @@ def _spelled(*words: str) -> str:
 
 
 _DOWNLOAD_WORDS = tuple(word.encode() for word in DOWNLOAD_WORDS)
-_SHELL_TRIGGER = _spelled(*DOWNLOAD_WORDS, "eval", "pwsh", "powershell")  # every shell construct names one
+# Every shell construct names one (PowerShell in any case: Windows finds `PowerShell.exe`).
+_SHELL_TRIGGER = _spelled(*DOWNLOAD_WORDS, "eval") + "|(?i:" + _spelled("pwsh", "powershell") + ")"
 
 
 def _shell(file: AddedFile) -> Iterator[TextFinding]:
@@ -652,6 +655,7 @@ _HANDED_ON_DEPTH = 4  # `sh -c "su -c '…'"`: deeper than this is not read
 def _shell_findings(kind: Kind, read: _Read, depth: int = 0) -> Iterator[TextFinding]:
     """The constructs of a shell read, and of each command line it hands on in a string
     (`shelllines.py`), read as a script of its own on the lines it was written on."""
+    written = read
     read = _as_the_shell_runs(read)
     present, all_compiled = _compiled()
     view = bytes(read.lexed.view)
@@ -660,9 +664,28 @@ def _shell_findings(kind: Kind, read: _Read, depth: int = 0) -> Iterator[TextFin
         if kind in compiled.construct.kinds:
             yield from _matches(compiled.construct, compiled.regex, read, view)
     yield from _downloads_run(read, view)
+    yield from _encoded_powershell(kind, read)
+    if read is not written:  # as written too: the backslashes of `C:\…\powershell.exe`, a JSON array
+        yield from _encoded_powershell(kind, written)
     for line in handed_on(view, read.lexed) if depth < _HANDED_ON_DEPTH else ():
         inner = _Read(shell_lex(line.text, spanning=True), partial(_line_from, read, line.origin), line.text)
         yield from _shell_findings(kind, inner, depth + 1)
+
+
+_ENCODED_MESSAGE = (
+    "PowerShell given -EncodedCommand (-enc, -e) runs a base64 script no reviewer can read. "
+    "Write the commands in the script, or run a script file."
+)
+_SHELL_ENCODED = TextConstruct("powershell-encoded-command", _SHELLISH, "", _ENCODED_MESSAGE)
+
+
+def _encoded_powershell(kind: Kind, read: _Read) -> Iterator[TextFinding]:
+    """PowerShell a command starts with an encoded command (`shellpowershell.py`), on the first
+    added line of that command."""
+    for start, end in encoded_commands(bytes(read.lexed.view), read.lexed.hidden, kind):
+        line = _first_added(read, start, end, read.data)
+        if line is not None:
+            yield TextFinding(_SHELL_ENCODED, line)
 
 
 def _line_from(read: _Read, origin: tuple[int, ...], offset: int) -> int | None:
@@ -727,13 +750,7 @@ _POWERSHELL_CONSTRUCTS = {
         "string into PowerShell code: code injection if any part of it comes from outside. Write the "
         "script block in the source ({ … }).",
     ),
-    "encoded": TextConstruct(
-        "powershell-encoded-command",
-        _PWSH,
-        "",
-        "PowerShell given -EncodedCommand (-enc, -e) runs a base64 script no reviewer can read. "
-        "Write the commands in the script, or run a script file.",
-    ),
+    "encoded": TextConstruct("powershell-encoded-command", _PWSH, "", _ENCODED_MESSAGE),
     "download-eval": TextConstruct("shell-pipe-to-shell", _PWSH, "", _PS_DOWNLOAD_EVALUATED),
     "download-run": TextConstruct(
         "shell-pipe-to-shell",
