@@ -277,3 +277,49 @@ def test_every_value_a_name_or_a_holder_is_given_is_followed(source: str, expect
 )
 def test_every_value_near_misses_stay_quiet(source: str) -> None:
     assert _found(source) == [], source
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import os\nm = os if x else None\nm.system(c)\n", [(3, SYSTEM)]),
+        ("import os, sys\nm = sys if x else os\nm.system(c)\n", [(3, SYSTEM)]),
+        ("import os\nm = x or os\nm.system(c)\n", [(3, SYSTEM)]),
+        ("import os, sys\nm = sys and os\nm.system(c)\n", [(3, SYSTEM)]),
+        ("import os\n(None or os).system(c)\n", [(2, SYSTEM)]),
+        ("e = None if x else eval\ne(s)\n", [(2, EVAL)]),
+        ("import os\nif (m := os):\n    m.system(c)\n", [(3, SYSTEM)]),
+        ("import os\nwhile (m := os) is None:\n    pass\nm.system(c)\n", [(4, SYSTEM)]),
+        ("import os\nmods = (os,)\nm = mods[0]\nm.system(c)\n", [(4, SYSTEM)]),
+        ("import os\n[os][0].system(c)\n", [(2, SYSTEM)]),
+        ("import os, sys\n(sys, os)[1].system(c)\n", [(2, SYSTEM)]),
+        ("import os\n{'o': os}['o'].system(c)\n", [(2, SYSTEM)]),
+        ("import os\ng = lambda: os\nx = [g()][0]\nx.system(c)\n", [(4, SYSTEM)]),
+        ("import os\n\n\nclass A:\n    m = os\n\n\nA.m.system(c)\n", [(8, SYSTEM)]),
+        (
+            "import os\n\n\nclass A:\n    m = os\n\n    def go(self, c):\n        self.m.system(c)\n",
+            [(8, SYSTEM)],
+        ),
+        (
+            "import os\n\n\nclass A:\n    run = os.system\n\n    @classmethod\n    def go(cls, c):\n"
+            "        cls.run(c)\n",
+            [(9, SYSTEM)],
+        ),
+    ],
+)
+def test_values_an_expression_may_take_are_each_followed(source: str, expected: list[tuple[int, str]]) -> None:
+    assert _found(source) == expected, source
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import os, json\nm = json if x else None\nm.system(c)\n",
+        "import os\nm = x or os\nm.getcwd()\n",
+        "import os, json\n{'o': os, 'j': json}['j'].system(c)\n",
+        "import os\nif (m := json):\n    m.system(c)\n",
+        "import os\n\n\nclass A:\n    m = os\n\n\nB.m.system(c)\n",
+    ],
+)
+def test_values_an_expression_may_take_near_misses(source: str) -> None:
+    assert _found(source) == [], source

@@ -176,7 +176,7 @@ def _whole_file(
 # A statement that can bind a name: an import, or an assignment (not a comparison's `=`).
 _IMPORTS = lazy(r"\bimport\b")
 _BINDS = lazy(r"\bimport\b|(?<![=!<>])=(?!=)")
-_BINDINGS = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)
+_BINDINGS = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.ClassDef)
 
 
 def _calls_alone(statement: str, first_line: int, leading: frozenset[str]) -> ast.Module | None:
@@ -196,7 +196,7 @@ class _Statement:
     text: str
     holds: bool  # names the words a dangerous call needs (pywords.py)
     names: frozenset[str]  # every word, as Python reads names
-    in_class: bool  # a statement of a class body (`pystatements.in_class_bodies`)
+    in_class: str | None  # the class whose body it is a statement of (`pystatements.in_class_bodies`)
 
 
 def _statements_of(text: str) -> list[_Statement]:
@@ -225,7 +225,8 @@ def _resolver_alone(statements: Sequence[_Statement]) -> Resolver:
         imports = _IMPORTS().search(statement.text) is not None
         if not _BINDS().search(statement.text) or not (imports or _could_hold(statement, frozenset(bound))):
             continue
-        tree = parsed_alone(statement.text, statement.line)
+        # A class body's binding is its class's attribute too (`A.run`, `self.run`), as in the whole file.
+        tree = parsed_alone(statement.text, statement.line, in_class=statement.in_class)
         read: list[ast.stmt] = []
         if tree is not None:
             read.extend(s for s in every_statement(tree) if isinstance(s, _BINDINGS))

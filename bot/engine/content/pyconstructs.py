@@ -41,7 +41,7 @@ from bot.engine.content.pystored import (
     Parameters,
     Returned,
     assignments,
-    calls_with_arguments,
+    calls_and_walruses,
     fixed_key,
     items_of,
     parameters,
@@ -515,7 +515,6 @@ class Resolver:
         # Every value each name, attribute, item, return and parameter is given, when it is given
         # more than one (see `resolutions`): by what holds it, as the `_pick` that reads it keys it.
         self._values: dict[tuple[object, ...], list[str]] = {}
-        self._multi = False  # whether any is given more than one
         self._choice: dict[tuple[object, ...], int] | None = None  # while enumerating
         self._consulted: list[tuple[tuple[object, ...], int]] = []
         self.aliases: dict[str, str] = {}
@@ -550,13 +549,15 @@ class Resolver:
         self._classes: set[str] = set()
         self.passing: set[str] = set()
         self.given: dict[str, dict[tuple[int, int], str]] = {}
-        # The lines of the functions each name is a parameter of (sorted), once calls are followed:
-        # there the name is the parameter, not what another scope assigns it.
-        self._parameters: dict[str, list[tuple[int, int]]] = {}
+        # The lines of the functions each name is local to (sorted): there the name is what that
+        # function gives it, not what another scope assigns it.
+        self._locals = _locals(statements)
         # The lines where each name is given a value that leads somewhere (assigned, looped over,
         # a parameter's default): a parameter so given one in its function is read as assigned.
         self._given_at: dict[str, set[int]] = {}
         self._statements = statements
+        # The names each statement binds with `:=`, by the statement, once calls are followed.
+        self._walruses: dict[int, list[ast.NamedExpr]] = {}
         self._followed = False
         self._read()
         self._tree = tree
@@ -579,19 +580,15 @@ class Resolver:
         self._followed = True
         statements = self._statements
         self._receivers, self._classes = _receivers(statements)
-        for receivers in self._receivers.values():
-            for receiver in receivers:
-                for name in receiver.every:
-                    self._parameters.setdefault(name, []).append(receiver.span)
-        for spans in self._parameters.values():
-            spans.sort()
-        calls = [
-            call
-            for statement in statements
-            if type(statement) not in _CALLLESS
-            for call in calls_with_arguments(statement)
-            if _called_name(call) not in _NOT_PASSED
-        ]
+        calls: list[ast.Call] = []
+        for statement in statements:
+            if type(statement) not in _CALLLESS:
+                made, walruses = calls_and_walruses(statement)
+                calls.extend(call for call in made if _called_name(call) not in _NOT_PASSED)
+                if walruses:
+                    self._walruses[id(statement)] = walruses
+        if self._walruses:
+            self._read()
         for _ in range(_PASSES):
             if not self._pass(calls):
                 break
@@ -617,6 +614,9 @@ class Resolver:
             if kind in STORING:
                 for stored in stores(statement):
                     self._keep(stored)
+            for walrus in self._walruses.get(id(statement), ()) if self._walruses else ():
+                for resolved in self._leading(walrus.value):
+                    self._name(walrus.target.id, resolved, walrus.lineno)
 
     def _pass(self, calls: list[ast.Call]) -> bool:
         """Give each parameter what the calls of the module's functions pass it, when that leads
@@ -635,13 +635,13 @@ class Resolver:
                         given = self._also(("given", parameter, receiver.span), resolved) or given
         return given
 
-    def _parameter(self, node: ast.Name) -> str | None:
-        """What the name stands for where it reads a parameter of the function it is in (the
-        innermost whose parameter it is) that its function gives no value leading somewhere:
-        what a call passes it there, else what the name is without the module's other
-        assignments (None where it is not such a parameter)."""
+    def _local(self, node: ast.Name) -> str | None:
+        """What the name stands for where it reads a local of a function it is in (the innermost
+        it is local to: a parameter, or a name the function binds) that the function gives no
+        value leading somewhere: what a call passes it there, else what the name is without the
+        module's other assignments (None where it is no such local: then it is any of those)."""
         name, line = node.id, node.lineno
-        spans = self._parameters.get(name)
+        spans = self._locals.get(name)
         if not spans or (name not in self.assigned and name not in self.given):
             return None
         at = bisect_right(spans, (line, _LAST_LINE))
@@ -678,7 +678,6 @@ class Resolver:
         if value in values:
             return False
         values.append(value)
-        self._multi = self._multi or len(values) > 1
         return True
 
     def _pick(self, key: tuple[object, ...], held: str) -> str:
@@ -700,9 +699,6 @@ class Resolver:
         assignment ran last) stands for each in turn, and so does every one it is read through:
         each value of the first one read, and combinations with those read after it, up to
         _RUNS of them. (The values a holder can be given are few: modules and their functions.)"""
-        if not self._multi:
-            resolved = self._resolve(node)
-            return [] if resolved is None else [resolved]
         found: list[str] = []
         queue: list[dict[tuple[object, ...], int]] = [{}]
         for choice in queue:  # breadth first: every value of the first holder read comes first
@@ -879,8 +875,8 @@ class Resolver:
 
     def _resolve(self, node: ast.expr) -> str | None:
         if isinstance(node, ast.Name):
-            parameter = self._parameter(node) if self._parameters else None
-            return self._named(node.id) if parameter is None else parameter
+            local = self._local(node) if self._locals else None
+            return self._named(node.id) if local is None else local
         if isinstance(node, ast.Attribute):
             held = self._attribute_held(node) if self.attributes else None
             if held is not None:
@@ -899,7 +895,21 @@ class Resolver:
             return self._item(node)
         if isinstance(node, ast.Call):
             return self._returned(node)
+        if isinstance(node, ast.IfExp):  # either branch (`resolutions` tries each)
+            return self._resolve(node.orelse if self._branch(node, 2) else node.body)
+        if isinstance(node, ast.BoolOp):  # any operand may be the value (`x or os`)
+            return self._resolve(node.values[self._branch(node, len(node.values))])
         return None
+
+    def _branch(self, node: ast.expr, size: int) -> int:
+        """Which of `size` values the expression takes: the first, or while `resolutions`
+        enumerates them, the one it chose."""
+        choice = self._choice
+        if choice is None:
+            return 0
+        key = ("branch", id(node))
+        self._consulted.append((key, size))
+        return choice.get(key, 0)
 
     def _item(self, node: ast.Subscript) -> str | None:
         """`sys.modules["os"]` is `os`; `builtins.__dict__["eval"]` and `__builtins__["eval"]`, eval;
@@ -907,6 +917,8 @@ class Resolver:
         held = self._looked_up(node.value, node.slice) if self.items else None
         if held is not None:
             return held
+        if isinstance(node.value, _DISPLAYS):  # `[os][0]`, `{"o": os}["o"]`
+            return self._displayed(node.value, node.slice)
         key = _string(node.slice)
         base = self._resolve(node.value)
         if base in LOADERS:  # `cdll["libc.so.6"]`, `cdll[name]`: a library
@@ -916,6 +928,24 @@ class Resolver:
         if base == LIBRARY:  # a library's function by its name: `libc["system"]`
             return f"{LIBRARY}.{key}"
         return key if base == "sys.modules" else self._in_namespace(base, key)
+
+    def _displayed(self, display: ast.expr, key: ast.expr) -> str | None:
+        """The item of a display the key reads: the value of a dict's key fixed in the source, the
+        element of a sequence's index fixed so, else any (`resolutions` tries each)."""
+        items = list(items_of(display))
+        fixed = fixed_key(key)
+        index = key.value if isinstance(key, ast.Constant) and type(key.value) is int else None
+        if fixed is not None and isinstance(display, ast.Dict):
+            items = [(k, value) for k, value in items if k == fixed]
+        elif (
+            index is not None
+            and not isinstance(display, ast.Dict | ast.Set)
+            and -len(items) <= index < len(items)
+        ):
+            items = [items[index]]
+        if not items:
+            return None
+        return self._resolve(items[self._branch(display, len(items))][1])
 
     def _in_namespace(self, base: str, key: str) -> str | None:
         namespace = _namespace(base)
@@ -965,7 +995,8 @@ class Resolver:
 
 
 # The expressions `_resolve` can resolve (a constant or an operation stands for no module or function).
-_RESOLVED = (ast.Name, ast.Attribute, ast.NamedExpr, ast.Subscript, ast.Call)
+_RESOLVED = (ast.Name, ast.Attribute, ast.NamedExpr, ast.Subscript, ast.Call, ast.IfExp, ast.BoolOp)
+_DISPLAYS = (ast.List, ast.Tuple, ast.Set, ast.Dict)
 # Statements that make no call.
 _CALLLESS = frozenset(
     {ast.Import, ast.ImportFrom, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal}
@@ -987,6 +1018,74 @@ _NESTED = 64
 
 # Calls whose parameters are not the module's to give: a builtin's, and one not called by a name.
 _NOT_PASSED = _BUILTINS | {""}
+
+
+_Bound = tuple[ast.stmt | ast.Lambda, set[str], set[str]]  # a definition, the names it binds, declares
+
+
+def _locals(statements: list[ast.stmt]) -> dict[str, list[tuple[int, int]]]:
+    """The lines of the functions each name is local to, sorted: a function's parameters (a lambda
+    a name is assigned too) and the plain names its own statements assign (`m = …`, `a, m = …`,
+    `m += …`, `m: T`), loop over or bind with `with … as`, and the functions and classes it
+    defines; not those it declares `global` or `nonlocal`, nor a class body's. (Names bound other
+    ways, `import`, `except … as`, `:=`, are read as the module's other scopes give them, which
+    reports more.)"""
+    found: dict[str, list[tuple[int, int]]] = {}
+    scopes: list[_Bound] = []  # definitions open: names bound, declared
+    closed: list[_Bound] = []
+
+    def close(scope: _Bound) -> None:
+        if not isinstance(scope[0], ast.ClassDef):
+            closed.append(scope)
+
+    for statement in statements:
+        while scopes and (scopes[-1][0].end_lineno or 0) < statement.lineno:
+            close(scopes.pop())
+        if scopes:
+            _, bound, declared = scopes[-1]
+            if isinstance(statement, ast.Global | ast.Nonlocal):
+                declared.update(statement.names)
+            for target in _targets(statement):
+                bound.update(_bound_names(target))
+            if isinstance(statement, _SCOPES):
+                bound.add(statement.name)
+        if isinstance(statement, _SCOPES):
+            parameters = () if isinstance(statement, ast.ClassDef) else _parameter_names(statement.args)
+            scopes.append((statement, set(parameters), set()))
+        for _, value in assignments(statement):
+            if isinstance(value, ast.Lambda):
+                closed.append((value, set(_parameter_names(value.args)), set()))
+    for scope in scopes:
+        close(scope)
+    for definition, bound, declared in closed:
+        span = (definition.lineno, definition.end_lineno or definition.lineno)
+        for name in bound - declared:
+            found.setdefault(name, []).append(span)
+    for spans in found.values():
+        spans.sort()
+    return found
+
+
+def _parameter_names(arguments: ast.arguments) -> Iterator[str]:
+    every = (
+        *arguments.posonlyargs,
+        *arguments.args,
+        arguments.vararg,
+        *arguments.kwonlyargs,
+        arguments.kwarg,
+    )
+    return (argument.arg for argument in every if argument is not None)
+
+
+def _bound_names(target: ast.expr) -> Iterator[str]:
+    """The plain names an assignment's target binds (`a, (b, *c)`; not `a` of `a.b` or `a[0]`)."""
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, ast.Tuple | ast.List):
+        for element in target.elts:
+            yield from _bound_names(element)
+    elif isinstance(target, ast.Starred):
+        yield from _bound_names(target.value)
 
 
 def _called_name(call: ast.Call) -> str:
@@ -1479,7 +1578,10 @@ def python_constructs(
                 push((value, carrier, as_value, in_class))
     if whole:
         found.extend(_exports(tree, resolver, lines))
-    return sorted(found, key=lambda f: (f.line, f.end_line, f.construct.value))
+    # A function handed on where it is also called (`[eval][0](x)`) is the call's, said once.
+    called = {(f.line, f.construct) for f in found if not f.handed_on}
+    kept = (f for f in found if not f.handed_on or (f.line, f.construct) not in called)
+    return sorted(kept, key=lambda f: (f.line, f.end_line, f.construct.value))
 
 
 def _first_judged(

@@ -269,36 +269,37 @@ def statements(text: str) -> list[tuple[int, str]]:
     return numbered
 
 
-def in_class_bodies(numbered: list[tuple[int, str]]) -> list[bool]:
-    """For each of `statements`' logical lines, whether it is a statement of a class body: the
-    nearest `class` or `def` header before it that is indented less (through `if`, `try`... blocks)
-    is a `class` header. (Blank lines and comments stand in no block.)"""
-    enclosing: list[tuple[int, bool]] = []  # each open block: its header's indentation, a class body
-    out: list[bool] = []
+def in_class_bodies(numbered: list[tuple[int, str]]) -> list[str | None]:
+    """For each of `statements`' logical lines, the name of the class whose body it is a statement
+    of, else None: the nearest `class` or `def` header before it that is indented less (through
+    `if`, `try`... blocks) is that class's header. (Blank lines and comments stand in no block.)"""
+    enclosing: list[tuple[int, str | None]] = []  # each open block: its header's indentation, a class
+    out: list[str | None] = []
     for _, statement in numbered:
         text = statement.lstrip(" \t\f")
         if not text.strip() or text.startswith("#"):
-            out.append(False)
+            out.append(None)
             continue
         indent = len(statement) - len(text)
         while enclosing and enclosing[-1][0] >= indent:
             enclosing.pop()
-        in_class = bool(enclosing) and enclosing[-1][1]
+        in_class = enclosing[-1][1] if enclosing else None
         out.append(in_class)
         scope = _SCOPE().match(text)
-        enclosing.append((indent, in_class if scope is None else scope.group() == "class"))
+        enclosing.append((indent, in_class if scope is None else scope.group(1)))
     return out
 
 
-_SCOPE = lazy(r"class\b|(?:async[ \t]+)?def\b")
+_SCOPE = lazy(r"class[ \t]+(\w+)|(?:async[ \t]+)?def\b")
 
 
-def parsed_alone(statement: str, first_line: int, *, in_class: bool = False) -> ast.Module | None:
+def parsed_alone(statement: str, first_line: int, *, in_class: str | None = None) -> ast.Module | None:
     """One statement parsed alone at its place: as it is, as the header of a block (`if
     eval(x):`), or as a decorator (of a function), its line numbers those of the text it comes from;
-    `in_class`, as a statement of a class body (where a name bound is an attribute)."""
+    `in_class`, as a statement of the body of the class of that name (where a name bound is an
+    attribute)."""
     text = statement.lstrip(" \t\f")
-    indent, wrapped = (" ", "class _:\n ") if in_class else ("", "")
+    indent, wrapped = (" ", f"class {in_class}:\n ") if in_class is not None else ("", "")
     tree = parse_module(wrapped + text)
     if tree is None and text.rstrip().endswith(":"):
         tree = parse_module(wrapped + text + " pass")

@@ -54,7 +54,6 @@ class Parameters(NamedTuple):
     positional: tuple[str, ...]
     named: frozenset[str]
     span: tuple[int, int]  # the lines of the function's definition, where its parameters are read
-    every: frozenset[str]  # every parameter's name, `*args` and `**kw` included
     by_instance: bool = False
     by_class: bool = False
 
@@ -155,6 +154,17 @@ def _by_definition(statement: ast.FunctionDef | ast.AsyncFunctionDef) -> Sequenc
     return _defaults(statement.args)
 
 
+def _by_class(statement: ast.ClassDef) -> Sequence[Kept]:
+    """What a class body assigns is the class's attribute, and its instances' (`A.m`, `self.m`,
+    `cls.m`: an attribute is known by its spelling)."""
+    return [
+        Stored(f"{holder}.{name}", value, attribute=True)
+        for inner in statement.body
+        for name, value in assignments(inner)
+        for holder in (statement.name, "self", "cls")
+    ]
+
+
 def _by_loop(statement: ast.For | ast.AsyncFor) -> Sequence[Kept]:
     target = statement.target
     return (Looped(target.id, statement.iter),) if isinstance(target, ast.Name) else _NOTHING
@@ -185,6 +195,7 @@ _READERS: dict[type[ast.stmt], Callable[[Any], Sequence[Kept]]] = {  # by the st
     ast.Expr: _by_expression,
     ast.FunctionDef: _by_definition,
     ast.AsyncFunctionDef: _by_definition,
+    ast.ClassDef: _by_class,
     ast.For: _by_loop,
     ast.AsyncFor: _by_loop,
     ast.Assign: _by_assignment,
@@ -253,14 +264,12 @@ def parameters(
     positional = tuple(a.arg for a in (*arguments.posonlyargs, *arguments.args))
     named = frozenset(a.arg for a in (*arguments.args, *arguments.kwonlyargs))
     span = (definition.lineno, definition.end_lineno or definition.lineno)
-    spread = (a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None)
-    every = frozenset((*positional, *named, *spread))
     if not method or isinstance(definition, ast.Lambda):
-        return Parameters(positional, named, span, every)
+        return Parameters(positional, named, span)
     decorators = {d.id for d in definition.decorator_list if isinstance(d, ast.Name)}
     if _NO_SELF in decorators:
-        return Parameters(positional, named, span, every)
-    return Parameters(positional, named, span, every, by_instance=True, by_class=_CLASS_FIRST in decorators)
+        return Parameters(positional, named, span)
+    return Parameters(positional, named, span, by_instance=True, by_class=_CLASS_FIRST in decorators)
 
 
 # A statement's fields that hold statements: their calls are those statements' own.
@@ -284,10 +293,12 @@ class _Fields(dict[type, tuple[str, ...]]):
 _FIELDS = _Fields()
 
 
-def calls_with_arguments(statement: ast.stmt) -> list[ast.Call]:
+def calls_and_walruses(statement: ast.stmt) -> tuple[list[ast.Call], list[ast.NamedExpr]]:
     """The calls the statement's own expressions make with arguments (not those of the statements
-    in its body), a lambda's included; names and constants, most of a tree, are never entered."""
+    in its body), a lambda's included, and the names they bind with `:=`; names and constants,
+    most of a tree, are never entered."""
     found: list[ast.Call] = []
+    walruses: list[ast.NamedExpr] = []
     pending: list[Any] = [getattr(statement, field) for field in _FIELDS[type(statement)]]
     pop, push, fields = pending.pop, pending.append, _FIELDS
     while pending:
@@ -297,9 +308,11 @@ def calls_with_arguments(statement: ast.stmt) -> list[ast.Call]:
         elif isinstance(value, ast.AST) and not isinstance(value, _CHILDLESS):
             if type(value) is ast.Call and (value.args or value.keywords):
                 found.append(value)
+            elif type(value) is ast.NamedExpr:
+                walruses.append(value)
             for field in fields[type(value)]:
                 push(getattr(value, field))
-    return found
+    return found, walruses
 
 
 def passed(
