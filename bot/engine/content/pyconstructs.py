@@ -517,6 +517,8 @@ class Resolver:
         self._values: dict[tuple[object, ...], list[str]] = {}
         self._choice: dict[tuple[object, ...], int] | None = None  # while enumerating
         self._consulted: list[tuple[tuple[object, ...], int]] = []
+        # What each expression that is one of several (`x or os`, `[a, b][i]`) may stand for.
+        self._eithers: dict[tuple[object, ...], list[str]] = {}
         self.aliases: dict[str, str] = {}
         for name, imported in _imported(statements):
             self.aliases[name] = imported
@@ -551,10 +553,11 @@ class Resolver:
         self.given: dict[str, dict[tuple[int, int], str]] = {}
         # The lines of the functions each name is local to (sorted): there the name is what that
         # function gives it, not what another scope assigns it.
-        self._locals = _locals(statements)
+        self._locals: dict[str, list[tuple[int, int]]] | None = None  # when first asked
         # The lines where each name is given a value that leads somewhere (assigned, looped over,
         # a parameter's default): a parameter so given one in its function is read as assigned.
         self._given_at: dict[str, set[int]] = {}
+        self._given_sorted: dict[str, list[int]] = {}  # those lines in order, when first asked
         self._statements = statements
         # The names each statement binds with `:=`, by the statement, once calls are followed.
         self._walruses: dict[int, list[ast.NamedExpr]] = {}
@@ -641,15 +644,27 @@ class Resolver:
         value leading somewhere: what a call passes it there, else what the name is without the
         module's other assignments (None where it is no such local: then it is any of those)."""
         name, line = node.id, node.lineno
+        if name not in self.assigned and name not in self.given:
+            return None
+        if self._locals is None:
+            self._locals = _locals(self._statements)
         spans = self._locals.get(name)
-        if not spans or (name not in self.assigned and name not in self.given):
+        if not spans:
             return None
         at = bisect_right(spans, (line, _LAST_LINE))
         inner = next((s for s in reversed(spans[max(0, at - _NESTED) : at]) if s[0] <= line <= s[1]), None)
-        if inner is None or any(inner[0] <= given <= inner[1] for given in self._given_at.get(name, ())):
+        if inner is None or self._given_in(name, inner):
             return None
         held = self.given.get(name, {}).get(inner)
         return self._named(name, flat=False) if held is None else self._pick(("given", name, inner), held)
+
+    def _given_in(self, name: str, span: tuple[int, int]) -> bool:
+        """Whether the name is given a value that leads somewhere on a line of `span`."""
+        lines = self._given_sorted.get(name)
+        if lines is None:
+            lines = self._given_sorted[name] = sorted(self._given_at.get(name, ()))
+        at = bisect_left(lines, span[0])
+        return at < len(lines) and lines[at] <= span[1]
 
     def _leading(self, node: ast.expr) -> list[str]:
         """What an expression may stand for that leads somewhere (`resolutions`)."""
@@ -670,7 +685,10 @@ class Resolver:
     def _name(self, name: str, resolved: str, line: int) -> None:
         self.assigned[name] = resolved
         self._also(("name", name), resolved)
-        self._given_at.setdefault(name, set()).add(line)
+        lines = self._given_at.setdefault(name, set())
+        if line not in lines:
+            lines.add(line)
+            self._given_sorted.pop(name, None)
 
     def _also(self, key: tuple[object, ...], value: str) -> bool:
         """Remember that what `key` names is given `value`; whether that is new."""
@@ -678,6 +696,8 @@ class Resolver:
         if value in values:
             return False
         values.append(value)
+        if self._eithers:  # what an expression's candidates stand for may have changed
+            self._eithers.clear()
         return True
 
     def _pick(self, key: tuple[object, ...], held: str) -> str:
@@ -875,7 +895,7 @@ class Resolver:
 
     def _resolve(self, node: ast.expr) -> str | None:
         if isinstance(node, ast.Name):
-            local = self._local(node) if self._locals else None
+            local = self._local(node)
             return self._named(node.id) if local is None else local
         if isinstance(node, ast.Attribute):
             held = self._attribute_held(node) if self.attributes else None
@@ -895,21 +915,33 @@ class Resolver:
             return self._item(node)
         if isinstance(node, ast.Call):
             return self._returned(node)
-        if isinstance(node, ast.IfExp):  # either branch (`resolutions` tries each)
-            return self._resolve(node.orelse if self._branch(node, 2) else node.body)
+        if isinstance(node, ast.IfExp):  # either branch
+            return self._either(node, (node.body, node.orelse))
         if isinstance(node, ast.BoolOp):  # any operand may be the value (`x or os`)
-            return self._resolve(node.values[self._branch(node, len(node.values))])
+            return self._either(node, node.values)
         return None
 
-    def _branch(self, node: ast.expr, size: int) -> int:
-        """Which of `size` values the expression takes: the first, or while `resolutions`
-        enumerates them, the one it chose."""
+    def _either(self, node: ast.expr, candidates: Sequence[ast.expr]) -> str | None:
+        """What the expression stands for when it is one of `candidates`: each value one of them
+        leads to (once, however many candidates: `resolutions` tries each), else the first's."""
+        key = ("either", id(node))
+        values = self._eithers.get(key)
+        if values is None:
+            self._eithers[key] = []  # a candidate that reads the expression itself reads nothing
+            outer = self._choice, self._consulted
+            try:
+                resolved = [found for candidate in candidates for found in self.resolutions(candidate)]
+            finally:
+                self._choice, self._consulted = outer
+            values = list(dict.fromkeys(found for found in resolved if _leads(found))) or resolved[:1]
+            self._eithers[key] = values
+        if len(values) < 2:
+            return values[0] if values else None
         choice = self._choice
         if choice is None:
-            return 0
-        key = ("branch", id(node))
-        self._consulted.append((key, size))
-        return choice.get(key, 0)
+            return values[0]
+        self._consulted.append((key, len(values)))
+        return values[choice.get(key, 0)]
 
     def _item(self, node: ast.Subscript) -> str | None:
         """`sys.modules["os"]` is `os`; `builtins.__dict__["eval"]` and `__builtins__["eval"]`, eval;
@@ -918,7 +950,7 @@ class Resolver:
         if held is not None:
             return held
         if isinstance(node.value, _DISPLAYS):  # `[os][0]`, `{"o": os}["o"]`
-            return self._displayed(node.value, node.slice)
+            return self._displayed(node)
         key = _string(node.slice)
         base = self._resolve(node.value)
         if base in LOADERS:  # `cdll["libc.so.6"]`, `cdll[name]`: a library
@@ -929,9 +961,10 @@ class Resolver:
             return f"{LIBRARY}.{key}"
         return key if base == "sys.modules" else self._in_namespace(base, key)
 
-    def _displayed(self, display: ast.expr, key: ast.expr) -> str | None:
+    def _displayed(self, node: ast.Subscript) -> str | None:
         """The item of a display the key reads: the value of a dict's key fixed in the source, the
-        element of a sequence's index fixed so, else any (`resolutions` tries each)."""
+        element of a sequence's index fixed so, else any (`_either`)."""
+        display, key = node.value, node.slice
         items = list(items_of(display))
         fixed = fixed_key(key)
         index = key.value if isinstance(key, ast.Constant) and type(key.value) is int else None
@@ -943,9 +976,7 @@ class Resolver:
             and -len(items) <= index < len(items)
         ):
             items = [items[index]]
-        if not items:
-            return None
-        return self._resolve(items[self._branch(display, len(items))][1])
+        return self._either(node, [value for _, value in items])
 
     def _in_namespace(self, base: str, key: str) -> str | None:
         namespace = _namespace(base)
@@ -1052,9 +1083,9 @@ def _locals(statements: list[ast.stmt]) -> dict[str, list[tuple[int, int]]]:
         if isinstance(statement, _SCOPES):
             parameters = () if isinstance(statement, ast.ClassDef) else _parameter_names(statement.args)
             scopes.append((statement, set(parameters), set()))
-        for _, value in assignments(statement):
-            if isinstance(value, ast.Lambda):
-                closed.append((value, set(_parameter_names(value.args)), set()))
+        lambda_ = _assigned_lambda(statement)
+        if lambda_ is not None:
+            closed.append((lambda_, set(_parameter_names(lambda_.args)), set()))
     for scope in scopes:
         close(scope)
     for definition, bound, declared in closed:
@@ -1064,6 +1095,15 @@ def _locals(statements: list[ast.stmt]) -> dict[str, list[tuple[int, int]]]:
     for spans in found.values():
         spans.sort()
     return found
+
+
+def _assigned_lambda(statement: ast.stmt) -> ast.Lambda | None:
+    """The lambda an assignment gives a name (`run = lambda m: …`)."""
+    kind = type(statement)
+    if kind is not ast.Assign and kind is not ast.AnnAssign:
+        return None
+    value = getattr(statement, "value", None)
+    return value if isinstance(value, ast.Lambda) else None
 
 
 def _parameter_names(arguments: ast.arguments) -> Iterator[str]:
@@ -1111,9 +1151,11 @@ def _receivers(statements: list[ast.stmt]) -> tuple[dict[str, list[Parameters]],
         elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
             found = parameters(statement, method=id(statement) in methods)
             receivers.setdefault(statement.name, []).append(found)
-        for name, value in assignments(statement):
-            if isinstance(value, ast.Lambda):
-                receivers.setdefault(name, []).append(parameters(value, method=False))
+        lambda_ = _assigned_lambda(statement)
+        if lambda_ is not None:
+            for name, value in assignments(statement):
+                if value is lambda_:
+                    receivers.setdefault(name, []).append(parameters(lambda_, method=False))
     return receivers, classes
 
 

@@ -454,7 +454,7 @@ def selected(text: str, also: frozenset[str] = frozenset()) -> Selected | None:
             calls = True
             passing = resolver.passing - bare
             if passing and definitions is None:
-                definitions = {n for pair in _DEFINED().findall(code) for n in pair if n}
+                definitions = _definitions(code)
             learnt = _learnt(resolver, modules, words, bare, passing & (definitions or set()))
         roots, more, dicts = learnt
         if not roots and not more and not dicts:
@@ -488,8 +488,23 @@ def _learnt(
     return roots, more, dicts
 
 
-# A function the code defines: `def run`, `run = lambda`.
-_DEFINED = lazy(r"\bdef[ \t]+(\w+)|(\w+)[ \t]*=[ \t]*lambda\b")
+def _definitions(code: str) -> set[str]:
+    """The names of the functions the code defines: `def run`, `run = lambda`."""
+    found = set(_DEF().findall(code))
+    for assigned in _LAMBDA().finditer(code):
+        end = assigned.start()
+        while end and code[end - 1] in " \t":
+            end -= 1
+        start = end
+        while start and (code[start - 1].isalnum() or code[start - 1] == "_"):
+            start -= 1
+        if start < end:
+            found.add(code[start:end])
+    return found
+
+
+_DEF = lazy(r"def[ \t]+(\w+)")  # (`undef x` would add a name: it only keeps more)
+_LAMBDA = lazy(r"=[ \t]*lambda\b")
 
 
 def _imported_names(code: str, words: frozenset[str]) -> frozenset[str]:
