@@ -39,13 +39,16 @@ from bot.engine.content.pystored import (
     Kept,
     Looped,
     Parameters,
+    Passed,
     Returned,
     assignments,
     calls_and_walruses,
     fixed_key,
     items_of,
+    keyword_arguments,
     parameters,
     passed,
+    positional_arguments,
     stores,
 )
 from bot.engine.references.signature import dotted_name as spelled
@@ -292,7 +295,8 @@ _INSPECTORS = frozenset(
 # Names whose import decides a verdict other than by leading to a dangerous call: an inspecting
 # builtin rebound hands on what it is given (`from log import print`), and a loader is safe by its
 # name (`from yaml import SafeLoader as L`, `from x import Unsafe as SafeLoader`).
-IMPORT_DECIDES = _INSPECTORS | _SAFE_LOADERS
+# `partial`: a call of it prepares a call of its first argument (`Resolver._partial`).
+IMPORT_DECIDES = _INSPECTORS | _SAFE_LOADERS | {"partial", "functools"}
 # Every name `_judge` can find a construct for: a call whose function resolves to none of these is
 # never reported (pyselect.py relies on this to leave the rest of a file unparsed).
 DANGEROUS_CALLS = frozenset(
@@ -626,17 +630,38 @@ class Resolver:
         somewhere and the parameter holds nothing yet (the first such value wins), and remember
         the name of a function any call passes such a value (`passing`)."""
         given = False
-        for call in calls:
-            if not any(self._leading(a) for a in (*call.args, *(k.value for k in call.keywords))):
+        for made in calls:
+            call = self._partial(made) or made
+            arguments = (*positional_arguments(call.args), *(v for _, v in keyword_arguments(call.keywords)))
+            if not any(self._leading(a) for a in arguments if a is not None):
                 continue
             name = _called_name(call)
             self.passing.add(name)
             for receiver in self._receivers.get(name, ()):
-                for parameter, argument in passed(call, receiver, classes=self._classes):
-                    for resolved in self._leading(argument):
-                        self.given.setdefault(parameter, {})[receiver.span] = resolved
-                        given = self._also(("given", parameter, receiver.span), resolved) or given
+                for value in passed(call, receiver, classes=self._classes):
+                    for resolved in self._leading(value.value):
+                        # A dangerous function passed is reported where it is handed on; what
+                        # leads to one (a module, a namespace, getattr) is followed in.
+                        if resolved.removeprefix("builtins.") not in DANGEROUS_CALLS:
+                            given = self._give(value, receiver, resolved) or given
         return given
+
+    def _give(self, value: Passed, receiver: Parameters, resolved: str) -> bool:
+        """Give a parameter (or an item of the tuple or dict it holds) a value; whether it is new."""
+        parameter = value.parameter
+        if not value.item:
+            self.given.setdefault(parameter, {})[receiver.span] = resolved
+            return self._also(("given", parameter, receiver.span), resolved)
+        # `*rest` and `**options` are containers, known by their spelling as others are.
+        self.items.setdefault(parameter, {})[value.key] = resolved
+        self._also(("item", parameter, _ANY_KEY), resolved)
+        return self._also(("item", parameter, value.key), resolved)
+
+    def _partial(self, call: ast.Call) -> ast.Call | None:
+        """`functools.partial(run, os)` as the call of `run` it prepares (`run(os)`)."""
+        if not call.args or _called_name(call) != "partial" or self.name(call.func) != "functools.partial":
+            return None
+        return ast.Call(func=call.args[0], args=call.args[1:], keywords=call.keywords)
 
     def _local(self, node: ast.Name) -> str | None:
         """What the name stands for where it reads a local of a function it is in (the innermost
@@ -1148,14 +1173,19 @@ def _receivers(statements: list[ast.stmt]) -> tuple[dict[str, list[Parameters]],
             methods.update(
                 id(s) for s in statement.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)
             )
+            # A call of the class calls its `__init__` (`A(os)`: the instance first).
+            for inner in statement.body:
+                if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef) and inner.name == "__init__":
+                    receivers.setdefault(statement.name, []).append(parameters(inner, method=True))
         elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
             found = parameters(statement, method=id(statement) in methods)
             receivers.setdefault(statement.name, []).append(found)
         lambda_ = _assigned_lambda(statement)
-        if lambda_ is not None:
-            for name, value in assignments(statement):
-                if value is lambda_:
-                    receivers.setdefault(name, []).append(parameters(lambda_, method=False))
+        for name, value in assignments(statement) if type(statement) is ast.Assign else ():
+            if value is lambda_ and lambda_ is not None:
+                receivers.setdefault(name, []).append(parameters(lambda_, method=False))
+            elif isinstance(value, ast.Name) and value.id in receivers:  # `g = run`
+                receivers.setdefault(name, []).extend(receivers[value.id])
     return receivers, classes
 
 

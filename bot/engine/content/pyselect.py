@@ -455,7 +455,7 @@ def selected(text: str, also: frozenset[str] = frozenset()) -> Selected | None:
             passing = resolver.passing - bare
             if passing and definitions is None:
                 definitions = _definitions(code)
-            learnt = _learnt(resolver, modules, words, bare, passing & (definitions or set()))
+            learnt = _learnt(resolver, modules, words, bare, _defined(code, passing, definitions or set()))
         roots, more, dicts = learnt
         if not roots and not more and not dicts:
             return kept
@@ -486,6 +486,12 @@ def _learnt(
     # so does a container through its methods.
     dicts = ({name for name, target in names.items() if target.endswith(".__dict__")} | held.words) - words
     return roots, more, dicts
+
+
+def _defined(code: str, passing: set[str], definitions: set[str]) -> set[str]:
+    """The names of `passing` the code defines as functions (`definitions`) or assigns another
+    (`g = run`: a call of `g` is one of `run`)."""
+    return {name for name in passing if name in definitions or re.search(rf"\b{name}[ \t]*=(?!=)", code)}
 
 
 def _definitions(code: str) -> set[str]:

@@ -56,6 +56,8 @@ class Parameters(NamedTuple):
     span: tuple[int, int]  # the lines of the function's definition, where its parameters are read
     by_instance: bool = False
     by_class: bool = False
+    rest: str | None = None  # `*rest`: the positional arguments past the others, as a tuple's items
+    options: str | None = None  # `**options`: the keyword arguments no other takes, as a dict's
 
 
 class Looped(NamedTuple):
@@ -264,12 +266,15 @@ def parameters(
     positional = tuple(a.arg for a in (*arguments.posonlyargs, *arguments.args))
     named = frozenset(a.arg for a in (*arguments.args, *arguments.kwonlyargs))
     span = (definition.lineno, definition.end_lineno or definition.lineno)
-    if not method or isinstance(definition, ast.Lambda):
-        return Parameters(positional, named, span)
-    decorators = {d.id for d in definition.decorator_list if isinstance(d, ast.Name)}
-    if _NO_SELF in decorators:
-        return Parameters(positional, named, span)
-    return Parameters(positional, named, span, by_instance=True, by_class=_CLASS_FIRST in decorators)
+    rest = None if arguments.vararg is None else arguments.vararg.arg
+    options = None if arguments.kwarg is None else arguments.kwarg.arg
+    decorators = (
+        set()
+        if not method or isinstance(definition, ast.Lambda)
+        else {d.id for d in definition.decorator_list if isinstance(d, ast.Name)}
+    )
+    bound = method and not isinstance(definition, ast.Lambda) and _NO_SELF not in decorators
+    return Parameters(positional, named, span, bound, bound and _CLASS_FIRST in decorators, rest, options)
 
 
 # A statement's fields that hold statements: their calls are those statements' own.
@@ -315,14 +320,23 @@ def calls_and_walruses(statement: ast.stmt) -> tuple[list[ast.Call], list[ast.Na
     return found, walruses
 
 
-def passed(
-    call: ast.Call, receiver: Parameters, *, classes: Container[str]
-) -> Iterator[tuple[str, ast.expr]]:
-    """(parameter, argument) of each value the call passes a function with `receiver`'s
-    parameters: by position (after the instance or class a method's call binds first: through a
-    name of `classes`, the class; through anything else, or by a name, an instance) and by
-    keyword; an argument unpacked (`*args`) fills what the source does not say, so it and every
-    positional one after it are left out."""
+class Passed(NamedTuple):
+    """A value a call passes a parameter: as its whole value, or (`item`) as an item of the tuple
+    `*rest` or the dict `**options` holds, under `key` (None for a tuple's)."""
+
+    parameter: str
+    value: ast.expr
+    item: bool = False
+    key: str | None = None
+
+
+def passed(call: ast.Call, receiver: Parameters, *, classes: Container[str]) -> Iterator[Passed]:
+    """Each value the call passes a function with `receiver`'s parameters: by position (after the
+    instance or class a method's call binds first: through a name of `classes`, the class;
+    through anything else, or by a name, an instance; past the others, into `*rest`) and by
+    keyword (else into `**options`); a display unpacked (`*(os, c)`, `**{"m": os}`) is read as
+    its items. Anything else unpacked (`*args`) fills what the source does not say, so it and
+    every positional argument after it are left out."""
     function = call.func
     through = function.value if isinstance(function, ast.Attribute) else None
     if isinstance(through, ast.Name) and through.id in classes:
@@ -330,10 +344,38 @@ def passed(
     else:  # through an instance, or a method bound to a name (`save = self.save; save(x)`)
         shifted = receiver.by_instance
     names = receiver.positional[1:] if shifted else receiver.positional
-    for name, argument in zip(names, call.args, strict=False):
-        if isinstance(argument, ast.Starred):
+    for at, argument in enumerate(positional_arguments(call.args)):
+        if argument is None:
             break
-        yield name, argument
-    for keyword in call.keywords:
-        if keyword.arg is not None and keyword.arg in receiver.named:
+        if at < len(names):
+            yield Passed(names[at], argument)
+        elif receiver.rest is not None:
+            yield Passed(receiver.rest, argument, item=True)
+    for key, value in keyword_arguments(call.keywords):
+        if key in receiver.named:
+            yield Passed(key, value)
+        elif receiver.options is not None:
+            yield Passed(receiver.options, value, item=True, key=key)
+
+
+def positional_arguments(arguments: list[ast.expr]) -> Iterator[ast.expr | None]:
+    """The positional arguments, a display unpacked read as its items; None for anything else
+    unpacked (what follows it is at no known position)."""
+    for argument in arguments:
+        if not isinstance(argument, ast.Starred):
+            yield argument
+        elif isinstance(argument.value, ast.Tuple | ast.List):
+            yield from positional_arguments(argument.value.elts)
+        else:
+            yield None
+            return
+
+
+def keyword_arguments(keywords: list[ast.keyword]) -> Iterator[tuple[str, ast.expr]]:
+    """(name, value) of the keyword arguments, a dict display unpacked read as its keys fixed in
+    the source."""
+    for keyword in keywords:
+        if keyword.arg is not None:
             yield keyword.arg, keyword.value
+        elif isinstance(keyword.value, ast.Dict):
+            yield from ((k, v) for k, v in items_of(keyword.value) if k is not None)
