@@ -9,7 +9,7 @@ import ast
 import pytest
 
 from bot.engine.content.dangerous import DangerousRule
-from bot.engine.content.pyconstructs import python_constructs
+from bot.engine.content.pyconstructs import Resolver, python_constructs
 from bot.engine.content.pyselect import selected_source
 from bot.engine.content.pystored import Looped, Stored, items_of, stores
 from bot.engine.content.pywords import may_hold, words_in
@@ -262,7 +262,9 @@ def test_values_passed_elsewhere_stay_quiet(source: str) -> None:
         ),
     ],
 )
-def test_every_value_a_name_or_a_holder_is_given_is_followed(source: str, expected: list[tuple[int, str]]) -> None:
+def test_every_value_a_name_or_a_holder_is_given_is_followed(
+    source: str, expected: list[tuple[int, str]]
+) -> None:
     assert _found(source) == expected, source
 
 
@@ -306,7 +308,9 @@ def test_every_value_near_misses_stay_quiet(source: str) -> None:
         ),
     ],
 )
-def test_values_an_expression_may_take_are_each_followed(source: str, expected: list[tuple[int, str]]) -> None:
+def test_values_an_expression_may_take_are_each_followed(
+    source: str, expected: list[tuple[int, str]]
+) -> None:
     assert _found(source) == expected, source
 
 
@@ -332,7 +336,10 @@ def test_values_an_expression_may_take_near_misses(source: str) -> None:
             "    def go(self, c):\n        self.m.system(c)\n\n\nA(os).go(c)\n",
             [(9, SYSTEM)],
         ),
-        ("import os\n\n\nclass A:\n    def __init__(self, m, c):\n        m.system(c)\n\n\nA(m=os, c=c)\n", [(6, SYSTEM)]),
+        (
+            "import os\n\n\nclass A:\n    def __init__(self, m, c):\n        m.system(c)\n\n\nA(m=os, c=c)\n",
+            [(6, SYSTEM)],
+        ),
         (_RUN + "g = run\ng(os, c)\n", [(5, SYSTEM)]),
         (_RUN + "run(*(os, c))\n", [(5, SYSTEM)]),
         (_RUN + "run(*[os], c)\n", [(5, SYSTEM)]),
@@ -340,7 +347,10 @@ def test_values_an_expression_may_take_near_misses(source: str) -> None:
         (_RUN + "from functools import partial\npartial(run, os)(c)\n", [(5, SYSTEM)]),
         (_RUN + "import functools\nfunctools.partial(run, m=os)(c=c)\n", [(5, SYSTEM)]),
         ("import os\n\n\ndef f(*a):\n    a[0].system(c)\n\n\nf(os)\n", [(5, SYSTEM)]),
-        ("import os\n\n\ndef f(c, *rest):\n    for m in rest:\n        m.system(c)\n\n\nf(c, json, os)\n", [(6, SYSTEM)]),
+        (
+            "import os\n\n\ndef f(c, *rest):\n    for m in rest:\n        m.system(c)\n\n\nf(c, json, os)\n",
+            [(6, SYSTEM)],
+        ),
         ("import os\n\n\ndef f(c, **kw):\n    kw['m'].system(c)\n\n\nf(c, m=os)\n", [(5, SYSTEM)]),
     ],
 )
@@ -369,3 +379,23 @@ def test_a_dangerous_function_passed_is_reported_where_it_is_handed_on() -> None
     source = "def run(g, c):\n    g(c)\n\n\nrun(getattr(__import__('os'), 'system'), c)\n"
     found = python_constructs(ast.parse(source))
     assert [(f.line, f.construct.value, f.handed_on) for f in found] == [(5, SYSTEM, True)]
+
+
+def _chain(depth: int) -> str:
+    """A module passed along `depth` functions, each defined before the one that calls it (the
+    call into it read first): every reading of the calls gives one more parameter its value."""
+    functions = "".join(f"def f{n}(m, c):\n    f{n + 1}(m, c)\n\n\n" for n in range(depth - 1, 0, -1))
+    return f"import os\n\n\ndef f{depth}(m, c):\n    m.system(c)\n\n\n{functions}f1(os, c)\n"
+
+
+def test_a_value_passed_along_functions_written_before_their_callers_is_followed_four_deep() -> None:
+    assert _found(_chain(4)) == [(5, SYSTEM)]
+    assert _found(_chain(5)) == []  # past four readings: not followed (README)
+
+
+def test_a_name_read_alone_of_an_expression_of_several_values_is_the_first() -> None:
+    tree = ast.parse("import os, sys\nx = os if c else sys\n")
+    resolver = Resolver(tree, whole=True)
+    either = ast.parse("os if c else sys", mode="eval").body
+    assert resolver.name(either) == "os"
+    assert resolver.names(either) == ["os", "sys"]

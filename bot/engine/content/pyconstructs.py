@@ -565,7 +565,6 @@ class Resolver:
         self._statements = statements
         # The names each statement binds with `:=`, by the statement, once calls are followed.
         self._walruses: dict[int, list[ast.NamedExpr]] = {}
-        self._followed = False
         self._read()
         self._tree = tree
         self._scopes: list[_InnerScope] | None = None  # read when first asked (`items_assigned`)
@@ -582,9 +581,6 @@ class Resolver:
         """Give a parameter of a function the module defines what its calls pass it (`run(os, c)`),
         in that function; a value known only once a call is read, which may come after the
         function's body, so the statements are read again with it (`x = m`)."""
-        if self._followed:
-            return
-        self._followed = True
         statements = self._statements
         self._receivers, self._classes = _receivers(statements)
         calls: list[ast.Call] = []
