@@ -399,3 +399,31 @@ def test_a_name_read_alone_of_an_expression_of_several_values_is_the_first() -> 
     either = ast.parse("os if c else sys", mode="eval").body
     assert resolver.name(either) == "os"
     assert resolver.names(either) == ["os", "sys"]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import os\n[m.system(c) for m in (os,)]\n", [(2, SYSTEM)]),
+        ("import os, sys\nlist(m.system(c) for m in [sys, os])\n", [(2, SYSTEM)]),
+        ("import os\nmods = [os]\n{m.system(c) for m in mods}\n", [(3, SYSTEM)]),
+        ("import os\n(lambda m: m.system(c))(os)\n", [(2, SYSTEM)]),
+        ("import os\n(lambda c, m=None: m.system(c))(c, m=os)\n", [(2, SYSTEM)]),
+    ],
+)
+def test_names_comprehensions_and_lambdas_called_where_written_bind(
+    source: str, expected: list[tuple[int, str]]
+) -> None:
+    assert _found(source) == expected, source
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import os, json\n[m.system(c) for m in (json,)]\n",
+        "import os\n(lambda m: m.system(c))(json)\n",
+        "import os\n[m.getcwd() for m in (os,)]\n",
+    ],
+)
+def test_names_comprehensions_and_lambdas_near_misses(source: str) -> None:
+    assert _found(source) == [], source

@@ -42,10 +42,10 @@ from bot.engine.content.pystored import (
     Passed,
     Returned,
     assignments,
-    calls_and_walruses,
     fixed_key,
     items_of,
     keyword_arguments,
+    made_in,
     parameters,
     passed,
     positional_arguments,
@@ -564,7 +564,11 @@ class Resolver:
         self._given_sorted: dict[str, list[int]] = {}  # those lines in order, when first asked
         self._statements = statements
         # The names each statement binds with `:=`, by the statement, once calls are followed.
+        # The names each statement binds with `:=` and in its comprehensions' loops, by the
+        # statement, and the lambdas it writes, once calls are followed.
         self._walruses: dict[int, list[ast.NamedExpr]] = {}
+        self._loops: dict[int, list[ast.comprehension]] = {}
+        self._lambdas: list[ast.Lambda] = []
         self._read()
         self._tree = tree
         self._scopes: list[_InnerScope] | None = None  # read when first asked (`items_assigned`)
@@ -586,11 +590,20 @@ class Resolver:
         calls: list[ast.Call] = []
         for statement in statements:
             if type(statement) not in _CALLLESS:
-                made, walruses = calls_and_walruses(statement)
-                calls.extend(call for call in made if _called_name(call) not in _NOT_PASSED)
-                if walruses:
-                    self._walruses[id(statement)] = walruses
-        if self._walruses:
+                made = made_in(statement)
+                calls.extend(
+                    call
+                    for call in made.calls
+                    if _called_name(call) not in _NOT_PASSED or isinstance(call.func, ast.Lambda)
+                )
+                if made.walruses:
+                    self._walruses[id(statement)] = made.walruses
+                if made.loops:
+                    self._loops[id(statement)] = made.loops
+                self._lambdas.extend(made.lambdas)
+        if self._lambdas:  # a lambda's parameters are its own
+            self._locals = None
+        if self._walruses or self._loops:
             self._read()
         for _ in range(_PASSES):
             if not self._pass(calls):
@@ -620,6 +633,10 @@ class Resolver:
             for walrus in self._walruses.get(id(statement), ()) if self._walruses else ():
                 for resolved in self._leading(walrus.value):
                     self._name(walrus.target.id, resolved, walrus.lineno)
+            for loop in self._loops.get(id(statement), ()) if self._loops else ():
+                if isinstance(loop.target, ast.Name):
+                    for resolved in self._any_items(loop.iter):
+                        self._name(loop.target.id, resolved, loop.iter.lineno)
 
     def _pass(self, calls: list[ast.Call]) -> bool:
         """Give each parameter what the calls of the module's functions pass it, when that leads
@@ -631,9 +648,14 @@ class Resolver:
             arguments = (*positional_arguments(call.args), *(v for _, v in keyword_arguments(call.keywords)))
             if not any(self._leading(a) for a in arguments if a is not None):
                 continue
-            name = _called_name(call)
-            self.passing.add(name)
-            for receiver in self._receivers.get(name, ()):
+            function = call.func
+            if isinstance(function, ast.Lambda):  # called where it is written
+                receivers = [parameters(function, method=False)]
+            else:
+                name = _called_name(call)
+                self.passing.add(name)
+                receivers = self._receivers.get(name, [])
+            for receiver in receivers:
                 for value in passed(call, receiver, classes=self._classes):
                     for resolved in self._leading(value.value):
                         # A dangerous function passed is reported where it is handed on; what
@@ -668,7 +690,7 @@ class Resolver:
         if name not in self.assigned and name not in self.given:
             return None
         if self._locals is None:
-            self._locals = _locals(self._statements)
+            self._locals = _locals(self._statements, self._lambdas)
         spans = self._locals.get(name)
         if not spans:
             return None
@@ -1075,7 +1097,9 @@ _NOT_PASSED = _BUILTINS | {""}
 _Bound = tuple[ast.stmt | ast.Lambda, set[str], set[str]]  # a definition, the names it binds, declares
 
 
-def _locals(statements: list[ast.stmt]) -> dict[str, list[tuple[int, int]]]:
+def _locals(
+    statements: list[ast.stmt], lambdas: Sequence[ast.Lambda] = ()
+) -> dict[str, list[tuple[int, int]]]:
     """The lines of the functions each name is local to, sorted: a function's parameters (a lambda
     a name is assigned too) and the plain names its own statements assign (`m = …`, `a, m = …`,
     `m += …`, `m: T`), loop over or bind with `with … as`, and the functions and classes it
@@ -1109,6 +1133,7 @@ def _locals(statements: list[ast.stmt]) -> dict[str, list[tuple[int, int]]]:
             closed.append((lambda_, set(_parameter_names(lambda_.args)), set()))
     for scope in scopes:
         close(scope)
+    closed.extend((lambda_, set(_parameter_names(lambda_.args)), set()) for lambda_ in lambdas)
     for definition, bound, declared in closed:
         span = (definition.lineno, definition.end_lineno or definition.lineno)
         for name in bound - declared:

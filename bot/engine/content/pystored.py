@@ -298,12 +298,20 @@ class _Fields(dict[type, tuple[str, ...]]):
 _FIELDS = _Fields()
 
 
-def calls_and_walruses(statement: ast.stmt) -> tuple[list[ast.Call], list[ast.NamedExpr]]:
-    """The calls the statement's own expressions make with arguments (not those of the statements
-    in its body), a lambda's included, and the names they bind with `:=`; names and constants,
-    most of a tree, are never entered."""
-    found: list[ast.Call] = []
-    walruses: list[ast.NamedExpr] = []
+class Made(NamedTuple):
+    """What a statement's own expressions hold that the resolver follows: calls with arguments,
+    names bound by `:=`, comprehensions' loops and lambdas."""
+
+    calls: list[ast.Call]
+    walruses: list[ast.NamedExpr]
+    loops: list[ast.comprehension]
+    lambdas: list[ast.Lambda]
+
+
+def made_in(statement: ast.stmt) -> Made:
+    """What the statement's own expressions hold (not those of the statements in its body), a
+    lambda's included; names and constants, most of a tree, are never entered."""
+    made = Made([], [], [], [])
     pending: list[Any] = [getattr(statement, field) for field in _FIELDS[type(statement)]]
     pop, push, fields = pending.pop, pending.append, _FIELDS
     while pending:
@@ -311,13 +319,18 @@ def calls_and_walruses(statement: ast.stmt) -> tuple[list[ast.Call], list[ast.Na
         if type(value) is list:
             pending.extend(value)
         elif isinstance(value, ast.AST) and not isinstance(value, _CHILDLESS):
-            if type(value) is ast.Call and (value.args or value.keywords):
-                found.append(value)
-            elif type(value) is ast.NamedExpr:
-                walruses.append(value)
+            if isinstance(value, ast.Call):
+                if value.args or value.keywords:
+                    made.calls.append(value)
+            elif isinstance(value, ast.NamedExpr):
+                made.walruses.append(value)
+            elif isinstance(value, ast.comprehension):
+                made.loops.append(value)
+            elif isinstance(value, ast.Lambda):
+                made.lambdas.append(value)
             for field in fields[type(value)]:
                 push(getattr(value, field))
-    return found, walruses
+    return made
 
 
 class Passed(NamedTuple):
