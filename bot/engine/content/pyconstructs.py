@@ -33,6 +33,7 @@ from typing import TypeGuard
 
 from bot.engine.content.pystored import (
     ANY_ATTRIBUTE,
+    CHILDLESS,
     NO_CALLS,
     STORING,
     Defaulted,
@@ -463,9 +464,6 @@ def _module_bindings(tree: ast.Module) -> tuple[set[str], set[str]]:
     return bound | defined, defined
 
 
-_LEAVES = (ast.Name, ast.Constant)
-
-
 def spans_a_line(node: ast.AST, lines: Sequence[int]) -> bool:
     """Whether the node (a statement with its decorators, or an expression) spans one of `lines`
     (sorted); any other node is taken to."""
@@ -563,7 +561,6 @@ class Resolver:
         self._given_at: dict[str, set[int]] = {}
         self._given_sorted: dict[str, list[int]] = {}  # those lines in order, when first asked
         self._statements = statements
-        # The names each statement binds with `:=`, by the statement, once calls are followed.
         # The names each statement binds with `:=` and in its comprehensions' loops, by the
         # statement, and the lambdas it writes, once calls are followed.
         self._walruses: dict[int, list[ast.NamedExpr]] = {}
@@ -639,9 +636,9 @@ class Resolver:
                         self._name(loop.target.id, resolved, loop.iter.lineno)
 
     def _pass(self, calls: list[ast.Call]) -> bool:
-        """Give each parameter what the calls of the module's functions pass it, when that leads
-        somewhere and the parameter holds nothing yet (the first such value wins), and remember
-        the name of a function any call passes such a value (`passing`)."""
+        """Give each parameter every value the calls of the module's functions pass it that leads
+        somewhere, and remember the name of a function any call passes such a value (`passing`);
+        whether a parameter was given a value it did not have."""
         given = False
         for made in calls:
             call = self._partial(made) or made
@@ -671,9 +668,13 @@ class Resolver:
             self.given.setdefault(parameter, {})[receiver.span] = resolved
             return self._also(("given", parameter, receiver.span), resolved)
         # `*rest` and `**options` are containers, known by their spelling as others are.
-        self.items.setdefault(parameter, {})[value.key] = resolved
-        self._also(("item", parameter, _ANY_KEY), resolved)
-        return self._also(("item", parameter, value.key), resolved)
+        return self._store_item(parameter, value.key, resolved)
+
+    def _store_item(self, holder: str, key: str | None, resolved: str) -> bool:
+        """Remember an item the container `holder` is given under `key`; whether it is new."""
+        self.items.setdefault(holder, {})[key] = resolved
+        self._also(("item", holder, _ANY_KEY), resolved)
+        return self._also(("item", holder, key), resolved)
 
     def _partial(self, call: ast.Call) -> ast.Call | None:
         """`functools.partial(run, os)` as the call of `run` it prepares (`run(os)`)."""
@@ -805,9 +806,7 @@ class Resolver:
                 self.attributes[stored.holder] = resolved
                 self._also(("attribute", stored.holder), resolved)
             else:
-                self.items.setdefault(stored.holder, {})[stored.key] = resolved
-                self._also(("item", stored.holder, stored.key), resolved)
-                self._also(("item", stored.holder, _ANY_KEY), resolved)
+                self._store_item(stored.holder, stored.key, resolved)
 
     def _any_items(self, node: ast.expr) -> list[str]:
         """What the items of a display or of a container the module fills may be that leads
@@ -832,7 +831,7 @@ class Resolver:
 
     def _function_returns(self, func: ast.expr) -> str | None:
         """What the function a call calls returns that leads somewhere, by its name."""
-        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        name = _last_name(func)
         held = self.returns.get(name)
         return None if held is None else self._pick(("returns", name), held)
 
@@ -1176,10 +1175,14 @@ def _bound_names(target: ast.expr) -> Iterator[str]:
 
 def _called_name(call: ast.Call) -> str:
     """The name or the last attribute a call calls (`run`, `self.run`), else ""."""
-    function = call.func
-    if isinstance(function, ast.Name):
-        return function.id
-    return function.attr if isinstance(function, ast.Attribute) else ""
+    return _last_name(call.func)
+
+
+def _last_name(node: ast.expr) -> str:
+    """A name, or an attribute's last name (`run`, `self.run`), else ""."""
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else ""
 
 
 def _receivers(statements: list[ast.stmt]) -> tuple[dict[str, list[Parameters]], set[str]]:
@@ -1839,7 +1842,7 @@ def _kind_of(node_type: type) -> _Kind:
     scope = None
     if issubclass(node_type, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
         scope = issubclass(node_type, ast.ClassDef)
-    fields: tuple[str, ...] = () if node_type in _LEAVES else getattr(node_type, "_fields", ())
+    fields: tuple[str, ...] = () if node_type in CHILDLESS else getattr(node_type, "_fields", ())
     fields = tuple(f for f in fields if f not in NO_CALLS)
     return _Kind(fields, passes, scope, issubclass(node_type, ast.Subscript | ast.Attribute))
 

@@ -455,7 +455,7 @@ def selected(text: str, also: frozenset[str] = frozenset()) -> Selected | None:
             passing = resolver.passing - bare
             if passing and definitions is None:
                 definitions = _definitions(code)
-            learnt = _learnt(resolver, modules, words, bare, _defined(code, passing, definitions or set()))
+            learnt = _learnt(resolver, modules, words, bare, passing & (definitions or set()))
         roots, more, dicts = learnt
         if not roots and not more and not dicts:
             return kept
@@ -488,29 +488,14 @@ def _learnt(
     return roots, more, dicts
 
 
-def _defined(code: str, passing: set[str], definitions: set[str]) -> set[str]:
-    """The names of `passing` the code defines as functions (`definitions`) or assigns another
-    (`g = run`: a call of `g` is one of `run`)."""
-    return {name for name in passing if name in definitions or re.search(rf"\b{name}[ \t]*=(?!=)", code)}
-
-
 def _definitions(code: str) -> set[str]:
-    """The names of the functions the code defines: `def run`, `run = lambda`."""
-    found = set(_DEF().findall(code))
-    for assigned in _LAMBDA().finditer(code):
-        end = assigned.start()
-        while end and code[end - 1] in " \t":
-            end -= 1
-        start = end
-        while start and (code[start - 1].isalnum() or code[start - 1] == "_"):
-            start -= 1
-        if start < end:
-            found.add(code[start:end])
-    return found
+    """The names the code defines as functions or assigns (`def run`, `run = lambda …`, `g = run`:
+    a call of `g` is one of `run`)."""
+    return {*_DEF().findall(code), *_ASSIGNED().findall(code)}
 
 
 _DEF = lazy(r"def[ \t]+(\w+)")  # (`undef x` would add a name: it only keeps more)
-_LAMBDA = lazy(r"=[ \t]*lambda\b")
+_ASSIGNED = lazy(r"\b(\w+)[ \t]*=(?!=)")  # (`a.b = …`, `x == y` aside: only keeps more)
 
 
 def _imported_names(code: str, words: frozenset[str]) -> frozenset[str]:

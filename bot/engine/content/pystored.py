@@ -283,7 +283,7 @@ _BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 NO_CALLS = frozenset(
     {"ctx", "id", "attr", "arg", "name", "names", "module", "level", "op", "ops", "type_comment"}
 )
-_CHILDLESS = (ast.Name, ast.Constant)
+CHILDLESS = (ast.Name, ast.Constant)  # nodes with no child that could hold a call
 
 
 class _Fields(dict[type, tuple[str, ...]]):
@@ -318,7 +318,7 @@ def made_in(statement: ast.stmt) -> Made:
         value = pop()
         if type(value) is list:
             pending.extend(value)
-        elif isinstance(value, ast.AST) and not isinstance(value, _CHILDLESS):
+        elif isinstance(value, ast.AST) and not isinstance(value, CHILDLESS):
             if isinstance(value, ast.Call):
                 if value.args or value.keywords:
                     made.calls.append(value)
