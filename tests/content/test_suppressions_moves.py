@@ -7,7 +7,7 @@ commits (pip 1be21eac83's vendored platformdirs, werkzeug 70551309d1 and 37b9423
 from __future__ import annotations
 
 from bot.engine.change import FileTexts, change_from_diff
-from bot.engine.content.pyscopes import scope_at, scopes_of
+from bot.engine.content.pyscopes import Scopes, scopes_of
 from bot.engine.content.suppressions import SuppressionsRule, _realigned, _Scopes, _Use
 from tests.content.helpers import change_of, scan, where
 from tests.gitrepo import GitRepo
@@ -203,9 +203,11 @@ def test_a_renamed_classes_other_definition_is_added(repo: GitRepo) -> None:
 def test_scopes_name_each_line_by_its_innermost_definition() -> None:
     source = "import x\n@dec\nclass A:\n    @overload\n    def get(self,\n            a): ...\n    y = 1\ndef f():\n    def g():\n        return 1\n    return 2\n"
     assert scopes_of(source) == ("", "A", "A", "A.get", "A.get", "A.get", "A", "f", "f.g", "f.g", "f", "")
-    assert scope_at(source, 5) == "A.get"
-    assert scope_at(source, 99) is None
-    assert scope_at(None, 1) is None
+    known = Scopes()
+    assert known.at(source, 5) == "A.get"
+    assert known.at(source, 99) is None
+    assert known.at(None, 1) is None
+    assert known.of(source) is known.of(source)  # parsed once
     assert scopes_of("def f(:\n") is None
 
 
@@ -214,8 +216,8 @@ def test_a_use_with_no_copy_to_move_to_stays_where_it_is() -> None:
     with no definition that gains one, is reported where it is."""
     text = "def f():\n    x = 1  # noqa\n"
     use = _Use("noqa", 2, "noqa", 0, "x = 1  # noqa", "x = 1", "noqa", "linters")
-    assert _realigned([use], _Scopes(text, text)) == [use]
-    assert _realigned([use], _Scopes("def f(:\n", text)) == [use]
+    assert _realigned([use], _Scopes(text, text, Scopes())) == [use]
+    assert _realigned([use], _Scopes("def f(:\n", text, Scopes())) == [use]
 
 
 def test_files_moved_without_their_texts_are_read_from_the_diff() -> None:
@@ -263,4 +265,4 @@ def test_copies_are_handed_out_once_and_never_onto_a_line_already_named() -> Non
     base = "def f():\n    x = 1  # noqa\n    x = 1  # noqa\n"
     head = base + "def g():\n    x = 1  # noqa\n    x = 1  # noqa\n"
     uses = [_Use("noqa", line, "noqa", 0, "x = 1  # noqa", "x = 1", "noqa", "linters") for line in (2, 3, 5)]
-    assert [use.line for use in _realigned(uses, _Scopes(base, head))] == [6, 3, 5]
+    assert [use.line for use in _realigned(uses, _Scopes(base, head, Scopes()))] == [6, 3, 5]

@@ -38,7 +38,7 @@ from bot.engine.content.jsread import FragmentReading, read_fragment
 from bot.engine.content.limits import capped
 from bot.engine.content.linescan import LineScan
 from bot.engine.content.prefilter import Prefilter
-from bot.engine.content.pyscopes import scope_at, scopes_of
+from bot.engine.content.pyscopes import Scopes
 from bot.engine.content.pyselect import STRING_OR_COMMENT
 from bot.engine.content.pyskips import SKIPS, skip_uses
 from bot.engine.diff import FileDiff, FileStatus, LineKind
@@ -694,19 +694,20 @@ class _Scopes:
 
     base_text: str | None
     head_text: str | None
+    known: Scopes
 
     def base(self, line: int) -> str | None:
-        return scope_at(self.base_text, line)
+        return self.known.at(self.base_text, line)
 
     def head(self, line: int) -> str | None:
-        return scope_at(self.head_text, line)
+        return self.known.at(self.head_text, line)
 
 
-def _scopes(file: AddedFile, removed: _Side) -> _Scopes:
+def _scopes(file: AddedFile, removed: _Side, known: Scopes) -> _Scopes:
     if file.kind is not Kind.PYTHON:
-        return _Scopes(None, None)
+        return _Scopes(None, None, known)
     base = removed.source if removed.lines is None else None
-    return _Scopes(base, file.head if file.head_lines is None else None)
+    return _Scopes(base, file.head if file.head_lines is None else None, known)
 
 
 def _realigned(left: list[_Use], sides: _Scopes) -> list[_Use]:
@@ -720,7 +721,7 @@ def _realigned(left: list[_Use], sides: _Scopes) -> list[_Use]:
     if not left or sides.base_text is None or sides.head_text is None:
         return left
     texts = {use.text for use in left}
-    head, base = _copies(sides.head_text, texts), _copies(sides.base_text, texts)
+    head, base = _copies(sides.head_text, texts, sides.known), _copies(sides.base_text, texts, sides.known)
     if head is None or base is None:
         return left
     named = {(use.marker, use.line) for use in left}
@@ -752,10 +753,10 @@ def _realigned(left: list[_Use], sides: _Scopes) -> list[_Use]:
     return placed
 
 
-def _copies(source: str, texts: set[str]) -> dict[str, dict[str | None, list[int]]] | None:
+def _copies(source: str, texts: set[str], known: Scopes) -> dict[str, dict[str | None, list[int]]] | None:
     """For each of `texts`, the lines of `source` that read it (stripped), by definition; None when
     the source does not parse."""
-    scopes = scopes_of(source)
+    scopes = known.of(source)
     if scopes is None:
         return None
     found: dict[str, dict[str | None, list[int]]] = {}
@@ -821,30 +822,44 @@ class _Elsewhere:
     is matched by its qualified name first, then what is left by its name alone. Within one file
     only the per-file pairing counts."""
 
-    def __init__(self, change: Change, prefilter: Prefilter) -> None:
+    def __init__(self, change: Change, prefilter: Prefilter, known: Scopes) -> None:
         self._change = change
         self._prefilter = prefilter
+        self._known = known
+        self._sides: list[tuple[FileDiff, LineKind, list[_Use]]] | None = None
         self._accounted: dict[str, set[tuple[str, int]]] = {}
 
     def account_for(self, use: _Use, path: str) -> bool:
         if use.marker not in self._accounted:
-            placed = [p for file in self._change.diff.files for p in self._placed(file, use.marker)]
-            self._accounted[use.marker] = _accounted(placed)
+            self._accounted[use.marker] = _accounted(list(self._placed(use.marker)))
         return (path, use.line) in self._accounted[use.marker]
 
-    def _placed(self, file: FileDiff, marker: str) -> Iterator[_Placed]:
-        kind = kind_of(file.path)
-        for line_kind in (LineKind.REMOVED, LineKind.ADDED):
-            lines = [x for h in file.hunks for x in h.lines if x.kind is line_kind]
-            if not lines:
-                continue
-            fragment = Fragment(*read_lines([x.text for x in lines], [x.number for x in lines], kind))
-            side = _Side(file.path, (), None)
-            uses = [u for u in _regex_uses(side, kind, 0, fragment, self._prefilter) if u.marker == marker]
+    def _uses(self) -> list[tuple[FileDiff, LineKind, list[_Use]]]:
+        """Every file's removed and added uses of any marker, read once for all the markers asked
+        about."""
+        if self._sides is None:
+            self._sides = []
+            for file in self._change.diff.files:
+                kind = kind_of(file.path)
+                for line_kind in (LineKind.REMOVED, LineKind.ADDED):
+                    lines = [x for h in file.hunks for x in h.lines if x.kind is line_kind]
+                    if not lines:
+                        continue
+                    fragment = Fragment(*read_lines([x.text for x in lines], [x.number for x in lines], kind))
+                    side = _Side(file.path, (), None)
+                    uses = list(_regex_uses(side, kind, 0, fragment, self._prefilter))
+                    if uses:
+                        self._sides.append((file, line_kind, uses))
+        return self._sides
+
+    def _placed(self, marker: str) -> Iterator[_Placed]:
+        for file, line_kind, every in self._uses():
+            uses = [u for u in every if u.marker == marker]
             if not uses:
                 continue
+            kind = kind_of(file.path)
             text = _side_text(self._change, file, line_kind)
-            scopes = scopes_of(text) if text is not None and kind is Kind.PYTHON else None
+            scopes = self._known.of(text) if text is not None and kind is Kind.PYTHON else None
             rows = text.split("\n") if text is not None else []
             for u in uses:
                 keys = _moved_code(u, scopes[u.line - 1] if scopes and u.line <= len(scopes) else None)
@@ -935,7 +950,7 @@ def _share(one: frozenset[str], other: frozenset[str]) -> float:
 
 
 def _file_violations(
-    change: Change, file: AddedFile, prefilter: Prefilter | None, elsewhere: _Elsewhere | None
+    change: Change, file: AddedFile, prefilter: Prefilter | None, elsewhere: _Elsewhere | None, known: Scopes
 ) -> Iterator[Violation]:
     own, _ = _compiled()
     shared = prefilter or own
@@ -947,7 +962,7 @@ def _file_violations(
         # a skip bound to a name in the base is one where the name is applied (`marks=[needs_x]`),
         # whether or not the added lines need the syntax tree
         removed = _uses(removed_side, file.kind, own, tree=tree or _aliasing(file.kind, removed_side.source))
-        added = _unpaired(added, removed, file, _scopes(file, removed_side))
+        added = _unpaired(added, removed, file, _scopes(file, removed_side, known))
     if added and elsewhere is not None:
         added = [use for use in added if not elsewhere.account_for(use, file.path)]
     listed = [
@@ -985,7 +1000,8 @@ class SuppressionsRule:
     ) -> Iterator[Violation]:
         if not manifest.content.suppressions:
             return
-        elsewhere = _Elsewhere(change, _compiled()[0]) if change.diff.removed else None
+        known = Scopes()
+        elsewhere = _Elsewhere(change, _compiled()[0], known) if change.diff.removed else None
         for file in read_files(change, manifest, "suppressions", files):
             if file.kind is not Kind.DOCUMENT:
-                yield from _file_violations(change, file, self.prefilter, elsewhere)
+                yield from _file_violations(change, file, self.prefilter, elsewhere, known)
