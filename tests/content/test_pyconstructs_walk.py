@@ -74,11 +74,16 @@ def _every_node(tree: ast.Module, *, whole: bool = True, lines: Sequence[int] | 
             construct = None if name is None else pyconstructs._judge(node, name, resolver)
             if name is not None and construct is not None:
                 found.append(pyconstructs._found(construct, name, node))
+            by_string = pyconstructs._read_by_string(node, name, resolver)
+            computed = pyconstructs._computed_read(node, name, by_string, resolver)
+            found.extend([computed] if computed is not None else [])
             passed = name not in pyconstructs._INSPECTORS
             pending.append((node.func, None, False, in_class))
             pending.extend((a, node, passed, in_class) for a in node.args)
             pending.extend((k, node, passed, in_class) for k in node.keywords)
             continue
+        read = pyconstructs._read_native(node, resolver)  # a library's function, a computed key
+        found.extend([read] if read is not None else [])
         pending.extend(_children(node, carrier, as_value, in_class))
     if whole:
         found.extend(pyconstructs._exports(tree, resolver, lines))

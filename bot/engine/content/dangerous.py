@@ -39,6 +39,7 @@ from bot.engine.content.pyconstructs import (
     PyConstruct,
     Resolver,
     every_statement,
+    held_example,
     leading_names,
     python_constructs,
 )
@@ -91,6 +92,8 @@ _PYTHON_ADVICE = {
     "directly; never unmarshal data you did not produce.",
     PyConstruct.NATIVE: "loads the native library a run-time value names, whose code runs in this "
     "process: anyone who chooses the path chooses the code. Load a library named in the source.",
+    PyConstruct.ATTRIBUTE: "anyone who chooses the name chooses what runs. Name the attribute in the "
+    "source, or map the allowed names to functions explicitly.",
 }
 # A C function that runs a program or finds a function by its name is native code of its own kind.
 _NATIVE_RUN_ADVICE = (
@@ -114,6 +117,11 @@ def _python_message(found: Found, *, alone: bool) -> str:
         what = (
             f"{found.call} is bound to `{found.exported}` at the module's top level and not used here: "
             "whatever imports it from this module and calls it"
+        )
+    elif found.construct is PyConstruct.ATTRIBUTE:
+        what = (
+            f"Reads an attribute of {found.call} by a name computed at run time, which can be any of its "
+            f"functions ({held_example(found.call)} among them):"
         )
     elif found.handed_on:
         what = f"{found.call} is handed on as a value, and whatever calls it"

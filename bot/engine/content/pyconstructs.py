@@ -66,6 +66,7 @@ class PyConstruct(StrEnum):
     RUN_CODE = "python-run-code"
     CODE_OBJECT = "python-code-object"
     NATIVE = "python-native-code"
+    ATTRIBUTE = "python-attribute-variable"
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,6 +315,23 @@ DANGEROUS_CALLS = frozenset(
         *_NAMED_TARGET,
     }
 )
+# Modules that hold a dangerous function: an attribute of one read by a name computed at run time
+# (`getattr(os, name)`) may be that function, however the name is spelled or built. Not numpy's or
+# torch's: their readers are dangerous only as told (`allow_pickle=True`), and their attributes are
+# read by computed names all the time for what is no function at all (`getattr(torch, dtype)`).
+ATTRIBUTE_HOLDERS = frozenset(
+    {name.rsplit(".", 1)[0] for name in DANGEROUS_CALLS if "." in name} - {"numpy", "torch"} | {"builtins"}
+)
+
+
+def held_example(holder: str) -> str:
+    """A dangerous function `holder` holds, to name in a report (`os.popen`, `eval`)."""
+    if holder == "builtins":
+        return "eval"
+    held = sorted(name for name in DANGEROUS_CALLS if name.rsplit(".", 1)[0] == holder)
+    return next((name for name in held if name in _SIMPLE), held[0])
+
+
 # operator's functions that read an attribute or call a method by its name (`attrgetter("system")`).
 STRING_GETTERS = ("operator.attrgetter", "operator.methodcaller")
 # The words of the calls that read an attribute by a string, as getattr does (`_read_by_string`).
@@ -779,8 +797,12 @@ class Resolver:
         return found
 
     def _makes_getter(self, call: ast.Call) -> bool:
-        """Whether the call makes a getter of STRING_GETTERS (its name's last word read first)."""
-        return not _GETTER_WORDS.isdisjoint(_last_words(call.func)) and self.name(call.func) in STRING_GETTERS
+        """Whether the call makes a getter of STRING_GETTERS (its name's last word, or a name the
+        module binds, read first: `from operator import methodcaller as mc`)."""
+        spelled = not _GETTER_WORDS.isdisjoint(_last_words(call.func))
+        func = call.func
+        bound = isinstance(func, ast.Name) and (func.id in self.aliases or func.id in self.assigned)
+        return (spelled or bound) and self.name(call.func) in STRING_GETTERS
 
     def getter(self, node: ast.expr) -> ast.Call | None:
         """The call that makes the function `node` is, when it is one (`operator.methodcaller(…)`)
@@ -1630,10 +1652,9 @@ def python_constructs(
             if construct is not None and fixed is not None and _fixed_argument(invoked, name, fixed):
                 construct = None
             by_string = _read_by_string(call, name, resolver)
-            if by_string is not None:  # `getattr(cdll, name)`
-                loader = _loads_computed(*by_string, resolver)
-                if loader is not None:
-                    found.append(_found(PyConstruct.NATIVE, loader, call))
+            computed = _computed_read(call, name, by_string, resolver)
+            if computed is not None:
+                found.append(computed)
             if name is not None and construct is not None:
                 found.append(_found(construct, name, call))
             if inspected is not None and name in _KEYWORDS_SPREAD:
@@ -1707,6 +1728,61 @@ def _loads_computed(loader: ast.expr, name: ast.expr, resolver: Resolver) -> str
     return f"{resolved}.LoadLibrary" if resolved in LOADERS else None
 
 
+def _reads_computed(owner: ast.expr, name: ast.expr, resolver: Resolver) -> str | None:
+    """The module holding a dangerous function (ATTRIBUTE_HOLDERS) whose attribute a call reads by
+    a name that is not a string the source spells (`getattr(os, name)`, `getattr(os, "".join(p))`,
+    `getattr(builtins, chr(101) + "val")`); None otherwise. Whatever builds the name, it may be the
+    dangerous one: the read is reported, not the string guessed."""
+    if _string(name) is not None:
+        return None
+    module = resolver.name(owner)
+    return module if module in ATTRIBUTE_HOLDERS else None
+
+
+def _computed_read(
+    call: ast.Call, name: str | None, by_string: tuple[ast.expr, ast.expr] | None, resolver: Resolver
+) -> Found | None:
+    """What a call reading an attribute or a namespace's key by a name computed at run time finds: a
+    library loaded (`getattr(cdll, name)`), or any function of a module holding a dangerous one
+    (`getattr(os, name)`, `vars(os).get(name)`)."""
+    if by_string is not None:
+        loader = _loads_computed(*by_string, resolver)
+        if loader is not None:
+            return _found(PyConstruct.NATIVE, loader, call)
+        holder = _reads_computed(*by_string, resolver)
+    elif name is not None and call.args and isinstance(call.func, ast.Attribute) and _dict_get(name):
+        holder = _keyed_computed(call.func.value, call.args[0], resolver)
+    elif len(call.args) == 1 and (maker := resolver.getter(call.func)) is not None and maker.args:
+        # `operator.methodcaller(name, c)(os)` calls the method it names
+        method = resolver.name(maker.func) == "operator.methodcaller"
+        holder = _reads_computed(call.args[0], maker.args[0], resolver) if method else None
+    else:
+        return None
+    return None if holder is None else _found(PyConstruct.ATTRIBUTE, holder, call)
+
+
+def _keyed_computed(namespace: ast.expr, key: ast.expr, resolver: Resolver) -> str | None:
+    """The module holding a dangerous function whose namespace is read by a key that is not a string
+    the source spells (`vars(os)[name]`, `os.__dict__.get(name)`, `__builtins__[name]`); None
+    otherwise (a module's own `globals()` holds no builtin)."""
+    if _string(key) is not None or not _may_be_namespace(namespace, resolver):
+        return None
+    resolved = resolver.name(namespace)
+    module = None if resolved is None else _namespace(resolved)
+    return module if module in ATTRIBUTE_HOLDERS else None
+
+
+def _may_be_namespace(node: ast.expr, resolver: Resolver) -> bool:
+    """Whether `node` is worth resolving as a module's namespace (most subscripts are of other
+    things): a name that stands for something, a `__dict__`, a call (`vars(os)`) or an item of one
+    (`globals()["__builtins__"]`)."""
+    if isinstance(node, ast.Name):
+        return node.id in resolver.standing or node.id == "__builtins__"
+    if isinstance(node, ast.Attribute):
+        return node.attr in ("__dict__", "__builtins__")
+    return isinstance(node, ast.Call | ast.Subscript)
+
+
 def _may_be_loader(node: ast.expr, resolver: Resolver) -> bool:
     """Whether `node` is worth resolving as a loader (most subscripts are of other things): a name
     that stands for something, an attribute named like a loader, or a call returning one."""
@@ -1721,8 +1797,12 @@ def _read_native(node: ast.AST, resolver: Resolver) -> Found | None:
     """What a subscript or an attribute that is not called finds: a library loaded by a computed
     name (`cdll[name]`), or a library's C function of _SIMPLE readied for a call (`libc.system.argtypes`)."""
     if isinstance(node, ast.Subscript):
-        loaded = _loads_computed(node.value, node.slice, resolver) if isinstance(node.ctx, ast.Load) else None
-        return None if loaded is None else _found(PyConstruct.NATIVE, loaded, node)
+        read = isinstance(node.ctx, ast.Load)
+        loaded = _loads_computed(node.value, node.slice, resolver) if read else None
+        if loaded is not None:
+            return _found(PyConstruct.NATIVE, loaded, node)
+        holder = _keyed_computed(node.value, node.slice, resolver) if read else None
+        return None if holder is None else _found(PyConstruct.ATTRIBUTE, holder, node)
     if not isinstance(node, ast.Attribute) or node.attr == "__call__":
         return None
     function = _library_function(node.value, resolver)
