@@ -11,8 +11,9 @@ from git (the gather); then, on one core (CPU time, the collector set as `receip
 the content scan of the parsed change under the built-in policy, parsing the diff's bytes, building
 the added text and each rule alone on it (where the time goes). The scan is timed first and, by
 default, once: a cache kept between evaluations (an earlier version kept eight texts' parses)
-flatters a second run of the same change, which no receipt makes; `--repeat N` takes the best of N. MB/s is of added text (added lines with their newlines), summed over
-every commit, so large commits weigh as they cost; the slowest commits are listed with their size.
+flatters a second run of the same change, which no receipt makes; `--repeat N` takes the best of
+N. MB/s is of added text (added lines with their newlines), summed over every commit, so large
+commits weigh as they cost; the slowest commits are listed with their size.
 """
 
 from __future__ import annotations

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 import base64
 import hashlib
 import zlib
 from collections.abc import Mapping, Sequence
 
 from bot.engine.change import Change, change_from_diff
+from bot.engine.content.pyconstructs import python_constructs
+from bot.engine.content.pyselect import selected_source
+from bot.engine.content.pywords import may_hold, words_in
 from bot.engine.findings import RuleId, Violation
 from bot.engine.manifest import Manifest, parse_manifest
 from bot.engine.rules import ContentRule
@@ -85,3 +89,17 @@ def where(found: list[Violation]) -> list[tuple[str, int | None, str]]:
 
 def rules_of(found: list[Violation]) -> set[RuleId]:
     return {v.rule for v in found}
+
+
+def constructs_found(source: str) -> list[tuple[int, str]]:
+    """(line, construct) of what `python_constructs` finds called in a module, having checked that
+    what `dangerous` parses of it (the selection, pyselect.py) finds the same, and that its words
+    would have it read at all."""
+    tree = ast.parse(source)
+    found = python_constructs(tree)
+    selected = selected_source(source)
+    if selected is not None:
+        assert python_constructs(ast.parse(selected)) == found, selected
+    if found:
+        assert may_hold(words_in(source))
+    return [(f.line, f.construct.value) for f in found if not f.handed_on]

@@ -4,26 +4,15 @@ reversed, decoded, passed in), it may be the dangerous one. Each case was quiet 
 
 from __future__ import annotations
 
-import ast
-
 import pytest
 
 from bot.engine.content.dangerous import DangerousRule
-from bot.engine.content.pyconstructs import ATTRIBUTE_HOLDERS, held_example, python_constructs
-from bot.engine.content.pyselect import selected_source
-from tests.content.helpers import change_of, scan, where
+from bot.engine.content.pyconstructs import ATTRIBUTE_HOLDERS, held_example
+from tests.content.helpers import change_of, constructs_found, scan, where
 from tests.gitrepo import GitRepo
 
 ATTRIBUTE = "python-attribute-variable"
 
-
-def _found(source: str) -> list[tuple[int, str]]:
-    tree = ast.parse(source)
-    found = python_constructs(tree)
-    selected = selected_source(source)
-    if selected is not None:  # what `dangerous` parses finds the same (pyselect.py)
-        assert python_constructs(ast.parse(selected)) == found, selected
-    return [(f.line, f.construct.value) for f in found if not f.handed_on]
 
 
 @pytest.mark.parametrize(
@@ -58,7 +47,7 @@ def _found(source: str) -> list[tuple[int, str]]:
     ],
 )
 def test_a_dangerous_module_read_by_a_computed_name_is_reported(source: str) -> None:
-    assert _found(source) == [(len(source.splitlines()), ATTRIBUTE)]  # the read is on the last line
+    assert constructs_found(source) == [(len(source.splitlines()), ATTRIBUTE)]  # the read is on the last line
 
 
 @pytest.mark.parametrize(
@@ -81,13 +70,13 @@ def test_a_dangerous_module_read_by_a_computed_name_is_reported(source: str) -> 
     ],
 )
 def test_computed_reads_near_misses_stay_quiet(source: str) -> None:
-    assert ATTRIBUTE not in {construct for _, construct in _found(source)}
+    assert ATTRIBUTE not in {construct for _, construct in constructs_found(source)}
 
 
 def test_a_getter_made_by_an_alias_is_followed() -> None:
     """Quiet before: the getter was recognized by the word `methodcaller` alone."""
     source = "import os\nfrom operator import methodcaller as mc\nrun = mc('system', c)\nrun(os)\n"
-    assert _found(source) == [(4, "python-os-system")]
+    assert constructs_found(source) == [(4, "python-os-system")]
 
 
 def test_every_holder_names_a_function_it_holds() -> None:

@@ -10,23 +10,9 @@ import pytest
 
 from bot.engine.content.dangerous import DangerousRule
 from bot.engine.content.pyconstructs import Resolver, python_constructs
-from bot.engine.content.pyselect import selected_source
 from bot.engine.content.pystored import Looped, Stored, items_of, stores
-from bot.engine.content.pywords import may_hold, words_in
-from tests.content.helpers import change_of, scan
+from tests.content.helpers import change_of, constructs_found, scan
 from tests.gitrepo import GitRepo
-
-
-def _found(source: str) -> list[tuple[int, str]]:
-    tree = ast.parse(source)
-    found = python_constructs(tree)
-    selected = selected_source(source)
-    if selected is not None:  # what `dangerous` parses finds the same (pyselect.py)
-        assert python_constructs(ast.parse(selected)) == found, selected
-    if found:
-        assert may_hold(words_in(source))
-    return [(f.line, f.construct.value) for f in found if not f.handed_on]
-
 
 SYSTEM = "python-os-system"
 EVAL = "python-eval"
@@ -95,7 +81,7 @@ _CLASS = "import os\n\n\nclass Runner:\n    def __init__(self):\n        {store}
 def test_values_kept_in_attributes_items_and_getters_are_followed(
     source: str, expected: list[tuple[int, str]]
 ) -> None:
-    assert _found(source) == expected, source
+    assert constructs_found(source) == expected, source
 
 
 @pytest.mark.parametrize(
@@ -121,7 +107,7 @@ def test_values_kept_in_attributes_items_and_getters_are_followed(
     ],
 )
 def test_near_misses_stay_quiet(source: str) -> None:
-    assert _found(source) == [], source
+    assert constructs_found(source) == [], source
 
 
 def test_where_values_are_kept_is_read_off_each_statement() -> None:
@@ -211,7 +197,7 @@ _RUN = "import os\n\n\ndef run(m, c):\n    m.system(c)\n\n\n"
 def test_values_passed_to_a_function_the_module_defines_are_what_its_parameters_hold(
     source: str, expected: list[tuple[int, str]]
 ) -> None:
-    assert _found(source) == expected, source
+    assert constructs_found(source) == expected, source
 
 
 @pytest.mark.parametrize(
@@ -228,7 +214,7 @@ def test_values_passed_to_a_function_the_module_defines_are_what_its_parameters_
     ],
 )
 def test_values_passed_elsewhere_stay_quiet(source: str) -> None:
-    assert _found(source) == [], source
+    assert constructs_found(source) == [], source
 
 
 @pytest.mark.parametrize(
@@ -265,7 +251,7 @@ def test_values_passed_elsewhere_stay_quiet(source: str) -> None:
 def test_every_value_a_name_or_a_holder_is_given_is_followed(
     source: str, expected: list[tuple[int, str]]
 ) -> None:
-    assert _found(source) == expected, source
+    assert constructs_found(source) == expected, source
 
 
 @pytest.mark.parametrize(
@@ -277,7 +263,7 @@ def test_every_value_a_name_or_a_holder_is_given_is_followed(
     ],
 )
 def test_every_value_near_misses_stay_quiet(source: str) -> None:
-    assert _found(source) == [], source
+    assert constructs_found(source) == [], source
 
 
 @pytest.mark.parametrize(
@@ -311,7 +297,7 @@ def test_every_value_near_misses_stay_quiet(source: str) -> None:
 def test_values_an_expression_may_take_are_each_followed(
     source: str, expected: list[tuple[int, str]]
 ) -> None:
-    assert _found(source) == expected, source
+    assert constructs_found(source) == expected, source
 
 
 @pytest.mark.parametrize(
@@ -325,7 +311,7 @@ def test_values_an_expression_may_take_are_each_followed(
     ],
 )
 def test_values_an_expression_may_take_near_misses(source: str) -> None:
-    assert _found(source) == [], source
+    assert constructs_found(source) == [], source
 
 
 @pytest.mark.parametrize(
@@ -355,7 +341,7 @@ def test_values_an_expression_may_take_near_misses(source: str) -> None:
     ],
 )
 def test_values_passed_however_the_call_is_made(source: str, expected: list[tuple[int, str]]) -> None:
-    assert _found(source) == expected, source
+    assert constructs_found(source) == expected, source
 
 
 @pytest.mark.parametrize(
@@ -372,7 +358,7 @@ def test_values_passed_however_the_call_is_made(source: str, expected: list[tupl
     ],
 )
 def test_values_passed_however_near_misses(source: str) -> None:
-    assert _found(source) == [], source
+    assert constructs_found(source) == [], source
 
 
 def test_a_dangerous_function_passed_is_reported_where_it_is_handed_on() -> None:
@@ -389,8 +375,8 @@ def _chain(depth: int) -> str:
 
 
 def test_a_value_passed_along_functions_written_before_their_callers_is_followed_four_deep() -> None:
-    assert _found(_chain(4)) == [(5, SYSTEM)]
-    assert _found(_chain(5)) == []  # past four readings: not followed (README)
+    assert constructs_found(_chain(4)) == [(5, SYSTEM)]
+    assert constructs_found(_chain(5)) == []  # past four readings: not followed (README)
 
 
 def test_a_name_read_alone_of_an_expression_of_several_values_is_the_first() -> None:
@@ -414,7 +400,7 @@ def test_a_name_read_alone_of_an_expression_of_several_values_is_the_first() -> 
 def test_names_comprehensions_and_lambdas_called_where_written_bind(
     source: str, expected: list[tuple[int, str]]
 ) -> None:
-    assert _found(source) == expected, source
+    assert constructs_found(source) == expected, source
 
 
 @pytest.mark.parametrize(
@@ -426,4 +412,4 @@ def test_names_comprehensions_and_lambdas_called_where_written_bind(
     ],
 )
 def test_names_comprehensions_and_lambdas_near_misses(source: str) -> None:
-    assert _found(source) == [], source
+    assert constructs_found(source) == [], source
