@@ -14,7 +14,6 @@ from tests.gitrepo import GitRepo
 ATTRIBUTE = "python-attribute-variable"
 
 
-
 @pytest.mark.parametrize(
     "source",
     [
