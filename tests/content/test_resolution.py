@@ -51,6 +51,20 @@ def _assert_reported(repo: GitRepo, source: str, construct: str, *, texts: bool)
             "python-subprocess-shell",
         ),
         ("import sys\nsys.modules['os'].system(cmd)\n", "python-os-system"),
+        (  # a module made from the spec a string finds (quiet before)
+            "import importlib.util\nspec = importlib.util.find_spec('os')\n"
+            "m = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(m)\nm.system(cmd)\n",
+            "python-os-system",
+        ),
+        (
+            "from importlib.util import find_spec, module_from_spec\n"
+            "module_from_spec(find_spec('subprocess')).call(cmd, shell=True)\n",
+            "python-subprocess-shell",
+        ),
+        (
+            "import importlib.util as iu\nmod = iu.module_from_spec(iu.find_spec('pick' + 'le'))\nmod.loads(d)\n",
+            "python-pickle",
+        ),
         ("import os\nos.popen(cmd).read()\n", "python-os-system"),
         ("import os\nos.execl('/bin/sh', 'sh', '-c', cmd)\n", "python-subprocess-shell"),
         ("import os\nos.spawnlp(os.P_WAIT, 'bash', 'bash', '-c', cmd)\n", "python-subprocess-shell"),
@@ -112,6 +126,9 @@ def test_python_calls_are_resolved_as_python_does(
         "import os\nos.execv('/usr/bin/git', ['git', 'status'])\n",
         "getattr(obj, 'eval')(x)\n",
         "import importlib\nimportlib.import_module('json').loads(s)\n",
+        "import importlib.util\nimportlib.util.module_from_spec(importlib.util.find_spec('json')).loads(s)\n",
+        "import importlib.util\nif importlib.util.find_spec('os') is None:\n    pass\n",
+        "import importlib.util\nm = importlib.util.module_from_spec(spec)\nm.system(cmd)\n",  # spec unknown
         "import os\nprint(vars(os)['path'], os.__dict__.get('sep'))\n",
         "import builtins\nvars(builtins)['len']([])\n",
         "vars(obj)['system'](cmd)\n",

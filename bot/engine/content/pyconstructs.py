@@ -336,8 +336,17 @@ def held_example(holder: str) -> str:
 STRING_GETTERS = ("operator.attrgetter", "operator.methodcaller")
 # The words of the calls that read an attribute by a string, as getattr does (`_read_by_string`).
 NAME_READERS = ("getattr", "__getattribute__", *(getter.rsplit(".", 1)[-1] for getter in STRING_GETTERS))
+# A module found by name and made from its spec (`module_from_spec(find_spec("os"))`) is that module:
+# the spec stands for it as `os.__spec__`.
+_FIND_SPEC = "importlib.util.find_spec"
+_FROM_SPEC = "importlib.util.module_from_spec"
+_SPEC = ".__spec__"
 # What a call resolves to that is dangerous, or returns a module or attribute (`getattr`, an importer).
-LEADING_CALLS = DANGEROUS_CALLS | {"importlib.import_module", "getattr", *STRING_GETTERS} | _INSTANCES
+LEADING_CALLS = (
+    DANGEROUS_CALLS
+    | {"importlib.import_module", "getattr", *STRING_GETTERS, _FIND_SPEC, _FROM_SPEC}
+    | _INSTANCES
+)
 # Modules named like a common variable or attribute (`err.code`, `self.types`): such a name is the
 # module only where the module itself is imported under it.
 _COMMON_NAMES = frozenset({"code", "types", "profile", "trace", "timeit", "imp"})
@@ -385,7 +394,8 @@ def _leads(resolved: str) -> bool:
     module or attribute one can be read from, or such a module's dict or its `get`)."""
     read = _dict_get(resolved)
     base = resolved if read is None else read
-    return base == GLOBALS or base.removesuffix(".__dict__").removeprefix("builtins.") in _LEADS_TO
+    module = base.removesuffix(".__dict__").removesuffix(_SPEC).removeprefix("builtins.")
+    return base == GLOBALS or module in _LEADS_TO
 
 
 def _dict_get(resolved: str) -> str | None:
@@ -1080,6 +1090,12 @@ class Resolver:
             if module is None:
                 return None
             return module.split(".", 1)[0] if function != "importlib.import_module" else module
+        if function == _FIND_SPEC and call.args:  # the spec of the module it names, made one below
+            module = _string(call.args[0])
+            return None if module is None else f"{module}{_SPEC}"
+        if function == _FROM_SPEC and call.args:
+            spec = self._resolve(call.args[0])
+            return spec.removesuffix(_SPEC) if spec is not None and spec.endswith(_SPEC) else None
         read = _read_by_string(call, function, self)
         if read is not None:
             base, attribute = self._resolve(read[0]), _string(read[1])

@@ -14,7 +14,8 @@ or `getattr` (or another reader of a name by a string: `__getattribute__`, `attr
 module (`vars(os)[…]`); or `sys` and `modules`; or `builtins`,
 `__builtins__`, `__dict__`, `__import__` or `import_module`, which turn a string into a module or
 builtin, or `globals`, `locals`, `vars` or `__globals__`, which turn one into a name of the module
-(`globals()["run"]`). The clauses are derived from DANGEROUS_CALLS, so a call added there is
+(`globals()["run"]`); or `find_spec` and `module_from_spec`, which make a module of the spec a
+string finds. The clauses are derived from DANGEROUS_CALLS, so a call added there is
 covered here. Words are read as Python reads identifiers, NFKC-normalized (`ｅｖａｌ`), anywhere in
 the text: in strings and comments too, which only sends a file to the parser that did not need it.
 """
@@ -51,6 +52,7 @@ CLAUSES: tuple[frozenset[str], ...] = tuple(
         | {needed_words(getter) | {module} for getter in STRING_GETTERS for module in _MODULES}
         | {frozenset({"vars", module}) for module in _MODULES}
         | {frozenset({"sys", "modules"})}
+        | {frozenset({"find_spec", "module_from_spec"})}  # a module made from the spec a string finds
         | {frozenset({word}) for word in _STRING_READERS},
         key=sorted,
     )
