@@ -187,6 +187,20 @@ def test_a_definition_moved_into_a_renamed_class_keeps_its_marker(repo: GitRepo)
     assert scan(RULE, change_of(repo, head, base)) == []
 
 
+def test_markers_of_two_kinds_moved_to_another_file_are_both_accounted_for(repo: GitRepo) -> None:
+    """Each marker is paired across the change's files from one reading of every file's markers."""
+    base = {"util.py": "import os  # noqa: F401\nvalue = os.sep  # type: ignore[attr-defined]\n"}
+    head = {
+        "util.py": "value = 1\n",
+        "moved.py": "import os  # noqa: F401\nvalue = os.sep  # type: ignore[attr-defined]\n",
+    }
+    assert scan(RULE, change_of(repo, head, base)) == []
+    head["moved.py"] += "extra = os.sep  # type: ignore[attr-defined]\n"  # one more than moved
+    assert where(scan(RULE, change_of(GitRepo.create(repo.root.parent / "again"), head, base))) == [
+        ("moved.py", 3, "type-ignore")
+    ]
+
+
 def test_a_renamed_classes_other_definition_is_added(repo: GitRepo) -> None:
     """Near miss: the name alone matches, but the line is another (few words in common): added."""
     base = {

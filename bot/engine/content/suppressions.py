@@ -27,7 +27,7 @@ import re
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 from typing import Any, ClassVar
 
 from bot.engine.change import Change
@@ -826,7 +826,6 @@ class _Elsewhere:
         self._change = change
         self._prefilter = prefilter
         self._known = known
-        self._sides: list[tuple[FileDiff, LineKind, list[_Use]]] | None = None
         self._accounted: dict[str, set[tuple[str, int]]] = {}
 
     def account_for(self, use: _Use, path: str) -> bool:
@@ -834,26 +833,25 @@ class _Elsewhere:
             self._accounted[use.marker] = _accounted(list(self._placed(use.marker)))
         return (path, use.line) in self._accounted[use.marker]
 
-    def _uses(self) -> list[tuple[FileDiff, LineKind, list[_Use]]]:
+    @cached_property
+    def _sides(self) -> list[tuple[FileDiff, LineKind, list[_Use]]]:
         """Every file's removed and added uses of any marker, read once for all the markers asked
         about."""
-        if self._sides is None:
-            self._sides = []
-            for file in self._change.diff.files:
-                kind = kind_of(file.path)
-                for line_kind in (LineKind.REMOVED, LineKind.ADDED):
-                    lines = [x for h in file.hunks for x in h.lines if x.kind is line_kind]
-                    if not lines:
-                        continue
-                    fragment = Fragment(*read_lines([x.text for x in lines], [x.number for x in lines], kind))
-                    side = _Side(file.path, (), None)
-                    uses = list(_regex_uses(side, kind, 0, fragment, self._prefilter))
-                    if uses:
-                        self._sides.append((file, line_kind, uses))
-        return self._sides
+        sides = []
+        for file in self._change.diff.files:
+            kind = kind_of(file.path)
+            for line_kind in (LineKind.REMOVED, LineKind.ADDED):
+                lines = [x for h in file.hunks for x in h.lines if x.kind is line_kind]
+                if not lines:
+                    continue
+                fragment = Fragment(*read_lines([x.text for x in lines], [x.number for x in lines], kind))
+                uses = list(_regex_uses(_Side(file.path, (), None), kind, 0, fragment, self._prefilter))
+                if uses:
+                    sides.append((file, line_kind, uses))
+        return sides
 
     def _placed(self, marker: str) -> Iterator[_Placed]:
-        for file, line_kind, every in self._uses():
+        for file, line_kind, every in self._sides:
             uses = [u for u in every if u.marker == marker]
             if not uses:
                 continue
