@@ -809,10 +809,10 @@ class Resolver:
     def _makes_getter(self, call: ast.Call) -> bool:
         """Whether the call makes a getter of STRING_GETTERS (its name's last word, or a name the
         module binds, read first: `from operator import methodcaller as mc`)."""
-        spelled = not _GETTER_WORDS.isdisjoint(_last_words(call.func))
         func = call.func
+        spelled = not _GETTER_WORDS.isdisjoint(_last_words(func))
         bound = isinstance(func, ast.Name) and (func.id in self.aliases or func.id in self.assigned)
-        return (spelled or bound) and self.name(call.func) in STRING_GETTERS
+        return (spelled or bound) and self.name(func) in STRING_GETTERS
 
     def getter(self, node: ast.expr) -> ast.Call | None:
         """The call that makes the function `node` is, when it is one (`operator.methodcaller(…)`)
